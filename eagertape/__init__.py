@@ -1,0 +1,32 @@
+"""eagertape: TensorFlow-style eager GradientTape on JAX.
+
+>>> import eagertape as et
+>>> from eagertape import numpy as tnp
+>>> x = et.Variable([1.0, 2.0, 3.0])
+>>> with et.GradientTape() as tape:
+...     y = tnp.sum(x * x)
+>>> tape.gradient(y, x).numpy()
+array([2., 4., 6.], dtype=float32)
+"""
+import jax as _jax
+
+# TensorFlow has float64 and int64 tensors; JAX only keeps them with x64 on.
+# (eagertape.constant still gives float32/int32 for Python numbers, as TF does.)
+_jax.config.update("jax_enable_x64", True)
+
+from ._tensor import Tensor, constant, convert_to_tensor  # noqa: E402
+from ._variables import Variable  # noqa: E402
+from ._primitive import primitive, stop_gradient  # noqa: E402
+from ._tape import GradientTape, UnconnectedGradients  # noqa: E402
+from ._custom import custom_gradient  # noqa: E402
+from ._replay import clear_replay_cache, replay_cache_info, set_replay_cache_size  # noqa: E402
+from . import numpy, nn, testing  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Tensor", "Variable", "constant", "convert_to_tensor", "GradientTape",
+    "UnconnectedGradients", "stop_gradient", "custom_gradient", "primitive",
+    "replay_cache_info", "clear_replay_cache", "set_replay_cache_size",
+    "numpy", "nn", "testing",
+]

@@ -1,0 +1,275 @@
+"""GradientTape with TensorFlow 2's semantics (see the reference, sections A-P)."""
+import contextlib
+import enum
+import logging
+
+from jax.tree_util import tree_flatten, tree_unflatten
+
+from . import _replay
+from ._logging import log_first_n
+from ._primitive import is_inexact
+from ._state import state
+from ._tensor import Tensor, _TensorLike
+from ._variables import Variable
+
+WATCHED = "watched"   # node marker: a watched leaf
+
+_NOT_ONE_SET = ("A non-persistent GradientTape can only be used to compute one set of "
+                "gradients (or jacobians)")
+_INSIDE_WARNING = (
+    "Calling GradientTape.gradient on a persistent tape inside its context is significantly "
+    "less efficient than calling it outside the context (it causes the gradient ops to be "
+    "recorded on the tape, leading to increased CPU and memory usage). Only call "
+    "GradientTape.gradient inside the context if you actually want to trace the gradient in "
+    "order to compute higher order derivatives.")
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` returns for a source the target does not depend on."""
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _unconnected(value):
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}") from None
+
+
+class _TapeData:
+    """What one tape has recorded; dropped whole when a non-persistent tape is used."""
+
+    __slots__ = ("nodes", "keep", "variables", "var_reads")
+
+    def __init__(self):
+        self.nodes = {}      # id(tensor) -> WATCHED | Variable (a read of it) | (op, out index)
+        self.keep = []       # watched tensors and reads: keeps their ids theirs
+        self.variables = {}  # id(v) -> v for watched Variables
+        self.var_reads = {}  # id(v) -> [read Tensors recorded here]
+
+
+def _is_leaf(x):
+    return x is None or isinstance(x, _TensorLike)
+
+
+class GradientTape:
+    """Record operations for automatic differentiation, as ``tf.GradientTape``.
+
+    >>> x = et.constant(3.0)
+    >>> with et.GradientTape(persistent=True) as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    ...     z = y * y
+    >>> tape.gradient(z, x), tape.gradient(y, x)      # 108.0, 6.0
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._tape = None
+        self._recording = False
+        self._persistent = bool(persistent)
+        self._watch_accessed_variables = bool(watch_accessed_variables)
+        self._watched_variables = ()
+
+    # -- the stack ------------------------------------------------------------
+    def _push_tape(self):
+        if self._recording:
+            raise ValueError("Tape is still recording, This can happen if you try to re-enter "
+                             "an already-active tape.")
+        if self._tape is None:
+            self._tape = _TapeData()
+        state.tapes.append(self)
+        self._recording = True
+
+    def _pop_tape(self):
+        if not self._recording:
+            raise ValueError("Tape is not recording.")
+        tapes = state.tapes
+        for i in range(len(tapes) - 1, -1, -1):
+            if tapes[i] is self:
+                del tapes[i]
+                break
+        self._recording = False
+
+    def __enter__(self):
+        self._push_tape()
+        return self
+
+    def __exit__(self, typ, value, traceback):
+        if self._recording:
+            self._pop_tape()
+
+    # -- called by Variable reads --------------------------------------------
+    def _may_watch(self, v):
+        d = self._tape
+        return id(v) in d.variables or (self._watch_accessed_variables and v._trainable)
+
+    def _on_read(self, v, t):
+        d = self._tape
+        key = id(v)
+        if key not in d.variables:
+            if not (self._watch_accessed_variables and v._trainable):
+                return
+            d.variables[key] = v
+        if is_inexact(t._value.dtype):
+            d.nodes[id(t)] = v
+            d.keep.append(t)
+            d.var_reads.setdefault(key, []).append(t)
+
+    # -- public API ---------------------------------------------------------
+    def watch(self, tensor):
+        """Track ``tensor`` (a Tensor, Variable, or nest of them) on this tape.
+
+        >>> with et.GradientTape() as tape:
+        ...     tape.watch(x)
+        """
+        leaves, _ = tree_flatten(tensor, is_leaf=_is_leaf)
+        if not leaves and tensor is None:
+            leaves = [None]
+        for leaf in leaves:
+            if not isinstance(leaf, _TensorLike):
+                raise ValueError(
+                    f"Passed in object {leaf!r} of type {type(leaf).__name__!r}, not "
+                    "eagertape.Tensor or eagertape.Variable (argument `tensor` of "
+                    "GradientTape.watch); convert it with eagertape.constant(...) first.")
+        if self._tape is None:
+            raise RuntimeError(
+                "GradientTape.watch was called on a tape that is not active (never entered, "
+                "or a non-persistent tape already used); call it inside `with tape:`.")
+        if not state.tapes:   # TF: a silent no-op when nothing records on this thread
+            return
+        d = self._tape
+        for leaf in leaves:
+            if not is_inexact(leaf._peek().dtype):
+                log_first_n(logging.WARNING, "The dtype of the watched tensor must be floating "
+                            "(e.g. float32), got %s", 5, leaf.dtype.name)
+            if isinstance(leaf, Variable):
+                d.variables[id(leaf)] = leaf
+            elif id(leaf) not in d.nodes:
+                d.nodes[id(leaf)] = WATCHED
+                d.keep.append(leaf)
+
+    def watched_variables(self):
+        """The Variables this tape watches, in order of construction."""
+        if self._tape is None:
+            return self._watched_variables
+        return tuple(sorted(self._tape.variables.values(), key=lambda v: v._uid))
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Temporarily stop recording on this tape (other tapes keep recording).
+
+        >>> with tape.stop_recording():
+        ...     untracked = x * 2
+        """
+        if self._tape is None:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        self._pop_tape()
+        try:
+            yield
+        finally:
+            self._push_tape()
+
+    def reset(self):
+        """Discard everything recorded and watched so far, and keep recording."""
+        self._pop_tape()
+        self._tape = None
+        self._push_tape()
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """Gradients of ``target`` (summed over its elements and nest) w.r.t. ``sources``.
+
+        The result has the structure of ``sources``; unconnected sources give None
+        (or zeros with ``unconnected_gradients="zero"``).
+
+        >>> dz_dx, dz_dc = tape.gradient(z, [x, c])
+        """
+        if self._tape is None:
+            raise RuntimeError(_NOT_ONE_SET)
+        if self._recording:
+            if not self._persistent:
+                self._pop_tape()
+            else:
+                log_first_n(logging.WARNING, _INSIDE_WARNING, 1)
+        if target is None:
+            raise TypeError("Argument `target` should be a list or nested structure of Tensors, "
+                            "Variables or CompositeTensors to be differentiated, but received None.")
+        flat_targets = _flatten_checked(target, "target")
+        flat_sources, source_tree = _flatten_sources(sources)
+        flat_og = _flatten_output_gradients(output_gradients, flat_targets)
+        unconnected = _unconnected(unconnected_gradients)
+        results = _replay.gradient(self._tape, flat_targets, flat_sources, flat_og,
+                                   unconnected is UnconnectedGradients.ZERO)
+        if not self._persistent:
+            self._watched_variables = self.watched_variables()
+            self._tape = None
+        return tree_unflatten(source_tree, results)
+
+
+def _describe(path):
+    return "".join(f"[{getattr(k, 'key', getattr(k, 'idx', getattr(k, 'name', k)))!r}]" for k in path)
+
+
+def _flatten_checked(value, argname):
+    from jax.tree_util import tree_flatten_with_path
+    pairs, _ = tree_flatten_with_path(value, is_leaf=_is_leaf)
+    out = []
+    for path, leaf in pairs:
+        if not isinstance(leaf, _TensorLike):
+            raise TypeError(
+                f"argument `{argname}`{_describe(path)} must be an eagertape.Tensor or Variable, "
+                f"got {leaf!r} of type {type(leaf).__name__}; Python and NumPy values are never "
+                "differentiated (convert with eagertape.constant and watch it)")
+        out.append(leaf)
+    return out
+
+
+def _flatten_sources(sources):
+    if sources is None:
+        raise TypeError("argument `sources` must be a Tensor, Variable, or nest of them, got None")
+    flat = _flatten_checked(sources, "sources")
+    _, tree = tree_flatten(sources, is_leaf=_is_leaf)
+    return flat, tree
+
+
+def _flatten_output_gradients(output_gradients, flat_targets):
+    if output_gradients is None:
+        return None
+    from jax.tree_util import tree_flatten as flat
+    leaves, _ = flat(output_gradients, is_leaf=_is_leaf)
+    if not isinstance(output_gradients, (list, tuple, dict)) or len(flat_targets) == 1 and len(leaves) == 1:
+        pass
+    if len(leaves) != len(flat_targets):
+        raise ValueError(
+            f"argument `output_gradients` has {len(leaves)} entries for {len(flat_targets)} "
+            "target(s); give one per flattened target (a Python list is a structure, so pass "
+            "per-element weights of one target as a Tensor or NumPy array)")
+    out = []
+    for i, (g, t) in enumerate(zip(leaves, flat_targets)):
+        if g is None:
+            out.append(None)
+            continue
+        tdtype = t._peek().dtype
+        tshape = tuple(t._peek().shape)
+        if isinstance(g, _TensorLike):
+            gv = g if isinstance(g, Tensor) else g.read_value()
+            if gv.dtype != tdtype:
+                raise TypeError(f"argument `output_gradients`[{i}] has dtype {gv.dtype} but its "
+                                f"target has dtype {tdtype}; cast it with .astype")
+        else:
+            from ._tensor import convert_to_tensor
+            try:
+                gv = convert_to_tensor(g, dtype=tdtype)
+            except TypeError as e:
+                raise TypeError(f"argument `output_gradients`[{i}]: {e}") from None
+        if gv.shape != tshape:
+            if gv.shape == ():
+                from ._primitive import call
+                import jax.numpy as jnp
+                gv = call(jnp.broadcast_to, (gv, tshape))
+            else:
+                raise ValueError(f"argument `output_gradients`[{i}] has shape {gv.shape} but its "
+                                 f"target has shape {tshape}")
+        out.append(gv)
+    return out

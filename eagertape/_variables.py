@@ -1,0 +1,133 @@
+"""Variable: mutable state whose every read is what a tape records."""
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._primitive import is_inexact
+from ._state import state
+from ._tensor import Tensor, _TensorLike, _as_dtype, _to_array, _wrap
+
+_uid = itertools.count()
+
+
+class Variable(_TensorLike):
+    """A mutable tensor, as ``tf.Variable``.
+
+    Trainable Variables read inside a GradientTape are watched automatically. Each
+    read is recorded with the value of its time; assignments are not
+    differentiated through.
+
+    >>> v = et.Variable([1.0, 2.0])
+    >>> with et.GradientTape() as tape:
+    ...     y = tnp.sum(v * v)
+    >>> tape.gradient(y, v).numpy()
+    array([2., 4.], dtype=float32)
+    >>> v.assign_sub([0.5, 0.5]).numpy()
+    array([0.5, 1.5], dtype=float32)
+    """
+
+    __slots__ = ("_value", "_trainable", "_name", "_uid", "__weakref__")
+
+    def __init__(self, initial_value, trainable=True, name=None, dtype=None, **ignored):
+        if callable(initial_value):
+            initial_value = initial_value()
+        if initial_value is None:
+            raise ValueError("argument `initial_value` must be given (a value or a callable "
+                             "returning one)")
+        dtype = _as_dtype(dtype)
+        if isinstance(initial_value, _TensorLike):
+            value = initial_value._peek()
+            if dtype is not None and value.dtype != dtype:
+                value = value.astype(dtype)
+        else:
+            value = _to_array(initial_value, dtype, "initial_value")
+        self._value = value
+        self._trainable = True if trainable is None else bool(trainable)
+        self._name = f"{name or 'Variable'}:0"
+        self._uid = next(_uid)
+
+    # -- reads ----------------------------------------------------------------
+    def _peek(self):
+        return self._value
+
+    def read_value(self):
+        """A Tensor holding the current value: one recorded read of this Variable."""
+        t = _wrap(self._value)
+        for w in state.var_watchers:
+            w.append(self)
+        for tape in state.tapes:
+            tape._on_read(self, t)
+        return t
+
+    _read = read_value
+    value = read_value
+
+    def __jax_array__(self):
+        if any(tape._may_watch(self) for tape in state.tapes):
+            raise TypeError(
+                "a Variable was passed to raw jax.numpy while a GradientTape records; use "
+                "eagertape.numpy so the read is recorded, or .jax() to read it off the tape")
+        return self._value
+
+    # -- writes ------------------------------------------------------------
+    def _check(self, value, argname):
+        if isinstance(value, _TensorLike):
+            new = value._peek()
+            if new.dtype != self._value.dtype:
+                raise TypeError(f"argument `{argname}` has dtype {new.dtype} but the Variable "
+                                f"{self._name!r} has dtype {self._value.dtype}; cast it first "
+                                f"with .astype({self._value.dtype.name!r})")
+        else:
+            new = _to_array(value, np.dtype(self._value.dtype), argname)
+        if new.shape != self._value.shape:
+            raise ValueError(f"argument `{argname}` has shape {tuple(new.shape)} but the Variable "
+                             f"{self._name!r} has shape {tuple(self._value.shape)}")
+        return new
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """Replace the value (shape and dtype must match); returns a read of the new value."""
+        self._value = self._check(value, "value")
+        return self.read_value() if read_value else None
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Add ``delta`` in place; not differentiated through."""
+        self._value = self._value + self._check(delta, "delta")
+        return self.read_value() if read_value else None
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """Subtract ``delta`` in place; not differentiated through."""
+        self._value = self._value - self._check(delta, "delta")
+        return self.read_value() if read_value else None
+
+    # -- attributes --------------------------------------------------------
+    @property
+    def trainable(self): return self._trainable
+    @property
+    def name(self): return self._name
+    @property
+    def device(self):
+        return str(next(iter(self._value.devices()))) if hasattr(self._value, "devices") else None
+
+    def numpy(self):
+        return np.asarray(self._value)
+
+    def jax(self):
+        """The current ``jax.Array`` (not a recorded read)."""
+        return self._value
+
+    def __repr__(self):
+        return (f"<eagertape.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={np.asarray(self._value)!r}>")
+
+    def __str__(self):
+        return repr(self)
+
+
+def _is_float_var(v):
+    return is_inexact(v._value.dtype)
+
+
+__all__ = ["Variable"]
+_ = (jax, jnp, Tensor)

@@ -1,0 +1,16 @@
+"""``jax.numpy``, recorded: every public callable of ``jax.numpy`` (and its
+``linalg`` and ``fft``), taking and returning eagertape Tensors.
+
+>>> from eagertape import numpy as tnp
+>>> tnp.sum(tnp.sin(et.constant([0.0, 1.0])))
+<eagertape.Tensor: shape=(), dtype=float32, numpy=array(0.84147096, dtype=float32)>
+"""
+import jax.numpy as _jnp
+
+from .._namespace import wrap_namespace as _wrap_namespace
+
+__all__ = _wrap_namespace(_jnp, globals())
+
+from . import fft, linalg  # noqa: E402
+
+__all__ += ["fft", "linalg"]

@@ -1,0 +1,1 @@
+"""Testing helpers: gradient checks against JAX and finite differences."""
