@@ -317,7 +317,8 @@ class _Aval:
 
     def __init__(self, t):
         v = t._value if type(t) is Tensor else t
-        self._value = jax.ShapeDtypeStruct(np.shape(v), getattr(v, "dtype", np.result_type(v)))
+        dtype = v.dtype if hasattr(v, "dtype") else np.result_type(v)
+        self._value = jax.ShapeDtypeStruct(np.shape(v), dtype)
 
 
 # ---------------------------------------------------------------------------
