@@ -54,6 +54,9 @@ class _Cache:
                 self._d.popitem(last=False)
         return fn
 
+    def contains(self, key):
+        return key in self._d
+
     def put(self, key, value):
         with self._lock:
             self._d[key] = value
@@ -68,6 +71,14 @@ class _Cache:
 
 
 _replays = _Cache(512)     # whole-tape replays
+_seen = collections.OrderedDict()   # structures of long tapes met once (not compiled yet)
+
+# XLA's compile time grows faster than linearly with the op count (about 6 s for
+# 1000 small ops on 2 cores), so a long tape is compiled only when its structure
+# comes back (a training loop), and a very long one never: those replay op by op
+# with per-op pullbacks that are compiled once per op signature.
+COMPILE_FIRST_SIGHT_MAX_OPS = 200
+COMPILE_MAX_OPS = 2500
 _pullbacks = _Cache(4096)  # per-op pullbacks of the eager replay
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses size maxsize")
@@ -88,6 +99,7 @@ def clear_replay_cache():
     """Drop every compiled replay and pullback and reset the counters."""
     _replays.clear()
     _pullbacks.clear()
+    _seen.clear()
 
 
 def set_replay_cache_size(maxsize):
@@ -161,7 +173,8 @@ def gradient(data, targets, sources, output_gradients, zero):
 
     grads = {}
     if wanted:
-        eager = state.replay == "eager" or any(op.sig is None for op in active)
+        eager = (state.replay == "eager" or len(active) > COMPILE_MAX_OPS
+                 or any(op.sig is None for op in active))
         if not eager:
             out = _compiled(nodes, active, seeds, wanted)
             eager = out is None
@@ -226,6 +239,13 @@ def _compiled(nodes, active, seeds, wanted):
                      for s, keys in wanted)
     key = (tuple(key), tuple(seed_spec), src_spec)
 
+    if len(active) > COMPILE_FIRST_SIGHT_MAX_OPS and not _replays.contains(key):
+        if key not in _seen:
+            _seen[key] = None
+            while len(_seen) > _replays.maxsize:
+                _seen.popitem(last=False)
+            return None
+        del _seen[key]
     fn = _replays.get(key, lambda: jax.jit(_build(specs, seed_spec, src_spec)))
     if fn is _UNTRACEABLE:
         return None

@@ -129,7 +129,7 @@ class GradientTape:
         for leaf in leaves:
             if not isinstance(leaf, _TensorLike):
                 raise ValueError(
-                    f"Passed in object {leaf!r} of type {type(leaf).__name__!r}, not "
+                    f"Passed in object {leaf} of type {type(leaf).__name__!r}, not "
                     "eagertape.Tensor or eagertape.Variable (argument `tensor` of "
                     "GradientTape.watch); convert it with eagertape.constant(...) first.")
         if self._tape is None:

@@ -34,8 +34,9 @@ class _TensorLike:
     def __rmul__(self, o): return _call(jnp.multiply, (o, self))
     def __truediv__(self, o): return _call(jnp.true_divide, (self, o))
     def __rtruediv__(self, o): return _call(jnp.true_divide, (o, self))
-    def __floordiv__(self, o): return _call(jnp.floor_divide, (self, o))
-    def __rfloordiv__(self, o): return _call(jnp.floor_divide, (o, self))
+    # TF registers no gradient for FloorDiv: a constant for the tape, as tnp.floor_divide.
+    def __floordiv__(self, o): return _call(jnp.floor_divide, (self, o), constant_output=True)
+    def __rfloordiv__(self, o): return _call(jnp.floor_divide, (o, self), constant_output=True)
     def __mod__(self, o): return _call(jnp.mod, (self, o))
     def __rmod__(self, o): return _call(jnp.mod, (o, self))
     def __pow__(self, o): return _call(jnp.power, (self, o))
@@ -152,9 +153,9 @@ class _TensorLike:
     def size(self): return int(self._peek().size)
 
 
-def _method(fn):
+def _method(fn, constant_output=False):
     def m(self, *args, **kwargs):
-        return _call(fn, (self,) + args, kwargs)
+        return _call(fn, (self,) + args, kwargs, constant_output=constant_output)
     m.__name__ = fn.__name__ if hasattr(fn, "__name__") else "method"
     m.__doc__ = f"Recorded ``jax.numpy.{m.__name__}`` of this tensor."
     return m
@@ -164,7 +165,7 @@ for _name in ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argm
               "cumsum", "cumprod", "squeeze", "ravel", "clip", "dot", "conj", "round",
               "any", "all", "swapaxes", "repeat", "take", "trace", "diagonal", "nonzero",
               "argsort", "sort", "conjugate"):
-    setattr(_TensorLike, _name, _method(getattr(jnp, _name)))
+    setattr(_TensorLike, _name, _method(getattr(jnp, _name), constant_output=_name == "round"))
 _TensorLike.flatten = _TensorLike.ravel
 
 
