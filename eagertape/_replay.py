@@ -24,9 +24,11 @@ from ._state import state
 from ._tensor import Tensor, _wrap
 from ._variables import Variable
 
-_TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.NonConcreteBooleanIndexError,
-                 jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError,
-                 jax.errors.TracerArrayConversionError)
+# Tracing a recorded op under jit can fail where running it on values works:
+# value-dependent shapes (boolean masks) or a Python float the op needs static
+# (norm's `ord`). Such a replay runs again on concrete values; an error that
+# persists there is the user's and propagates.
+_TRACE_ERRORS = Exception
 _UNTRACEABLE = object()   # cache value: this structure falls back to the eager replay
 
 
@@ -252,8 +254,6 @@ def _compiled(nodes, active, seeds, wanted):
     try:
         return call(fn, (args, seed_args))
     except _TRACE_ERRORS:
-        # An op with value-dependent shapes (boolean masks, ...): the eager replay
-        # runs its pullback on concrete values instead.
         _replays.put(key, _UNTRACEABLE)
         return None
 
