@@ -21,3 +21,17 @@ def _no_tape_left():
     assert state.tapes == [], "a test left a GradientTape on the stack"
     assert state.var_watchers == []
     _ = et
+
+
+def _hypothesis_profiles():
+    import os
+
+    from hypothesis import settings
+    # CI runs the same examples every time (a red CI is then reproducible); a
+    # developer's run explores new ones.
+    settings.register_profile("ci", derandomize=True, deadline=None)
+    if os.environ.get("CI"):
+        settings.load_profile("ci")
+
+
+_hypothesis_profiles()
