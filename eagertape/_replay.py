@@ -346,13 +346,15 @@ class _Aval:
 # ---------------------------------------------------------------------------
 
 def _pullback_fn(op, dyn, diff, compiled=True):
-    template = _Template(op)
+    def make():
+        template = _Template(op)
 
-    def pb(dyn_vals, out_cts):
-        return _op_vjp(template, dyn, diff, dyn_vals, out_cts)
-    if op.sig is None or not compiled:
+        def pb(dyn_vals, out_cts):
+            return _op_vjp(template, dyn, diff, dyn_vals, out_cts)
         return pb
-    return _pullbacks.get((op.sig, diff), lambda: jax.jit(pb))
+    if op.sig is None or not compiled:
+        return make()
+    return _pullbacks.get((op.sig, diff), lambda: jax.jit(make()))
 
 
 def _eager(nodes, active, seeds, wanted):

@@ -3,13 +3,14 @@ import contextlib
 import enum
 import logging
 
-from jax.tree_util import tree_flatten, tree_unflatten
+import jax.numpy as jnp
+from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from . import _replay
 from ._logging import log_first_n
-from ._primitive import is_inexact
+from ._primitive import call, is_inexact
 from ._state import state
-from ._tensor import Tensor, _TensorLike
+from ._tensor import Tensor, _TensorLike, convert_to_tensor
 from ._variables import Variable
 
 WATCHED = "watched"   # node marker: a watched leaf
@@ -212,7 +213,6 @@ def _describe(path):
 
 
 def _flatten_checked(value, argname):
-    from jax.tree_util import tree_flatten_with_path
     pairs, _ = tree_flatten_with_path(value, is_leaf=_is_leaf)
     out = []
     for path, leaf in pairs:
@@ -236,10 +236,7 @@ def _flatten_sources(sources):
 def _flatten_output_gradients(output_gradients, flat_targets):
     if output_gradients is None:
         return None
-    from jax.tree_util import tree_flatten as flat
-    leaves, _ = flat(output_gradients, is_leaf=_is_leaf)
-    if not isinstance(output_gradients, (list, tuple, dict)) or len(flat_targets) == 1 and len(leaves) == 1:
-        pass
+    leaves, _ = tree_flatten(output_gradients, is_leaf=_is_leaf)
     if len(leaves) != len(flat_targets):
         raise ValueError(
             f"argument `output_gradients` has {len(leaves)} entries for {len(flat_targets)} "
@@ -258,15 +255,12 @@ def _flatten_output_gradients(output_gradients, flat_targets):
                 raise TypeError(f"argument `output_gradients`[{i}] has dtype {gv.dtype} but its "
                                 f"target has dtype {tdtype}; cast it with .astype")
         else:
-            from ._tensor import convert_to_tensor
             try:
                 gv = convert_to_tensor(g, dtype=tdtype)
             except TypeError as e:
                 raise TypeError(f"argument `output_gradients`[{i}]: {e}") from None
         if gv.shape != tshape:
             if gv.shape == ():
-                from ._primitive import call
-                import jax.numpy as jnp
                 gv = call(jnp.broadcast_to, (gv, tshape))
             else:
                 raise ValueError(f"argument `output_gradients`[{i}] has shape {gv.shape} but its "

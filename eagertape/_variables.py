@@ -1,13 +1,10 @@
 """Variable: mutable state whose every read is what a tape records."""
 import itertools
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
-from ._primitive import is_inexact
 from ._state import state
-from ._tensor import Tensor, _TensorLike, _as_dtype, _to_array, _wrap
+from ._tensor import _TensorLike, _as_dtype, _to_array, _wrap
 
 _uid = itertools.count()
 
@@ -124,10 +121,3 @@ class Variable(_TensorLike):
     def __str__(self):
         return repr(self)
 
-
-def _is_float_var(v):
-    return is_inexact(v._value.dtype)
-
-
-__all__ = ["Variable"]
-_ = (jax, jnp, Tensor)
