@@ -107,12 +107,9 @@ def _call_custom(f, args, kwargs):
     leaves = list(inputs)
     positions = [i for i, x in enumerate(leaves)
                  if type(x) is Tensor and is_inexact(x._value.dtype)]
-    tapes = state.tapes
-    if tapes:
-        op = _record(f, None, leaves, outs, None, tapes, custom=None, name=f.__name__)
-        if op is not None:
-            op.custom = lambda upstreams: _align(backward(upstreams), positions)
-            op._sig = None
+    if state.tapes:
+        _record(f, None, leaves, outs, None, state.tapes, name=f.__name__,
+                custom=lambda upstreams: _align(backward(upstreams), positions))
     return tree_unflatten(out_tree, outs)
 
 

@@ -42,7 +42,7 @@ class _Op:
     """
 
     __slots__ = ("seq", "fn", "treedef", "leaves", "inputs", "outputs", "out_treedef",
-                 "out_inexact", "custom", "_sig", "name")
+                 "out_inexact", "custom", "_sig", "_dyn", "name")
 
     def __init__(self, fn, treedef, leaves, inputs, outputs, out_treedef, out_inexact,
                  custom=None, name=None):
@@ -56,6 +56,7 @@ class _Op:
         self.out_inexact = out_inexact  # positions of floating outputs (the tracked ones)
         self.custom = custom          # backward of a custom_gradient op, else None
         self._sig = False
+        self._dyn = None
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
 
     @property
@@ -88,8 +89,11 @@ class _Op:
         return self._sig
 
     def dynamic_positions(self):
-        return [i for i, leaf in enumerate(self.leaves)
-                if type(leaf) is Tensor or isinstance(leaf, _DYNAMIC_SCALARS)]
+        """Positions of the leaves a replay passes as values (computed once per op)."""
+        if self._dyn is None:
+            self._dyn = tuple(i for i, leaf in enumerate(self.leaves)
+                              if type(leaf) is Tensor or isinstance(leaf, _DYNAMIC_SCALARS))
+        return self._dyn
 
 
 def call(fn, args, kwargs=None, *, constant_output=False):

@@ -227,7 +227,7 @@ def _compiled(nodes, active, seeds, wanted):
         diff_slots = tuple(slot(id(leaves[p])) for p in diff)
         out_slots = tuple(slot(id(op.outputs[j])) if j in op.out_inexact else None
                           for j in range(len(op.outputs)))
-        specs.append((op, tuple(dyn), tuple(arg_idx), diff, diff_slots, out_slots))
+        specs.append((op, dyn, tuple(arg_idx), diff, diff_slots, out_slots))
         key.append((op.sig, tuple(arg_idx), diff, diff_slots, out_slots))
     seed_spec, seed_args = [], []
     for k, t, og in seeds:
@@ -381,7 +381,7 @@ def _eager(nodes, active, seeds, wanted):
             all_in = op.custom(cts)
             in_cts = [all_in[op.inputs.index(p)] for p in diff]
         else:
-            dyn = tuple(op.dynamic_positions())
+            dyn = op.dynamic_positions()
             dyn_vals = [leaves[p] for p in dyn]
             fn = _pullback_fn(op, dyn, diff)
             try:
