@@ -5,7 +5,7 @@ import inspect
 import jax
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from ._primitive import _is_tl, _record, is_inexact
+from ._primitive import _is_tl, _record
 from ._state import state
 from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
 from ._variables import Variable
@@ -102,20 +102,12 @@ def _call_custom(f, args, kwargs):
         grads = []
         for i, (g, x) in enumerate(zip(flat + var_grads, inputs)):
             grads.append(None if g is None or not isinstance(x, Tensor) else _checked(g, x, i, f))
-        return grads
+        return grads   # one per input position of the recorded op
 
-    leaves = list(inputs)
-    positions = [i for i, x in enumerate(leaves)
-                 if type(x) is Tensor and is_inexact(x._value.dtype)]
     if state.tapes:
-        _record(f, None, leaves, outs, None, state.tapes, name=f.__name__,
-                custom=lambda upstreams: _align(backward(upstreams), positions))
+        vals = [x._value if isinstance(x, Tensor) else x for x in inputs]
+        _record(None, inputs, vals, outs, state.tapes, custom=backward, name=f.__name__)
     return tree_unflatten(out_tree, outs)
-
-
-def _align(grads, positions):
-    # The replay asks for gradients by input position of the recorded op.
-    return [grads[i] for i in positions]
 
 
 def _checked(g, x, i, f):

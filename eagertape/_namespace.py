@@ -54,11 +54,11 @@ def wrap_namespace(src, dst, *, skip=()):
         elif name in PASSTHROUGH:
             dst[name] = _raw(obj)
         else:
-            w = primitive(obj, constant_output=name in CONSTANT_OUTPUT, name=name)
+            w = primitive(obj, constant_output=name in CONSTANT_OUTPUT, name=name, jit=True)
             if isinstance(obj, jnp.ufunc):
                 for m in _UFUNC_METHODS:
                     if hasattr(obj, m):
-                        setattr(w, m, primitive(getattr(obj, m), name=f"{name}.{m}"))
+                        setattr(w, m, primitive(getattr(obj, m), name=f"{name}.{m}", jit=True))
             dst[name] = w
         names.append(name)
     return names

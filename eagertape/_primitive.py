@@ -3,6 +3,11 @@
 `call` unwraps Tensors (reading Variables), runs the JAX function, wraps the
 result, and appends one `_Op` to each recording tape that tracks a floating
 input. No gradient rules live here: replay asks `jax.vjp` for every pullback.
+
+A call's static part (function, argument structure, non-array arguments) is its
+`_Kind`, made once and looked up by a dictionary key; the kind runs the call as
+one `jax.jit` executable (a single C++ dispatch instead of jax.numpy's Python
+preamble) and names the op in the tapes' structure keys.
 """
 import functools
 import itertools
@@ -14,7 +19,6 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from ._state import state
 from ._tensor import Tensor, _TensorLike, _wrap
 
-_seq = itertools.count()
 _inexact_cache: dict = {}
 
 
@@ -29,129 +33,285 @@ def _is_tl(x):
     return isinstance(x, _TensorLike)
 
 
-# Leaves that are values (traced in a replay) rather than static configuration.
-_DYNAMIC_SCALARS = (float, complex, np.ndarray, np.generic, jax.Array)
+# Leaves passed as values (traced by jit and by the replay) rather than fixed in
+# the kind: arrays and Python floats (a learning rate changes, the program not).
+_DYNAMIC = (float, complex, np.ndarray, np.generic, jax.Array)
+_D = object()        # key marker of a dynamic leaf
+_EMPTY = {}
+_kind_ids = itertools.count(1)
+
+
+class _Kind:
+    """The static part of a call; ``apply(*dynamic_values)`` runs it."""
+
+    __slots__ = ("id", "fn", "treedef", "template", "dyn", "jitted", "traceable", "name",
+                 "__weakref__")
+
+    def __init__(self, fn, treedef, leaves, dyn, jit, name=None):
+        self.id = next(_kind_ids)
+        self.fn, self.treedef, self.dyn = fn, treedef, dyn
+        d = set(dyn)
+        # Values are dropped: a kind outlives the tapes (and the replays) it serves.
+        self.template = [None if i in d else leaf for i, leaf in enumerate(leaves)]
+        self.jitted = jax.jit(self.apply) if jit else None
+        self.traceable = True     # False once tracing it failed where running it worked
+        self.name = name or getattr(fn, "__name__", type(fn).__name__)
+
+    def apply(self, *vals):
+        leaves = list(self.template)
+        for p, v in zip(self.dyn, vals):
+            leaves[p] = v
+        a, k = tree_unflatten(self.treedef, leaves)
+        return self.fn(*a, **k)
+
+
+_kinds: dict = {}
+MAX_KINDS = 8192
+
+
+def _kind_for(key, fn, treedef, leaves, jit, name=None):
+    try:
+        kind = _kinds.get(key)
+    except TypeError:        # an unhashable static argument: a one-off kind
+        return _Kind(fn, treedef, leaves, _dyn_positions(leaves), False, name)
+    if kind is None:
+        kind = _Kind(fn, treedef, leaves, _dyn_positions(leaves), jit, name)
+        if len(_kinds) >= MAX_KINDS:
+            # The key holds id(fn): it must leave with the kind that keeps fn alive.
+            del _kinds[next(iter(_kinds))]
+        _kinds[key] = kind
+    return kind
+
+
+def _dyn_positions(leaves):
+    return tuple(i for i, leaf in enumerate(leaves)
+                 if isinstance(leaf, _DYNAMIC) or type(leaf) is Tensor)
 
 
 class _Op:
-    """One recorded call: the function, its flattened arguments and its outputs.
+    """One recorded call: its kind, the values it read and the Tensors it made.
 
-    The same record may sit on several tapes; each tape's node map decides which
-    of its inputs are connected there. Holding inputs and outputs keeps their ids
-    unique while the tape lives.
+    The same record may sit on several tapes; each tape keeps its own wiring
+    (slots) of the op's inputs and outputs.
     """
 
-    __slots__ = ("seq", "fn", "treedef", "leaves", "inputs", "outputs", "out_treedef",
-                 "out_inexact", "custom", "_sig", "_dyn", "name")
+    __slots__ = ("kind", "objs", "vals", "outputs", "custom", "name")
 
-    def __init__(self, fn, treedef, leaves, inputs, outputs, out_treedef, out_inexact,
-                 custom=None, name=None):
-        self.seq = next(_seq)
-        self.fn = fn
-        self.treedef = treedef
-        self.leaves = leaves
-        self.inputs = inputs          # positions of floating Tensor leaves
-        self.outputs = outputs        # flat output leaves (Tensors)
-        self.out_treedef = out_treedef
-        self.out_inexact = out_inexact  # positions of floating outputs (the tracked ones)
-        self.custom = custom          # backward of a custom_gradient op, else None
-        self._sig = False
-        self._dyn = None
-        self.name = name or getattr(fn, "__name__", type(fn).__name__)
-
-    @property
-    def sig(self):
-        """Hashable structure of the call (function, static args, input avals), or None."""
-        if self._sig is False:
-            self._sig = None
-            if self.custom is None:
-                keys = []
-                for leaf in self.leaves:
-                    if type(leaf) is Tensor:
-                        v = leaf._value
-                        keys.append((v.shape, v.dtype, v.weak_type))
-                    elif isinstance(leaf, (float, complex)):
-                        keys.append(type(leaf))
-                    elif isinstance(leaf, _DYNAMIC_SCALARS):
-                        keys.append(("const", np.shape(leaf), np.result_type(leaf)))
-                    elif isinstance(leaf, slice):
-                        keys.append(("slice", leaf.start, leaf.stop, leaf.step))
-                    else:
-                        keys.append(leaf)
-                # id(fn), not fn: jnp ufuncs hash in Python (~4 us). Safe, since a
-                # cached replay holds its ops' functions, so no id is reused under it.
-                sig = (id(self.fn), self.treedef, tuple(keys))
-                try:
-                    hash(sig)
-                    self._sig = sig
-                except TypeError:
-                    pass
-        return self._sig
-
-    def dynamic_positions(self):
-        """Positions of the leaves a replay passes as values (computed once per op)."""
-        if self._dyn is None:
-            self._dyn = tuple(i for i, leaf in enumerate(self.leaves)
-                              if type(leaf) is Tensor or isinstance(leaf, _DYNAMIC_SCALARS))
-        return self._dyn
+    def __init__(self, kind, objs, vals, outputs, custom=None, name=None):
+        self.kind = kind          # None for a custom_gradient op
+        self.objs = objs          # dynamic leaves as passed (Tensors, floats, arrays)
+        self.vals = vals          # their values
+        self.outputs = outputs    # flat outputs (Tensors and any other leaves)
+        self.custom = custom      # backward of a custom_gradient op, else None
+        self.name = name or (kind.name if kind is not None else "op")
 
 
-def call(fn, args, kwargs=None, *, constant_output=False):
+# Static leaves the fast path keys on directly (no tree_flatten, no treedef hash).
+_SIMPLE_STATIC = frozenset({int, bool, str, type(None), np.dtype, type})
+_treedefs: dict = {}
+
+
+def _flat_treedef(n, kwnames):
+    td = _treedefs.get((n, kwnames))
+    if td is None:
+        td = _treedefs[(n, kwnames)] = tree_flatten(
+            ((0,) * n, dict.fromkeys(kwnames, 0)))[1]
+    return td
+
+
+_scalars: dict = {}
+
+
+def _device_scalar(x):
+    # A Python float as a weakly typed device scalar, cached by value: jit then
+    # takes it like any array (converting a Python float costs ~4 us a call),
+    # and promotes it as it would the float.
+    key = (type(x), x)
+    a = _scalars.get(key)
+    if a is None:
+        if len(_scalars) >= 4096:
+            _scalars.clear()
+        a = _scalars[key] = jax.numpy.asarray(x)
+    return a
+
+
+def call(fn, args, kwargs=None, *, constant_output=False, jit=True, name=None):
     """Run ``fn(*args, **kwargs)`` on unwrapped values and record it on the tapes.
 
     ``constant_output=True`` marks functions whose result is a constant for the
     tape even when it is floating (TF registers no gradient for floor, round, ...).
+    ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
+    functions that are jitted already).
     """
-    leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else {}), is_leaf=_is_tl)
-    vals = list(leaves)
+    kwnames = tuple(kwargs) if kwargs else ()
+    leaves = list(args) + [kwargs[k] for k in kwnames] if kwnames else list(args)
+    key = [id(fn), len(args), kwnames]
+    objs, vals = [], []
     for i, leaf in enumerate(leaves):
-        if isinstance(leaf, _TensorLike):
-            if type(leaf) is not Tensor:
-                leaf = leaves[i] = leaf.read_value()
-            vals[i] = leaf._value
-    a, k = tree_unflatten(treedef, vals)
-    out = fn(*a, **k)
-    outs, out_treedef = tree_flatten(out)
-    for j, o in enumerate(outs):
-        if isinstance(o, jax.Array):
-            outs[j] = _wrap(o)
+        tp = type(leaf)
+        if tp is Tensor:
+            objs.append(leaf)
+            vals.append(leaf._value)
+            key.append(_D)
+        elif tp is float or tp is complex:
+            objs.append(leaf)
+            vals.append(_device_scalar(leaf) if jit else leaf)
+            key.append(_D)
+        elif tp in _SIMPLE_STATIC:
+            key.append(tp)
+            key.append(leaf)
+        elif isinstance(leaf, _DYNAMIC):
+            objs.append(leaf)
+            vals.append(leaf)
+            key.append(_D)
+        elif isinstance(leaf, _TensorLike):     # a Variable: one recorded read
+            leaf = leaves[i] = leaf.read_value()
+            objs.append(leaf)
+            vals.append(leaf._value)
+            key.append(_D)
+        elif tp is tuple and all(type(e) is int for e in leaf):
+            key.append(tp)
+            key.append(leaf)
+        else:
+            return _call_nested(fn, args, kwargs, constant_output, jit, name)
+    kind = _kind_for(tuple(key), fn, _flat_treedef(len(args), kwnames), leaves, jit, name)
+    return _run(kind, objs, vals, constant_output)
+
+
+def _call_nested(fn, args, kwargs, constant_output, jit, name):
+    # Nested arguments (lists of Tensors, tuples of slices, ...): flatten them.
+    leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else _EMPTY))
+    key = [id(fn), treedef]
+    objs, vals = [], []
+    for i, leaf in enumerate(leaves):
+        tp = type(leaf)
+        if tp is Tensor:
+            objs.append(leaf)
+            vals.append(leaf._value)
+            key.append(_D)
+        elif tp is float or tp is complex:
+            objs.append(leaf)
+            vals.append(_device_scalar(leaf) if jit else leaf)
+            key.append(_D)
+        elif isinstance(leaf, _DYNAMIC):
+            objs.append(leaf)
+            vals.append(leaf)
+            key.append(_D)
+        elif isinstance(leaf, _TensorLike):
+            leaf = leaves[i] = leaf.read_value()
+            objs.append(leaf)
+            vals.append(leaf._value)
+            key.append(_D)
+        elif tp is slice:                       # unhashable before Python 3.12
+            key.append(slice)
+            key.append((leaf.start, leaf.stop, leaf.step))
+        else:
+            key.append(tp)
+            key.append(leaf)
+    kind = _kind_for(tuple(key), fn, treedef, leaves, jit, name)
+    return _run(kind, objs, vals, constant_output)
+
+
+def _run(kind, objs, vals, constant_output):
+    jitted = kind.jitted
+    if jitted is not None:
+        try:
+            out = jitted(*vals)
+        except Exception:
+            # Tracing can fail where running on values works (a boolean mask, a
+            # Python float the function needs concrete): run it as is; an error
+            # that persists is the caller's and propagates from here.
+            out = kind.apply(*_as_passed(objs, vals))
+            kind.jitted = None
+            kind.traceable = False
+    else:
+        out = kind.apply(*_as_passed(objs, vals))
+    if type(out) is _ArrayImpl or isinstance(out, jax.Array):
+        outs, out_treedef = [_wrap(out)], None
+    else:
+        outs, out_treedef = tree_flatten(out)
+        for j, o in enumerate(outs):
+            if isinstance(o, jax.Array):
+                outs[j] = _wrap(o)
     tapes = state.tapes
     if tapes and not constant_output:
-        _record(fn, treedef, leaves, outs, out_treedef, tapes)
-    return tree_unflatten(out_treedef, outs)
+        _record(kind, objs, vals, outs, tapes)
+    return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
 
 
-def _record(fn, treedef, leaves, outs, out_treedef, tapes, custom=None, name=None):
-    inputs = [i for i, leaf in enumerate(leaves)
-              if type(leaf) is Tensor and is_inexact(leaf._value.dtype)]
-    if not inputs:
-        return None
-    out_idx = [j for j, o in enumerate(outs) if type(o) is Tensor and is_inexact(o._value.dtype)]
-    if not out_idx:
-        return None
-    op = None
+_ArrayImpl = type(jax.numpy.zeros(()))
+
+
+def _as_passed(objs, vals):
+    # Python scalars back in place of their device copies (which only jit wants).
+    return [o if type(o) is float or type(o) is complex else v for o, v in zip(objs, vals)]
+
+
+def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
+    """Append the op to every tape on which one of its floating inputs is tracked."""
+    op = out_ok = None
     for tape in tapes:
-        nodes = tape._tape.nodes
-        for i in inputs:
-            if id(leaves[i]) in nodes:
-                break
-        else:
+        d = tape._tape
+        nodes, tracked = d.nodes, d.tracked
+        in_slots, hit = [], False
+        for o in objs:
+            if type(o) is Tensor:
+                s = nodes.get(id(o))
+                if s is not None and tracked[s]:
+                    hit = True
+                in_slots.append(s)
+            else:
+                in_slots.append(-1)
+        if not hit:
             continue
         if op is None:
-            op = _Op(fn, treedef, leaves, inputs, outs, out_treedef, out_idx, custom, name)
-        for j in out_idx:
-            nodes[id(outs[j])] = (op, j)
+            out_ok = [type(o) is Tensor and is_inexact(o._value.dtype) for o in outs]
+            if True not in out_ok:
+                return None     # integer and bool results are constants for the tape
+            op = _Op(kind, objs, vals, outs, custom, name)
+        # Every floating Tensor input gets a slot, tracked or not: as in TF, a
+        # recorded op passes gradients to all its inputs, so a tensor watched
+        # later (or asked for as a source) still receives its share.
+        if None in in_slots:
+            for i, s in enumerate(in_slots):
+                if s is None:
+                    o = objs[i]
+                    in_slots[i] = d.new_slot(o, False) if is_inexact(o._value.dtype) else -1
+        out_slots = []
+        for o, ok in zip(outs, out_ok):
+            if ok:
+                nodes[id(o)] = s = len(tracked)
+                tracked.append(True)
+                out_slots.append(s)
+            else:
+                out_slots.append(-1)
+        in_slots, out_slots = tuple(in_slots), tuple(out_slots)
+        d.ops.append((op, in_slots, out_slots))
+        d.struct.append((kind.id if kind is not None else None, in_slots, out_slots))
+        d.vals += vals
+        d.objs += objs
+        if custom is not None or not kind.traceable:
+            d.plain_ops += 1
     return op
 
 
 def is_tracked(t):
     """Whether any tape recording on this thread tracks Tensor ``t``."""
     key = id(t)
-    return any(key in tape._tape.nodes for tape in state.tapes)
+    for tape in state.tapes:
+        d = tape._tape
+        s = d.nodes.get(key)
+        if s is not None and d.tracked[s]:
+            return True
+    return False
 
 
-def primitive(fn, *, constant_output=False, name=None):
+def primitive(fn, *, constant_output=False, name=None, jit=False):
     """Wrap a JAX function so that calls on Tensors are recorded.
+
+    ``jit=True`` runs each call as one compiled executable (faster for a
+    function of several jax.numpy calls; Python side effects then run only
+    when it is traced).
 
     >>> softplus = et.primitive(jax.nn.softplus)
     >>> softplus(et.constant(0.0))
@@ -159,7 +319,7 @@ def primitive(fn, *, constant_output=False, name=None):
     """
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        return call(fn, args, kwargs, constant_output=constant_output)
+        return call(fn, args, kwargs, constant_output=constant_output, jit=jit, name=name)
     wrapped.__wrapped__ = fn
     if name:
         wrapped.__name__ = name

@@ -1,15 +1,17 @@
 """Replay: gradients by composing the recorded ops' ``jax.vjp`` pullbacks.
 
-Compiled (the default): one pure function of the values the active ops read,
-``replay(args, seeds) -> grads``, runs under ``jax.jit`` and is cached by the
-tape's structure (op signatures, static arguments, input shapes and dtypes,
-wiring). It is called through the primitive wrapper, so a gradient taken while
-an outer tape records is one composite op there, and JAX differentiates it for
-higher orders.
+Compiled: one pure function ``replay(values, seeds) -> grads`` of the values
+the tape's ops read, run under ``jax.jit`` and cached by the tape's structure
+(built while recording: op kinds and the slots that wire them), the targets and
+the sources; shapes and dtypes are jit's own cache key. It is called through
+the primitive wrapper when a tape records, so a gradient taken inside an outer
+tape is one composite op there, and JAX differentiates it for higher orders.
 
-Eager (fallback): a Python walk calling one cached, compiled pullback per op
-through the primitive wrapper. It serves tapes holding `custom_gradient` ops
-(whose Python grad_fn must run on Tensors) or ops JAX cannot trace.
+Per op ("eager"): a Python walk calling one pullback per op through the
+primitive wrapper. It serves new structures while structures churn (compiling
+pays only when a structure comes back: a training loop, not a loop whose tape
+changes every step), very long tapes, `custom_gradient` ops (whose Python
+grad_fn must run on Tensors) and ops JAX cannot trace.
 """
 import collections
 import threading
@@ -17,84 +19,96 @@ import threading
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.tree_util import tree_unflatten
+from jax.tree_util import tree_flatten, tree_unflatten
 
 from ._primitive import call, is_inexact
 from ._state import state
 from ._tensor import Tensor, _wrap
 from ._variables import Variable
 
-# Tracing a recorded op under jit can fail where running it on values works:
-# value-dependent shapes (boolean masks) or a Python float the op needs static
-# (norm's `ord`). Such a replay runs again on concrete values; an error that
-# persists there is the user's and propagates.
-_TRACE_ERRORS = Exception
-_UNTRACEABLE = object()   # cache value: this structure falls back to the eager replay
+_UNTRACEABLE = object()   # cache value: this structure replays op by op
+
+# XLA's compile time grows faster than linearly with the op count (about 6 s for
+# 1000 small ops on 2 cores): longer tapes always replay op by op, with per-op
+# pullbacks compiled once per op kind.
+COMPILE_MAX_OPS = 2500
 
 
 class _Cache:
-    """A bounded LRU of compiled functions with hit/miss counters."""
+    """A bounded LRU with hit/miss counters."""
 
     def __init__(self, maxsize):
         self.maxsize = maxsize
-        self.hits = self.misses = 0
+        self.hits = self.misses = self.deferred = 0
         self._d = collections.OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key, build):
+    def lookup(self, key):
         with self._lock:
             fn = self._d.get(key)
             if fn is not None:
-                self.hits += 1
                 self._d.move_to_end(key)
-                return fn
-            self.misses += 1
-        fn = build()
-        with self._lock:
-            self._d[key] = fn
-            while len(self._d) > self.maxsize:
-                self._d.popitem(last=False)
-        return fn
-
-    def contains(self, key):
-        return key in self._d
+            return fn
 
     def put(self, key, value):
         with self._lock:
             self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.maxsize:
+                self._d.popitem(last=False)
+
+    def pop(self, key):
+        with self._lock:
+            return self._d.pop(key, None)
 
     def clear(self):
         with self._lock:
             self._d.clear()
-            self.hits = self.misses = 0
+            self.hits = self.misses = self.deferred = 0
+
+    def values(self):
+        with self._lock:
+            return list(self._d.values())
+
+    def __contains__(self, key):
+        return key in self._d
 
     def __len__(self):
         return len(self._d)
 
 
-_replays = _Cache(512)     # whole-tape replays
-_seen = collections.OrderedDict()   # structures of long tapes met once (not compiled yet)
+_replays = _Cache(512)     # structure -> compiled whole-tape replay
+_seen = _Cache(512)        # structures met once, not compiled (yet)
+_pullbacks = _Cache(4096)  # (kind id, differentiated inputs) -> per-op pullback
 
-# XLA's compile time grows faster than linearly with the op count (about 6 s for
-# 1000 small ops on 2 cores), so a long tape is compiled only when its structure
-# comes back (a training loop), and a very long one never: those replay op by op
-# with per-op pullbacks that are compiled once per op signature.
-COMPILE_FIRST_SIGHT_MAX_OPS = 200
-COMPILE_MAX_OPS = 2500
-_pullbacks = _Cache(4096)  # per-op pullbacks of the eager replay
+# Whether structures are churning: 1 for each recent gradient whose structure was
+# brand new. A training loop compiles its structure at first sight; once several
+# recent structures were new (a loop whose tape changes every step, a test
+# suite, a notebook), a new structure is replayed op by op and compiled only if
+# it comes back.
+_recent = collections.deque(maxlen=16)
+CHURN_DEFER = 3
 
-CacheInfo = collections.namedtuple("CacheInfo", "hits misses size maxsize")
+CacheInfo = collections.namedtuple("CacheInfo", "hits misses size maxsize deferred executables")
 
 
 def replay_cache_info():
-    """Counters of the compiled-replay cache: ``CacheInfo(hits, misses, size, maxsize)``.
+    """Counters of the compiled-replay cache.
 
-    A training loop of fixed structure misses once, then hits every step.
+    ``hits``: gradients served by a compiled replay; ``misses``: replays
+    compiled; ``deferred``: new structures replayed op by op without compiling
+    (while structures churn, one is compiled only when it comes back);
+    ``size``/``maxsize``: structures held (LRU); ``executables``: XLA
+    executables they hold (one per shape signature). A training loop of fixed
+    structure misses once, then hits.
 
     >>> et.replay_cache_info()
-    CacheInfo(hits=99, misses=1, size=1, maxsize=512)
+    CacheInfo(hits=99, misses=1, size=1, maxsize=512, deferred=0, executables=1)
     """
-    return CacheInfo(_replays.hits, _replays.misses, len(_replays), _replays.maxsize)
+    execs = sum(fn._cache_size() for fn in _replays.values()
+                if fn is not _UNTRACEABLE and hasattr(fn, "_cache_size"))
+    return CacheInfo(_replays.hits, _replays.misses, len(_replays), _replays.maxsize,
+                     _replays.deferred, execs)
 
 
 def clear_replay_cache():
@@ -102,94 +116,76 @@ def clear_replay_cache():
     _replays.clear()
     _pullbacks.clear()
     _seen.clear()
+    _recent.clear()
 
 
 def set_replay_cache_size(maxsize):
-    """Bound the number of compiled replays kept (least recently used go first)."""
-    if not isinstance(maxsize, int) or maxsize < 1:
+    """Bound the number of compiled replays kept (least recently used go first).
+
+    >>> et.set_replay_cache_size(64)
+    """
+    if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
         raise ValueError(f"argument `maxsize` must be a positive int, got {maxsize!r}")
     _replays.maxsize = maxsize
-
-
-# ---------------------------------------------------------------------------
-# Structure shared by both replays
-# ---------------------------------------------------------------------------
-
-def _active_ops(nodes, targets, seeded):
-    """Ops reachable backwards from the targets that receive a cotangent, in order."""
-    ops = {}
-    stack = [id(t) for t in targets if type(t) is Tensor]
-    while stack:   # iterative: a 100,000-op tape must not recurse
-        p = nodes.get(stack.pop())
-        if type(p) is tuple:
-            op = p[0]
-            if op.seq not in ops:
-                ops[op.seq] = op
-                leaves = op.leaves
-                for i in op.inputs:
-                    k = id(leaves[i])
-                    if k in nodes:
-                        stack.append(k)
-    has = set(seeded)
-    active = []
-    for seq in sorted(ops, reverse=True):
-        op = ops[seq]
-        outs = op.outputs
-        if any(id(outs[j]) in has for j in op.out_inexact):
-            active.append(op)
-            leaves = op.leaves
-            for i in op.inputs:
-                k = id(leaves[i])
-                if k in nodes:
-                    has.add(k)
-    active.reverse()
-    return active, has
-
-
-def _source_keys(data, src):
-    """The cotangent keys that add up to a source's gradient."""
-    if isinstance(src, Variable):
-        return [id(src)] + [id(r) for r in data.var_reads.get(id(src), ())]
-    return [id(src)]
+    _seen.maxsize = maxsize
 
 
 def _is_complex(dtype):
     return np.issubdtype(dtype, np.complexfloating)
 
 
+# ---------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------
+
 def gradient(data, targets, sources, output_gradients, zero):
-    nodes = data.nodes
+    nodes, tracked = data.nodes, data.tracked
     source_ids = {id(s) for s in sources}
-    seeds = []   # (key, target, output gradient or None)
+    extra = {}   # id -> slot for a target that is a source but no slot of the tape's
+
+    seeds = []   # (slot, target, output gradient or None)
     for i, t in enumerate(targets):
         k = id(t)
-        if k in source_ids or (type(t) is Tensor and k in nodes and is_inexact(t._value.dtype)):
-            seeds.append((k, t, output_gradients[i] if output_gradients else None))
-    active, has = _active_ops(nodes, targets, [s[0] for s in seeds])
+        s = nodes.get(k) if type(t) is Tensor else None
+        if s is None or not (tracked[s] or k in source_ids):
+            if k not in source_ids:
+                continue      # neither recorded nor a source: adds nothing (TF)
+            if s is None:
+                s = extra.setdefault(k, len(tracked) + len(extra))
+        seeds.append((s, t, output_gradients[i] if output_gradients else None))
 
-    unique = {}   # source id -> (source, keys with a cotangent)
-    for s in sources:
-        if id(s) not in unique:
-            unique[id(s)] = (s, [k for k in _source_keys(data, s) if k in has])
-    wanted = [(s, keys) for s, keys in unique.values() if keys]
+    wanted = {}   # id(source) -> (source, slots)
+    for src in sources:
+        k = id(src)
+        if k in wanted:
+            continue
+        if isinstance(src, Variable):
+            slots = list(data.var_reads.get(k, ()))
+        else:
+            s = nodes.get(k)
+            slots = [] if s is None else [s]
+        if k in extra:
+            slots.append(extra[k])
+        wanted[k] = (src, tuple(slots))
 
     grads = {}
-    if wanted:
-        eager = (state.replay == "eager" or len(active) > COMPILE_MAX_OPS
-                 or any(op.sig is None for op in active))
-        if not eager:
-            out = _compiled(nodes, active, seeds, wanted)
-            eager = out is None
-        if eager:
-            out = _eager(nodes, active, seeds, wanted)
-        for (s, _), g in zip(wanted, out):
-            grads[id(s)] = g
+    live = [(src, slots) for src, slots in wanted.values() if slots]
+    if seeds and live:
+        out = None
+        n_ops = len(data.ops)
+        mode = state.replay
+        if mode != "eager" and not data.plain_ops and n_ops <= COMPILE_MAX_OPS:
+            out = _compiled(data, n_ops, seeds, live, mode == "compiled")
+        if out is None:
+            out = _eager(data, n_ops, seeds, live)
+        for (src, _), g in zip(live, out):
+            grads[id(src)] = g
     results = []
-    for s in sources:
-        g = grads.get(id(s))
-        if g is None and zero and id(s) not in grads:
-            v = s._peek()
-            g = grads[id(s)] = _wrap(jnp.zeros(v.shape, v.dtype))
+    for src in sources:
+        g = grads.get(id(src))
+        if g is None and zero:
+            v = src._peek()
+            g = _wrap(jnp.zeros(v.shape, v.dtype))
         results.append(g)
     return results
 
@@ -198,102 +194,74 @@ def gradient(data, targets, sources, output_gradients, zero):
 # Compiled replay
 # ---------------------------------------------------------------------------
 
-def _compiled(nodes, active, seeds, wanted):
-    slots = {}
-
-    def slot(k):
-        s = slots.get(k)
-        if s is None:
-            s = slots[k] = len(slots)
-        return s
-
-    args, arg_of, specs, key = [], {}, [], []
-    for op in active:
-        leaves = op.leaves
-        dyn = op.dynamic_positions()
-        arg_idx = []
-        for p in dyn:
-            leaf = leaves[p]
-            if type(leaf) is Tensor:
-                j = arg_of.get(id(leaf))
-                if j is None:
-                    j = arg_of[id(leaf)] = len(args)
-                    args.append(leaf)
-            else:
-                j = len(args)
-                args.append(leaf)
-            arg_idx.append(j)
-        diff = tuple(p for p in op.inputs if id(leaves[p]) in nodes)
-        diff_slots = tuple(slot(id(leaves[p])) for p in diff)
-        out_slots = tuple(slot(id(op.outputs[j])) if j in op.out_inexact else None
-                          for j in range(len(op.outputs)))
-        specs.append((op, dyn, tuple(arg_idx), diff, diff_slots, out_slots))
-        key.append((op.sig, tuple(arg_idx), diff, diff_slots, out_slots))
-    seed_spec, seed_args = [], []
-    for k, t, og in seeds:
+def _compiled(data, n_ops, seeds, live, first_sight):
+    seed_spec, seed_objs = [], []
+    for s, t, og in seeds:
         v = t._peek()
         si = None
         if og is not None:
-            si = len(seed_args)
-            seed_args.append(og)
-        seed_spec.append((slot(k), tuple(v.shape), v.dtype, si, _is_complex(v.dtype)))
-    src_spec = tuple((tuple(slot(k) for k in keys), _is_complex(s._peek().dtype))
-                     for s, keys in wanted)
-    key = (tuple(key), tuple(seed_spec), src_spec)
+            si = len(seed_objs)
+            seed_objs.append(og)
+        seed_spec.append((s, v.shape, v.dtype, si, _is_complex(v.dtype)))
+    src_spec = tuple((slots, _is_complex(src._peek().dtype)) for src, slots in live)
+    key = (tuple(data.struct[:n_ops]), tuple(seed_spec), src_spec)
 
-    if len(active) > COMPILE_FIRST_SIGHT_MAX_OPS and not _replays.contains(key):
-        if key not in _seen:
-            _seen[key] = None
-            while len(_seen) > _replays.maxsize:
-                _seen.popitem(last=False)
+    fn = _replays.lookup(key)
+    if fn is None:
+        new = key not in _seen
+        _recent.append(new)
+        if new and not first_sight and sum(_recent) >= CHURN_DEFER:
+            _seen.put(key, True)
+            _replays.deferred += 1
             return None
-        del _seen[key]
-    fn = _replays.get(key, lambda: jax.jit(_build(specs, seed_spec, src_spec)))
-    if fn is _UNTRACEABLE:
+        _seen.pop(key)
+        _replays.misses += 1
+        ops = [(op.kind, ins, outs, len(op.vals)) for op, ins, outs in data.ops[:n_ops]]
+        fn = jax.jit(_build(ops, seed_spec, src_spec))
+        _replays.put(key, fn)
+    elif fn is _UNTRACEABLE:
         return None
+    else:
+        _replays.hits += 1
+        _recent.append(False)
     try:
-        return call(fn, (args, seed_args))
-    except _TRACE_ERRORS:
+        if state.tapes:   # an outer (or this persistent) tape records the replay itself
+            return call(fn, (list(data.objs), seed_objs), jit=False)
+        seed_vals = [g._value for g in seed_objs]
+        return [None if g is None else _wrap(g) for g in fn(data.vals, seed_vals)]
+    except Exception:
+        # Tracing failed (an op needs concrete values): replay op by op, where a
+        # real error shows itself again.
         _replays.put(key, _UNTRACEABLE)
         return None
 
 
-def _zeros_ct(shape, dtype, inexact):
-    return jnp.zeros(shape, dtype) if inexact else np.zeros(shape, jax.dtypes.float0)
+def _kind_vjp(kind, vals, diff, cts):
+    """Cotangents of a call's inputs at positions ``diff``: ``jax.vjp`` at its values."""
+    def f(*dv):
+        vs = list(vals)
+        for i, v in zip(diff, dv):
+            vs[i] = v
+        return kind.apply(*vs)
 
-
-def _op_vjp(op, dyn, diff, dyn_vals, out_cts):
-    """Cotangents of an op's `diff` inputs: ``jax.vjp`` of the op at its recorded values."""
-    leaves = list(op.leaves)
-    for p, v in zip(dyn, dyn_vals):
-        leaves[p] = v
-    fn, treedef = op.fn, op.treedef
-
-    def f(*dvals):
-        ls = list(leaves)
-        for p, v in zip(diff, dvals):
-            ls[p] = v
-        a, k = tree_unflatten(treedef, ls)
-        return fn(*a, **k)
-
-    _, pullback = jax.vjp(f, *[leaves[p] for p in diff])
+    out, pullback = jax.vjp(f, *[vals[i] for i in diff])
+    flat, tree = tree_flatten(out)
     full = []
-    for j, o in enumerate(op.outputs):
-        c = out_cts[j]
+    for j, o in enumerate(flat):
+        c = cts[j] if j < len(cts) else None
         if c is None:
-            v = o._value
-            c = _zeros_ct(v.shape, v.dtype, j in op.out_inexact)
+            c = (jnp.zeros(o.shape, o.dtype) if is_inexact(o.dtype)
+                 else np.zeros(o.shape, jax.dtypes.float0))
         full.append(c)
-    return pullback(tree_unflatten(op.out_treedef, full))
+    return pullback(tree_unflatten(tree, full))
 
 
-def _build(specs, seed_spec, src_spec):
-    # Only static structure is closed over (templates, not the tape's values);
-    # values arrive as arguments, so one executable serves every later tape of
-    # the same structure.
-    specs = [(_Template(op), *rest) for op, *rest in specs]
+def _build(ops, seed_spec, src_spec):
+    # Only static structure is closed over (kinds, slots; no values), so one
+    # executable serves every later tape of the same structure.
+    total = sum(n for *_, n in ops)
 
-    def replay(args, seeds):
+    def replay(vals, seeds):
         ct = {}
 
         def acc(s, g):
@@ -302,102 +270,104 @@ def _build(specs, seed_spec, src_spec):
         for s, shape, dtype, si, cplx in seed_spec:
             g = seeds[si] if si is not None else jnp.ones(shape, dtype)
             acc(s, jnp.conj(g) if cplx else g)
-        for op, dyn, arg_idx, diff, diff_slots, out_slots in reversed(specs):
-            cts = [ct.get(s) if s is not None else None for s in out_slots]
+        pos = total
+        for kind, in_slots, out_slots, n in reversed(ops):
+            pos -= n
+            cts = [ct.get(s) if s >= 0 else None for s in out_slots]
             if all(c is None for c in cts):
                 continue
-            in_cts = _op_vjp(op, dyn, diff, [args[j] for j in arg_idx], cts)
-            for s, c in zip(diff_slots, in_cts):
-                acc(s, c)
+            diff = tuple(i for i, s in enumerate(in_slots) if s >= 0)
+            in_cts = _kind_vjp(kind, vals[pos:pos + n], diff, cts)
+            for i, c in zip(diff, in_cts):
+                acc(in_slots[i], c)
         out = []
-        for keys, cplx in src_spec:
-            g = ct[keys[0]]
-            for s in keys[1:]:
-                g = g + ct[s]
+        for slots, cplx in src_spec:
+            gs = [ct[s] for s in slots if s in ct]
+            if not gs:
+                out.append(None)
+                continue
+            g = gs[0]
+            for h in gs[1:]:
+                g = g + h
             out.append(jnp.conj(g) if cplx else g)
         return out
     return replay
 
 
-class _Template:
-    """An op's static structure with its values dropped (the compiled replay outlives the tape)."""
-
-    __slots__ = ("fn", "treedef", "leaves", "outputs", "out_treedef", "out_inexact")
-
-    def __init__(self, op):
-        self.fn, self.treedef, self.out_treedef = op.fn, op.treedef, op.out_treedef
-        self.out_inexact = op.out_inexact
-        dyn = set(op.dynamic_positions())
-        self.leaves = [None if i in dyn else leaf for i, leaf in enumerate(op.leaves)]
-        self.outputs = [_Aval(o) for o in op.outputs]
-
-
-class _Aval:
-    __slots__ = ("_value",)
-
-    def __init__(self, t):
-        v = t._value if type(t) is Tensor else t
-        dtype = v.dtype if hasattr(v, "dtype") else np.result_type(v)
-        self._value = jax.ShapeDtypeStruct(np.shape(v), dtype)
-
-
 # ---------------------------------------------------------------------------
-# Eager replay (per-op pullbacks through the primitive wrapper)
+# Per-op replay (pullbacks called through the primitive wrapper)
 # ---------------------------------------------------------------------------
 
-def _pullback_fn(op, dyn, diff, compiled=True):
-    def make():
-        template = _Template(op)
+class _Pullback:
+    """One kind's pullback for a set of differentiated inputs; compiled on second use."""
 
-        def pb(dyn_vals, out_cts):
-            return _op_vjp(template, dyn, diff, dyn_vals, out_cts)
-        return pb
-    if op.sig is None or not compiled:
-        return make()
-    return _pullbacks.get((op.sig, diff), lambda: jax.jit(make()))
+    __slots__ = ("fn", "uses", "__weakref__")
+
+    def __init__(self, kind, diff):
+        def pullback(vals, cts):
+            return _kind_vjp(kind, vals, diff, cts)
+        pullback.__name__ = f"{kind.name}_pullback"
+        self.fn, self.uses = pullback, 0
 
 
-def _eager(nodes, active, seeds, wanted):
+def _pullback_fn(kind, diff):
+    key = (kind.id, diff)
+    e = _pullbacks.lookup(key)
+    if e is None:
+        e = _Pullback(kind, diff)
+        _pullbacks.put(key, e)
+    e.uses += 1
+    if e.uses == 2 and kind.traceable:
+        e.fn = jax.jit(e.fn)
+    return e
+
+
+def _eager(data, n_ops, seeds, live):
+    tracked = data.tracked
+    wanted_slots = {s for _, slots in live for s in slots}
     ct = {}
 
-    def acc(k, g):
-        ct[k] = call(jnp.add, (ct[k], g)) if k in ct else g
+    def acc(s, g):
+        ct[s] = call(jnp.add, (ct[s], g)) if s in ct else g
 
-    for k, t, og in seeds:
+    for s, t, og in seeds:
         v = t._peek()
         g = og if og is not None else _wrap(jnp.ones(v.shape, v.dtype))
-        acc(k, call(jnp.conj, (g,)) if _is_complex(v.dtype) else g)
-    for op in reversed(active):
-        leaves = op.leaves
-        cts = [ct.get(id(o)) if j in op.out_inexact else None for j, o in enumerate(op.outputs)]
+        acc(s, call(jnp.conj, (g,)) if _is_complex(v.dtype) else g)
+    for op, in_slots, out_slots in reversed(data.ops[:n_ops]):
+        cts = [ct.get(s) if s >= 0 else None for s in out_slots]
         if all(c is None for c in cts):
             continue
-        for j in op.out_inexact:
-            if cts[j] is None:
-                v = op.outputs[j]._value
-                cts[j] = _wrap(jnp.zeros(v.shape, v.dtype))
-        diff = tuple(p for p in op.inputs if id(leaves[p]) in nodes)
+        # Gradients go only where they can reach a source: tracked slots (the
+        # others are constants no op produced) and the sources themselves.
+        diff = tuple(i for i, s in enumerate(in_slots)
+                     if s >= 0 and (tracked[s] or s in wanted_slots))
+        if not diff:
+            continue
         if op.custom is not None:
+            for j, s in enumerate(out_slots):
+                if s >= 0 and cts[j] is None:    # TF: the other outputs get zeros
+                    v = op.outputs[j]._value
+                    cts[j] = _wrap(jnp.zeros(v.shape, v.dtype))
             all_in = op.custom(cts)
-            in_cts = [all_in[op.inputs.index(p)] for p in diff]
+            in_cts = [all_in[i] for i in diff]
         else:
-            dyn = op.dynamic_positions()
-            dyn_vals = [leaves[p] for p in dyn]
-            fn = _pullback_fn(op, dyn, diff)
+            e = _pullback_fn(op.kind, diff)
             try:
-                in_cts = call(fn, (dyn_vals, cts))
-            except _TRACE_ERRORS:
-                fn = _pullback_fn(op, dyn, diff, compiled=False)
-                _pullbacks.put((op.sig, diff), fn)
-                in_cts = call(fn, (dyn_vals, cts))
-        for p, c in zip(diff, in_cts):
+                in_cts = call(e.fn, (op.objs, cts), jit=False)
+            except Exception:
+                if not hasattr(e.fn, "lower"):
+                    raise
+                e.fn = e.fn.__wrapped__        # cannot be traced: run it as is from now on
+                in_cts = call(e.fn, (op.objs, cts), jit=False)
+        for i, c in zip(diff, in_cts):
             if c is not None:
-                acc(id(leaves[p]), c)
+                acc(in_slots[i], c)
     out = []
-    for s, keys in wanted:
+    for src, slots in live:
         g = None
-        for k in keys:
-            if k in ct:
-                g = ct[k] if g is None else call(jnp.add, (g, ct[k]))
-        out.append(call(jnp.conj, (g,)) if _is_complex(s._peek().dtype) else g)
+        for s in slots:
+            if s in ct:
+                g = ct[s] if g is None else call(jnp.add, (g, ct[s]))
+        out.append(call(jnp.conj, (g,)) if g is not None and _is_complex(src._peek().dtype) else g)
     return out

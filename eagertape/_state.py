@@ -6,7 +6,9 @@ class _State(threading.local):
     def __init__(self):
         self.tapes = []          # GradientTapes recording on this thread, in entry order
         self.var_watchers = []   # lists collecting the Variables read (custom_gradient)
-        self.replay = "compiled"  # or "eager": per-op pullbacks (testing.eager_replay)
+        # "auto": compile a structure when it comes back; "compiled": at once;
+        # "eager": always op by op (the tests run both of the latter).
+        self.replay = "auto"
 
 
 state = _State()

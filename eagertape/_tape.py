@@ -13,8 +13,6 @@ from ._state import state
 from ._tensor import Tensor, _TensorLike, convert_to_tensor
 from ._variables import Variable
 
-WATCHED = "watched"   # node marker: a watched leaf
-
 _NOT_ONE_SET = ("A non-persistent GradientTape can only be used to compute one set of "
                 "gradients (or jacobians)")
 _INSIDE_WARNING = (
@@ -39,15 +37,35 @@ def _unconnected(value):
 
 
 class _TapeData:
-    """What one tape has recorded; dropped whole when a non-persistent tape is used."""
+    """What one tape has recorded; dropped whole when a non-persistent tape is used.
 
-    __slots__ = ("nodes", "keep", "variables", "var_reads")
+    Every floating Tensor the tape knows gets a slot (an index): watched tensors,
+    Variable reads, op outputs (all tracked) and the untracked floating inputs
+    of recorded ops. ``struct`` is the tape's structure, built as ops are
+    recorded: per op its kind id and the slots of its inputs and outputs. With
+    the gradient's targets and sources it keys the compiled replay, and ``vals``
+    (the values the ops read, in order) are that replay's arguments.
+    """
+
+    __slots__ = ("nodes", "tracked", "keep", "variables", "var_reads", "ops", "struct",
+                 "vals", "objs", "plain_ops")
 
     def __init__(self):
-        self.nodes = {}      # id(tensor) -> WATCHED | Variable (a read of it) | (op, out index)
+        self.nodes = {}      # id(tensor) -> slot
+        self.tracked = []    # slot -> whether gradients are wanted through it
         self.keep = []       # watched tensors and reads: keeps their ids theirs
         self.variables = {}  # id(v) -> v for watched Variables
-        self.var_reads = {}  # id(v) -> [read Tensors recorded here]
+        self.var_reads = {}  # id(v) -> [slots of its reads recorded here]
+        self.ops = []        # (op, input slots, output slots)
+        self.struct = []     # (kind id, input slots, output slots)
+        self.vals = []       # values the ops read, flattened in op order
+        self.objs = []       # the same as passed (Tensors), for recording on outer tapes
+        self.plain_ops = 0   # custom_gradient ops and ops JAX could not trace
+
+    def new_slot(self, t, tracked=True):
+        s = self.nodes[id(t)] = len(self.tracked)
+        self.tracked.append(tracked)
+        return s
 
 
 def _is_leaf(x):
@@ -113,9 +131,8 @@ class GradientTape:
                 return
             d.variables[key] = v
         if is_inexact(t._value.dtype):
-            d.nodes[id(t)] = v
             d.keep.append(t)
-            d.var_reads.setdefault(key, []).append(t)
+            d.var_reads.setdefault(key, []).append(d.new_slot(t))
 
     # -- public API ---------------------------------------------------------
     def watch(self, tensor):
@@ -146,9 +163,13 @@ class GradientTape:
                             "(e.g. float32), got %s", 5, leaf.dtype.name)
             if isinstance(leaf, Variable):
                 d.variables[id(leaf)] = leaf
-            elif id(leaf) not in d.nodes:
-                d.nodes[id(leaf)] = WATCHED
-                d.keep.append(leaf)
+                continue
+            d.keep.append(leaf)
+            s = d.nodes.get(id(leaf))
+            if s is not None:
+                d.tracked[s] = True      # an input of earlier ops: tracked from now on
+            elif is_inexact(leaf._peek().dtype):
+                d.new_slot(leaf)
 
     def watched_variables(self):
         """The Variables this tape watches, in order of construction."""
