@@ -79,9 +79,14 @@ def tour(out=print):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "bench":
+        from . import benchmark
+        return benchmark.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m eagertape", description=__doc__)
-    parser.add_argument("command", nargs="?", default="tour", choices=["tour"],
-                        help="what to run (default: the tour)")
+    parser.add_argument("command", nargs="?", default="tour", choices=["tour", "bench"],
+                        help="tour (default): a short tour of tapes; bench: the benchmark "
+                             "(python -m eagertape bench --help)")
     parser.parse_args(argv)
     tour()
     return 0

@@ -1,0 +1,901 @@
+"""``python -m eagertape bench``: the same gradient workloads, side by side.
+
+Every system computes the same function on the same float32 data; values and
+gradients are compared before anything is timed. Systems run round by round
+(interleaved), so a noisy neighbour slows all of them alike, and the report
+gives medians and the ratio of eagertape's time to each other system's.
+
+>>> from eagertape import benchmark
+>>> res = benchmark.run(workloads=["chain10"], rounds=3, systems=["eagertape", "jax.jit"])
+>>> res["workloads"]["chain10"]["eagertape"]["median_us"]   # doctest: +SKIP
+"""
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+SYSTEMS = ("eagertape", "jax.jit", "tf", "torch", "autograd")
+LABELS = {"eagertape": "eagertape", "jax.jit": "jax.jit(value_and_grad)",
+          "tf": "TF eager tape", "torch": "PyTorch eager", "autograd": "HIPS autograd"}
+WORKLOADS = ("chain10", "f4", "mlp_step", "d2_x3", "jacobian64", "long300")
+DESCRIPTIONS = {
+    "chain10": "10 x sin on 64 floats, sum, gradient",
+    "f4": "the seed's 4-box hypersurface, gradient w.r.t. a Variable",
+    "mlp_step": "784-512-512-10 MLP, batch 256, softmax cross-entropy, grads of 3 weights",
+    "d2_x3": "second derivative of x**3 by nested tapes",
+    "jacobian64": "Jacobian of tanh(outer(x, x)).sum(0), 64 -> 64",
+    "long300": "300 steps of tanh(x*1.01 + 0.01) on 64 floats, gradient",
+}
+# Targets of the benchmark issue: (workload, other system, max ratio of eagertape's time).
+TARGETS = ([(w, "tf", 0.5) for w in WORKLOADS]
+           + [("mlp_step", "jax.jit", 1.5)]
+           + [(w, "torch", 2.0) for w in ("chain10", "f4", "d2_x3")])
+
+
+# ---------------------------------------------------------------------------
+# Data (NumPy, float32), the same arrays for every system
+# ---------------------------------------------------------------------------
+
+def _data(seed=0):
+    rng = np.random.RandomState(seed)
+    f32 = np.float32
+    return {
+        "x64": rng.uniform(-1.0, 1.0, 64).astype(f32),
+        "abcd": np.array([1.0, 2.0, 3.0, 4.0], f32),
+        "x_scalar": f32(1.5),
+        "xb": rng.normal(0.0, 1.0, (256, 784)).astype(f32),
+        "w1": (rng.normal(0.0, 1.0, (784, 512)) / np.sqrt(784)).astype(f32),
+        "w2": (rng.normal(0.0, 1.0, (512, 512)) / np.sqrt(512)).astype(f32),
+        "w3": (rng.normal(0.0, 1.0, (512, 10)) / np.sqrt(512)).astype(f32),
+        "onehot": np.eye(10, dtype=f32)[rng.randint(0, 10, 256)],
+        "xj": rng.uniform(-0.5, 0.5, 64).astype(f32),
+    }
+
+
+_F4_TRIPLES = [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
+
+
+def _f4(abcd):
+    # The seed's definition, written once for every system that indexes like NumPy.
+    return 2.0 * sum(abcd[i] * abcd[j] * abcd[k] for (i, j, k) in _F4_TRIPLES)
+
+
+# ---------------------------------------------------------------------------
+# One builder per system: workload name -> step() returning (value, [grads])
+# ---------------------------------------------------------------------------
+
+def _eagertape(name, d):
+    import eagertape as et
+    from eagertape import nn as enn
+    from eagertape import numpy as tnp
+
+    if name == "chain10":
+        x = et.constant(d["x64"])
+
+        def step():
+            with et.GradientTape() as tape:
+                tape.watch(x)
+                y = x
+                for _ in range(10):
+                    y = tnp.sin(y)
+                s = tnp.sum(y)
+            return s, [tape.gradient(s, x)]
+    elif name == "f4":
+        v = et.Variable(d["abcd"])
+
+        def step():
+            with et.GradientTape() as tape:
+                s = _f4(v)
+            return s, [tape.gradient(s, v)]
+    elif name == "mlp_step":
+        xb, oh = et.constant(d["xb"]), et.constant(d["onehot"])
+        ws = [et.Variable(d[k]) for k in ("w1", "w2", "w3")]
+
+        def step():
+            with et.GradientTape() as tape:
+                h = enn.relu(xb @ ws[0])
+                h = enn.relu(h @ ws[1])
+                loss = -tnp.mean(tnp.sum(oh * enn.log_softmax(h @ ws[2]), axis=-1))
+            return loss, tape.gradient(loss, ws)
+    elif name == "d2_x3":
+        x = et.Variable(d["x_scalar"])
+
+        def step():
+            with et.GradientTape() as outer:
+                with et.GradientTape() as inner:
+                    y = x * x * x
+                dy = inner.gradient(y, x)
+            return dy, [outer.gradient(dy, x)]
+    elif name == "jacobian64":
+        x = et.constant(d["xj"])
+        eye = [et.constant(np.eye(64, dtype=np.float32)[i]) for i in range(64)]
+
+        def step():
+            with et.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                y = tnp.sum(tnp.tanh(tnp.outer(x, x)), axis=0)
+            if hasattr(tape, "jacobian"):
+                return y, [tape.jacobian(y, x)]
+            # Until GradientTape.jacobian exists: one gradient per output row,
+            # which is what TF does with experimental_use_pfor=False.
+            rows = [tape.gradient(y, x, output_gradients=e) for e in eye]
+            return y, [tnp.stack(rows)]
+    elif name == "long300":
+        x = et.constant(d["x64"])
+
+        def step():
+            with et.GradientTape() as tape:
+                tape.watch(x)
+                y = x
+                for _ in range(300):
+                    y = tnp.tanh(y * 1.01 + 0.01)
+                s = tnp.sum(y)
+            return s, [tape.gradient(s, x)]
+    else:
+        raise KeyError(name)
+    return step
+
+
+def _jax_fn(name):
+    import jax
+    import jax.numpy as jnp
+
+    if name == "chain10":
+        def f(x):
+            for _ in range(10):
+                x = jnp.sin(x)
+            return jnp.sum(x)
+    elif name == "f4":
+        f = _f4
+    elif name == "mlp_step":
+        def f(ws, xb, oh):
+            h = jax.nn.relu(xb @ ws[0])
+            h = jax.nn.relu(h @ ws[1])
+            return -jnp.mean(jnp.sum(oh * jax.nn.log_softmax(h @ ws[2]), axis=-1))
+    elif name == "d2_x3":
+        f = jax.grad(lambda x: x * x * x)
+    elif name == "jacobian64":
+        def f(x):
+            return jnp.sum(jnp.tanh(jnp.outer(x, x)), axis=0)
+    elif name == "long300":
+        def f(x):
+            for _ in range(300):
+                x = jnp.tanh(x * 1.01 + 0.01)
+            return jnp.sum(x)
+    return f
+
+
+def _jaxjit(name, d):
+    import jax
+    import jax.numpy as jnp
+
+    f = _jax_fn(name)
+    if name == "mlp_step":
+        vg = jax.jit(jax.value_and_grad(f))
+        ws = [jnp.asarray(d[k]) for k in ("w1", "w2", "w3")]
+        xb, oh = jnp.asarray(d["xb"]), jnp.asarray(d["onehot"])
+        return lambda: vg(ws, xb, oh)
+    if name == "jacobian64":
+        vj = jax.jit(lambda x: (f(x), jax.jacrev(f)(x)))
+        x = jnp.asarray(d["xj"])
+        return lambda: (lambda y, j: (y, [j]))(*vj(x))
+    vg = jax.jit(jax.value_and_grad(f))
+    x = jnp.asarray(d[{"chain10": "x64", "f4": "abcd", "d2_x3": "x_scalar",
+                       "long300": "x64"}[name]])
+    return lambda: (lambda v, g: (v, [g]))(*vg(x))
+
+
+def _tf(name, d):
+    import tensorflow as tf
+    tf.get_logger().setLevel("ERROR")   # pfor's retracing warnings on every jacobian
+
+    if name == "chain10":
+        x = tf.constant(d["x64"])
+
+        def step():
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x
+                for _ in range(10):
+                    y = tf.sin(y)
+                s = tf.reduce_sum(y)
+            return s, [tape.gradient(s, x)]
+    elif name == "f4":
+        v = tf.Variable(d["abcd"])
+
+        def step():
+            with tf.GradientTape() as tape:
+                s = _f4(v)
+            return s, [tape.gradient(s, v)]
+    elif name == "mlp_step":
+        xb, oh = tf.constant(d["xb"]), tf.constant(d["onehot"])
+        ws = [tf.Variable(d[k]) for k in ("w1", "w2", "w3")]
+
+        def step():
+            with tf.GradientTape() as tape:
+                h = tf.nn.relu(xb @ ws[0])
+                h = tf.nn.relu(h @ ws[1])
+                loss = -tf.reduce_mean(tf.reduce_sum(oh * tf.nn.log_softmax(h @ ws[2]), axis=-1))
+            return loss, tape.gradient(loss, ws)
+    elif name == "d2_x3":
+        x = tf.Variable(d["x_scalar"])
+
+        def step():
+            with tf.GradientTape() as outer:
+                with tf.GradientTape() as inner:
+                    y = x * x * x
+                dy = inner.gradient(y, x)
+            return dy, [outer.gradient(dy, x)]
+    elif name == "jacobian64":
+        x = tf.constant(d["xj"])
+
+        def step():
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.reduce_sum(tf.tanh(x[:, None] * x[None, :]), axis=0)
+            return y, [tape.jacobian(y, x)]
+    elif name == "long300":
+        x = tf.constant(d["x64"])
+
+        def step():
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x
+                for _ in range(300):
+                    y = tf.tanh(y * 1.01 + 0.01)
+                s = tf.reduce_sum(y)
+            return s, [tape.gradient(s, x)]
+    return step
+
+
+def _torch(name, d):
+    import torch
+    F = torch.nn.functional
+
+    def leaf(a):
+        return torch.tensor(a, requires_grad=True)
+
+    if name == "chain10":
+        x = leaf(d["x64"])
+
+        def step():
+            y = x
+            for _ in range(10):
+                y = torch.sin(y)
+            s = y.sum()
+            return s, list(torch.autograd.grad(s, x))
+    elif name == "f4":
+        v = leaf(d["abcd"])
+
+        def step():
+            s = _f4(v)
+            return s, list(torch.autograd.grad(s, v))
+    elif name == "mlp_step":
+        xb, oh = torch.tensor(d["xb"]), torch.tensor(d["onehot"])
+        ws = [leaf(d[k]) for k in ("w1", "w2", "w3")]
+
+        def step():
+            h = F.relu(xb @ ws[0])
+            h = F.relu(h @ ws[1])
+            loss = -(oh * F.log_softmax(h @ ws[2], dim=-1)).sum(-1).mean()
+            return loss, list(torch.autograd.grad(loss, ws))
+    elif name == "d2_x3":
+        x = leaf(d["x_scalar"])
+
+        def step():
+            y = x * x * x
+            dy, = torch.autograd.grad(y, x, create_graph=True)
+            return dy, list(torch.autograd.grad(dy, x))
+    elif name == "jacobian64":
+        x = torch.tensor(d["xj"])
+
+        def f(x):
+            return torch.tanh(torch.outer(x, x)).sum(0)
+
+        def step():
+            return f(x), [torch.autograd.functional.jacobian(f, x, vectorize=True)]
+    elif name == "long300":
+        x = leaf(d["x64"])
+
+        def step():
+            y = x
+            for _ in range(300):
+                y = torch.tanh(y * 1.01 + 0.01)
+            s = y.sum()
+            return s, list(torch.autograd.grad(s, x))
+    return step
+
+
+def _autograd(name, d):
+    import autograd
+    import autograd.numpy as anp
+
+    if name == "chain10":
+        def f(x):
+            for _ in range(10):
+                x = anp.sin(x)
+            return anp.sum(x)
+        args = (d["x64"],)
+    elif name == "f4":
+        f, args = _f4, (d["abcd"],)
+    elif name == "mlp_step":
+        def f(ws, xb, oh):
+            h = anp.maximum(xb @ ws[0], 0.0)
+            h = anp.maximum(h @ ws[1], 0.0)
+            z = h @ ws[2]
+            m = anp.max(z, axis=-1, keepdims=True)
+            logp = z - m - anp.log(anp.sum(anp.exp(z - m), axis=-1, keepdims=True))
+            return -anp.mean(anp.sum(oh * logp, axis=-1))
+        args = ([d["w1"], d["w2"], d["w3"]], d["xb"], d["onehot"])
+    elif name == "d2_x3":
+        f, args = autograd.grad(lambda x: x * x * x), (d["x_scalar"],)
+    elif name == "jacobian64":
+        def f(x):
+            return anp.sum(anp.tanh(anp.outer(x, x)), axis=0)
+        jac = autograd.jacobian(f)
+        x = d["xj"]
+        return lambda: (f(x), [jac(x)])
+    elif name == "long300":
+        def f(x):
+            for _ in range(300):
+                x = anp.tanh(x * 1.01 + 0.01)
+            return anp.sum(x)
+        args = (d["x64"],)
+    vg = autograd.value_and_grad(f)
+
+    def step():
+        v, g = vg(*args)
+        return v, list(g) if isinstance(g, list) else [g]
+    return step
+
+
+_BUILDERS = {"eagertape": _eagertape, "jax.jit": _jaxjit, "tf": _tf, "torch": _torch,
+             "autograd": _autograd}
+_MODULES = {"tf": "tensorflow", "torch": "torch", "autograd": "autograd"}
+
+
+def _to_numpy(x):
+    if hasattr(x, "detach"):
+        x = x.detach()
+    return np.asarray(x, dtype=np.float64)
+
+
+def _block(out):
+    # JAX dispatches asynchronously (on a GPU the call returns at once): wait for
+    # every array so that the time is the computation's. TF and PyTorch run here
+    # synchronously on the CPU.
+    value, grads = out
+    for a in (value, *grads):
+        if hasattr(a, "block_until_ready"):
+            a.block_until_ready()
+        elif hasattr(a, "jax"):
+            a.jax().block_until_ready()
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Harness
+# ---------------------------------------------------------------------------
+
+class _Progress:
+    def __init__(self, stream, enabled=True):
+        self.stream, self.enabled = stream, enabled
+        self.tty = enabled and hasattr(stream, "isatty") and stream.isatty()
+        self._last = 0.0
+
+    def __call__(self, msg, final=False):
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if self.tty:
+            self.stream.write("\r\033[K" + msg + ("\n" if final else ""))
+            self.stream.flush()
+        elif final or now - self._last > 5.0:
+            self.stream.write(msg + "\n")
+            self.stream.flush()
+            self._last = now
+
+
+def available_systems():
+    """The systems importable here (eagertape and jax.jit always are)."""
+    import importlib.util
+    return [s for s in SYSTEMS if s not in _MODULES or importlib.util.find_spec(_MODULES[s])]
+
+
+def _warm(step, calls=6):
+    # eagertape compiles a structure at first sight, or at its second while
+    # structures churn, and a nested tape's outer structure settles one call
+    # after its inner one: a few calls reach the steady state of a training loop.
+    out = None
+    for _ in range(calls):
+        out = _block(step())
+    return out
+
+
+def _calibrate(fn, target_s):
+    """Calls per round so that a round lasts about ``target_s`` (median of 3 probes)."""
+    probes = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        fn()
+        probes.append(time.perf_counter() - t0)
+    per_call = statistics.median(probes)
+    return max(1, min(1 << 16, int(round(target_s / max(per_call, 1e-9)))))
+
+
+def _check(name, results, rtol=2e-3, atol=2e-4):
+    ref_sys = "jax.jit"
+    ref = results[ref_sys]
+    for sys_name, (value, grads) in results.items():
+        if sys_name == ref_sys:
+            continue
+        problems = []
+        if len(grads) != len(ref[1]):
+            problems.append(f"{len(grads)} gradients, expected {len(ref[1])}")
+        for what, a, b in [("value", value, ref[0])] + [
+                (f"gradient {i}", g, r) for i, (g, r) in enumerate(zip(grads, ref[1]))]:
+            if a.shape != b.shape:
+                problems.append(f"{what} has shape {a.shape}, expected {b.shape}")
+            elif not np.allclose(a, b, rtol=rtol, atol=atol):
+                err = float(np.max(np.abs(a - b)))
+                problems.append(f"{what} differs from jax.jit's by up to {err:.3g}")
+        if problems:
+            raise AssertionError(f"{name}: {sys_name} disagrees with jax.jit: " + "; ".join(problems))
+
+
+def _timed_workload(name, systems, d, rounds, batch_s, progress):
+    steps, checked = {}, {}
+    for s in systems:
+        progress(f"{name}: {s} warm-up and check")
+        step = _BUILDERS[s](name, d)
+        out = _warm(step)
+        checked[s] = (_to_numpy(out[0]), [_to_numpy(g) for g in out[1]])
+        steps[s] = step
+    _check(name, checked)
+    numbers = {}
+    for s in systems:
+        fn = steps[s]
+        numbers[s] = _calibrate(lambda: _block(fn()), batch_s)
+    # Objects alive now (TF's and PyTorch's modules are millions) are left out of
+    # garbage collection, so a full collection does not stall whichever system
+    # happens to allocate when it triggers.
+    gc.collect()
+    gc.freeze()
+    times = {s: [] for s in systems}
+    for r in range(rounds):
+        progress(f"{name}: round {r + 1}/{rounds}")
+        # Rotate the order each round so no system always runs right after another.
+        order = systems[r % len(systems):] + systems[:r % len(systems)]
+        for s in order:
+            fn, n = steps[s], numbers[s]
+            # TF's and PyTorch's worker threads spin for a while after their last
+            # kernel; on a 2-core machine that would slow whoever runs next.
+            time.sleep(0.01)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                _block(fn())
+            times[s].append((time.perf_counter() - t0) / n * 1e6)
+    del steps
+    gc.unfreeze()
+    return {s: {"median_us": statistics.median(ts), "rounds_us": ts, "calls_per_round": numbers[s]}
+            for s, ts in times.items()}
+
+
+def _rss_mb():
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _training(systems, d, steps, progress):
+    """SGD on the mlp_step model: steps per second, first and last loss."""
+    out = {}
+    lr = 0.1
+    for s in systems:
+        progress(f"training loop: {s}")
+        losses = []
+        if s == "eagertape":
+            import eagertape as et
+            from eagertape import nn as enn
+            from eagertape import numpy as tnp
+            xb, oh = et.constant(d["xb"]), et.constant(d["onehot"])
+            ws = [et.Variable(d[k]) for k in ("w1", "w2", "w3")]
+
+            def step():
+                with et.GradientTape() as tape:
+                    h = enn.relu(xb @ ws[0])
+                    h = enn.relu(h @ ws[1])
+                    loss = -tnp.mean(tnp.sum(oh * enn.log_softmax(h @ ws[2]), axis=-1))
+                for w, g in zip(ws, tape.gradient(loss, ws)):
+                    w.assign_sub(lr * g)
+                return loss
+            final = lambda: [w.jax().block_until_ready() for w in ws]  # noqa: E731
+        elif s == "jax.jit":
+            import jax
+            import jax.numpy as jnp
+            vg = jax.value_and_grad(_jax_fn("mlp_step"))
+
+            @jax.jit
+            def update(ws, xb, oh):
+                loss, gs = vg(ws, xb, oh)
+                return loss, [w - lr * g for w, g in zip(ws, gs)]
+            state = {"ws": [jnp.asarray(d[k]) for k in ("w1", "w2", "w3")]}
+            xb, oh = jnp.asarray(d["xb"]), jnp.asarray(d["onehot"])
+
+            def step():
+                loss, state["ws"] = update(state["ws"], xb, oh)
+                return loss
+            final = lambda: [w.block_until_ready() for w in state["ws"]]  # noqa: E731
+        elif s == "tf":
+            import tensorflow as tf
+            xb, oh = tf.constant(d["xb"]), tf.constant(d["onehot"])
+            ws = [tf.Variable(d[k]) for k in ("w1", "w2", "w3")]
+
+            def step():
+                with tf.GradientTape() as tape:
+                    h = tf.nn.relu(xb @ ws[0])
+                    h = tf.nn.relu(h @ ws[1])
+                    loss = -tf.reduce_mean(tf.reduce_sum(oh * tf.nn.log_softmax(h @ ws[2]), -1))
+                for w, g in zip(ws, tape.gradient(loss, ws)):
+                    w.assign_sub(lr * g)
+                return loss
+            final = lambda: None  # noqa: E731
+        elif s == "torch":
+            import torch
+            F = torch.nn.functional
+            xb, oh = torch.tensor(d["xb"]), torch.tensor(d["onehot"])
+            ws = [torch.tensor(d[k], requires_grad=True) for k in ("w1", "w2", "w3")]
+
+            def step():
+                h = F.relu(xb @ ws[0])
+                h = F.relu(h @ ws[1])
+                loss = -(oh * F.log_softmax(h @ ws[2], dim=-1)).sum(-1).mean()
+                gs = torch.autograd.grad(loss, ws)
+                with torch.no_grad():
+                    for w, g in zip(ws, gs):
+                        w.sub_(lr * g)
+                return loss
+            final = lambda: None  # noqa: E731
+        elif s == "autograd":
+            import autograd
+            vg = autograd.value_and_grad(_autograd_mlp)
+            state = {"ws": [d[k].copy() for k in ("w1", "w2", "w3")]}
+
+            def step():
+                loss, gs = vg(state["ws"], d["xb"], d["onehot"])
+                state["ws"] = [w - np.float32(lr) * g for w, g in zip(state["ws"], gs)]
+                return loss
+            final = lambda: None  # noqa: E731
+        first = float(_to_numpy(step()))   # warm-up (compiles), not timed
+        losses = []
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            losses.append(step())
+        final()
+        dt = time.perf_counter() - t0
+        losses = [float(_to_numpy(v)) for v in losses]
+        out[s] = {"steps_per_s": steps / dt, "first_loss": first, "last_loss": losses[-1],
+                  "loss_went_down": losses[-1] < first}
+    return out
+
+
+def _autograd_mlp(ws, xb, oh):
+    import autograd.numpy as anp
+    h = anp.maximum(xb @ ws[0], 0.0)
+    h = anp.maximum(h @ ws[1], 0.0)
+    z = h @ ws[2]
+    m = anp.max(z, axis=-1, keepdims=True)
+    logp = z - m - anp.log(anp.sum(anp.exp(z - m), axis=-1, keepdims=True))
+    return -anp.mean(anp.sum(oh * logp, axis=-1))
+
+
+def _first_steps(systems, progress, n=3):
+    """Latency of the first steps of a model no one has seen (fresh shapes)."""
+    rng = np.random.RandomState(7)
+    xb = rng.normal(size=(96, 300)).astype(np.float32)
+    w1 = (rng.normal(size=(300, 200)) / 17).astype(np.float32)
+    w2 = (rng.normal(size=(200, 7)) / 14).astype(np.float32)
+    out = {}
+    for s in [s for s in systems if s in ("eagertape", "tf")]:
+        progress(f"first steps: {s}")
+        if s == "eagertape":
+            import eagertape as et
+            from eagertape import numpy as tnp
+            x, ws = et.constant(xb), [et.Variable(w1), et.Variable(w2)]
+
+            def step():
+                with et.GradientTape() as tape:
+                    loss = tnp.mean(tnp.tanh(tnp.tanh(x @ ws[0]) @ ws[1]) ** 2)
+                gs = tape.gradient(loss, ws)
+                return [g.jax().block_until_ready() for g in gs]
+        else:
+            import tensorflow as tf
+            x, ws = tf.constant(xb), [tf.Variable(w1), tf.Variable(w2)]
+
+            def step():
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.tanh(tf.tanh(x @ ws[0]) @ ws[1]) ** 2)
+                return tape.gradient(loss, ws)
+        ts = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            step()
+            ts.append((time.perf_counter() - t0) * 1e3)
+        out[s] = {"step_ms": ts}
+    return out
+
+
+def _changing(systems, progress, steps=100, warmup=30):
+    """A loop whose tape changes shape every step (data-dependent control flow)."""
+    out = {}
+    x0 = np.random.RandomState(3).uniform(-1, 1, 32).astype(np.float32)
+    for s in [s for s in systems if s in ("eagertape", "tf")]:
+        progress(f"changing structure: {s}")
+        rng = np.random.RandomState(11)
+        plan = [rng.randint(0, 3, rng.randint(5, 25)) for _ in range(steps)]
+        rng = np.random.RandomState(12)
+        warm = [rng.randint(0, 3, rng.randint(5, 25)) for _ in range(warmup)]
+        if s == "eagertape":
+            import eagertape as et
+            from eagertape import numpy as tnp
+            fns = (tnp.sin, tnp.tanh, lambda y: y * 0.9 + 0.1)
+            x = et.Variable(x0)
+
+            def step(p):
+                with et.GradientTape() as tape:
+                    y = x
+                    for k in p:
+                        y = fns[k](y)
+                    loss = tnp.sum(y)
+                return tape.gradient(loss, x).jax().block_until_ready()
+        else:
+            import tensorflow as tf
+            fns = (tf.sin, tf.tanh, lambda y: y * 0.9 + 0.1)
+            x = tf.Variable(x0)
+
+            def step(p):
+                with tf.GradientTape() as tape:
+                    y = x
+                    for k in p:
+                        y = fns[k](y)
+                    loss = tf.reduce_sum(y)
+                return tape.gradient(loss, x)
+        for p in warm:   # other structures: warms the kernels of the three op kinds
+            step(p)
+        if s == "eagertape":
+            info0 = et.replay_cache_info()
+        t0 = time.perf_counter()
+        for p in plan:
+            step(p)
+        dt = time.perf_counter() - t0
+        out[s] = {"steps_per_s": steps / dt, "distinct_structures": len({tuple(p) for p in plan}),
+                  "warmup_steps": warmup}
+        if s == "eagertape":
+            info = et.replay_cache_info()
+            out[s]["compiles"] = info.misses - info0.misses
+    return out
+
+
+def _memory(progress, steps=1000):
+    """Resident memory of an eagertape training loop: growth after warm-up."""
+    import eagertape as et
+    from eagertape import numpy as tnp
+    rng = np.random.RandomState(5)
+    x = et.constant(rng.normal(size=(64, 128)).astype(np.float32))
+    y = et.constant(rng.normal(size=(64, 1)).astype(np.float32))
+    w = et.Variable((rng.normal(size=(128, 1)) / 11).astype(np.float32))
+    rss = []
+    for i in range(steps):
+        with et.GradientTape() as tape:
+            loss = tnp.mean((tnp.tanh(x @ w) - y) ** 2)
+        w.assign_sub(0.05 * tape.gradient(loss, w))
+        if i in (99, steps - 1):
+            gc.collect()
+            rss.append(_rss_mb())
+        if i % 100 == 0:
+            progress(f"memory: step {i}/{steps}")
+    return {"steps": steps, "rss_after_100_mb": rss[0], "rss_after_all_mb": rss[1],
+            "growth_mb": rss[1] - rss[0]}
+
+
+def _meta(systems):
+    import jax
+
+    import eagertape as et
+    versions = {"eagertape": et.__version__, "jax": jax.__version__, "numpy": np.__version__,
+                "python": platform.python_version()}
+    for s, mod in _MODULES.items():
+        if s in systems:
+            versions[mod] = getattr(__import__(mod), "__version__", "?")
+    return {"backend": jax.default_backend(), "devices": [str(dv) for dv in jax.devices()],
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "versions": versions,
+            "date": time.strftime("%Y-%m-%d %H:%M")}
+
+
+def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
+        train_steps=200, progress=None):
+    """Run the benchmark; returns a dict (what ``--json`` writes).
+
+    ``systems`` defaults to every importable one; ``extras`` adds the training
+    loop, first-step latency, changing-structure throughput and memory figures.
+    """
+    progress = progress or _Progress(sys.stderr, enabled=False)
+    workloads = list(workloads or WORKLOADS)
+    for w in workloads:
+        if w not in WORKLOADS:
+            raise ValueError(f"argument `workloads`: unknown workload {w!r}; choose from "
+                             f"{', '.join(WORKLOADS)}")
+    have = available_systems()
+    if systems is None:
+        systems = have
+    for s in systems:
+        if s not in SYSTEMS:
+            raise ValueError(f"argument `systems`: unknown system {s!r}; choose from "
+                             f"{', '.join(SYSTEMS)}")
+    missing = [s for s in systems if s not in have]
+    systems = [s for s in systems if s in have]
+    # eagertape is the subject; jax.jit the reference every value is checked against.
+    systems = ["eagertape", "jax.jit"] + [s for s in systems if s not in ("eagertape", "jax.jit")]
+    _quiet_tf(systems)
+    res = {"meta": _meta(systems), "systems": systems,
+           "skipped": {s: f"{_MODULES[s]} is not importable" for s in missing},
+           "rounds": rounds, "workloads": {}}
+    d = _data()
+    for i, w in enumerate(workloads):
+        progress(f"[{i + 1}/{len(workloads)}] {w}")
+        res["workloads"][w] = _timed_workload(w, systems, d, rounds, batch_s, progress)
+    if extras:
+        res["training"] = _training(systems, d, train_steps, progress)
+        res["first_steps"] = _first_steps(systems, progress)
+        res["changing_structure"] = _changing(systems, progress)
+        res["memory"] = _memory(progress)
+    import eagertape as et
+    res["replay_cache"] = et.replay_cache_info()._asdict()
+    res["targets"] = [
+        {"workload": w, "versus": o, "max_ratio": m, "ratio": r, "met": r <= m}
+        for w, o, m in TARGETS
+        if w in res["workloads"] and o in res["workloads"][w]
+        for r in [res["workloads"][w]["eagertape"]["median_us"] / res["workloads"][w][o]["median_us"]]]
+    progress("done", final=True)
+    return res
+
+
+def _quiet_tf(systems):
+    if "tf" in systems:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def report(res, out=print):
+    """Print the tables of a `run` result."""
+    m = res["meta"]
+    out(f"eagertape benchmark, {m['date']}: JAX backend {m['backend']!r}, devices "
+        f"{', '.join(m['devices'])}; {m['machine']}")
+    out("versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
+    for s, why in res["skipped"].items():
+        out(f"skipped {LABELS[s]}: {why}")
+    systems = res["systems"]
+    others = [s for s in systems if s != "eagertape"]
+    out(f"\nmedian µs per call (forward + gradient), {res['rounds']} interleaved rounds; "
+        "ratio = eagertape / other")
+    head = ["workload"] + [LABELS[s] for s in systems] + [f"vs {s}" for s in others]
+    rows = []
+    for w, r in res["workloads"].items():
+        rows.append([w] + [f"{r[s]['median_us']:.0f}" if r[s]['median_us'] >= 100
+                           else f"{r[s]['median_us']:.1f}" for s in systems]
+                    + [f"{r['eagertape']['median_us'] / r[s]['median_us']:.2f}x" for s in others])
+    _table(head, rows, out)
+    if "training" in res:
+        out("\ntraining loop (mlp_step model, SGD, lr 0.1): steps per second")
+        rows = [[LABELS[s], f"{t['steps_per_s']:.1f}", f"{t['first_loss']:.4f}",
+                 f"{t['last_loss']:.4f}", "yes" if t["loss_went_down"] else "NO"]
+                for s, t in res["training"].items()]
+        _table(["system", "steps/s", "loss before", "loss after", "went down"], rows, out)
+    if "first_steps" in res:
+        out("\nfirst steps of a never-seen model (ms; step 1 includes compiling each new op)")
+        rows = [[LABELS[s], *[f"{v:.1f}" for v in t["step_ms"]]]
+                for s, t in res["first_steps"].items()]
+        _table(["system", "step 1", "step 2", "step 3"], rows, out)
+    if "changing_structure" in res:
+        out("\ntape structure changing every step (random depth and ops, after "
+            f"{next(iter(res['changing_structure'].values()))['warmup_steps']} warm-up steps)")
+        rows = [[LABELS[s], f"{t['steps_per_s']:.1f}", str(t["distinct_structures"]),
+                 str(t.get("compiles", "-"))] for s, t in res["changing_structure"].items()]
+        _table(["system", "steps/s", "structures", "replays compiled"], rows, out)
+    if "memory" in res:
+        mm = res["memory"]
+        out(f"\nmemory: {mm['steps']}-step eagertape training loop, resident "
+            f"{mm['rss_after_100_mb']:.1f} MB after 100 steps, {mm['rss_after_all_mb']:.1f} MB "
+            f"after {mm['steps']}: growth {mm['growth_mb']:+.1f} MB")
+    rc = res["replay_cache"]
+    out(f"replay cache: {rc['hits']} hits, {rc['misses']} misses (compiles), "
+        f"{rc['size']} entries (max {rc['maxsize']})")
+    if res["targets"]:
+        out("\ntargets (eagertape time <= max ratio x the other's, same run)")
+        rows = [[t["workload"], LABELS[t["versus"]], f"{t['max_ratio']:.2g}x",
+                 f"{t['ratio']:.2f}x", "met" if t["met"] else "MISSED"] for t in res["targets"]]
+        _table(["workload", "versus", "target", "measured", ""], rows, out)
+
+
+def _table(head, rows, out):
+    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    fmt = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)  # noqa: E731
+                              for i, (c, w) in enumerate(zip(r, widths)))
+    out(fmt(head))
+    out(fmt(["-" * w for w in widths]))
+    for r in rows:
+        out(fmt(r))
+
+
+def plot(res, path):
+    """A bar chart of eagertape's time ratio to each system, per workload (log scale)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    others = [s for s in res["systems"] if s != "eagertape"]
+    ws = list(res["workloads"])
+    fig, ax = plt.subplots(figsize=(max(6, 1.4 * len(ws) + 2), 4.2))
+    width = 0.8 / max(len(others), 1)
+    for k, s in enumerate(others):
+        ratios = [res["workloads"][w]["eagertape"]["median_us"] / res["workloads"][w][s]["median_us"]
+                  for w in ws]
+        ax.bar(np.arange(len(ws)) + (k - (len(others) - 1) / 2) * width, ratios, width,
+               label=LABELS[s])
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(ws)), ws)
+    ax.set_ylabel("eagertape time / other's time (log)")
+    ax.set_title(f"eagertape vs others, backend {res['meta']['backend']} (below 1: eagertape faster)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m eagertape bench",
+                                description="Time eagertape against jax.jit, TF eager, PyTorch "
+                                            "eager and HIPS autograd on the same gradient workloads.")
+    p.add_argument("--workloads", default=",".join(WORKLOADS),
+                   help=f"comma-separated subset of {','.join(WORKLOADS)}")
+    p.add_argument("--systems", default=None,
+                   help=f"comma-separated subset of {','.join(SYSTEMS)} (default: all importable)")
+    p.add_argument("--rounds", type=int, default=15, help="interleaved timing rounds (median)")
+    p.add_argument("--quick", action="store_true",
+                   help="3 rounds, short batches, 20 training steps, no extras: a smoke run")
+    p.add_argument("--no-extras", action="store_true",
+                   help="only the timed workloads (no training loop, first steps, changing "
+                        "structure or memory figures)")
+    p.add_argument("--json", metavar="FILE", help="write every figure to FILE as JSON")
+    p.add_argument("--plot", metavar="FILE.png", help="bar chart of the ratios (matplotlib)")
+    p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
+    a = p.parse_args(argv)
+    if a.rounds < 1:
+        p.error("argument --rounds must be at least 1")
+    workloads = [w.strip() for w in a.workloads.split(",") if w.strip()]
+    systems = [s.strip() for s in a.systems.split(",")] if a.systems else None
+    try:
+        res = run(workloads=workloads, systems=systems,
+                  rounds=3 if a.quick else a.rounds, batch_s=0.005 if a.quick else 0.05,
+                  extras=not (a.quick or a.no_extras), train_steps=20 if a.quick else 200,
+                  progress=_Progress(sys.stderr, enabled=not a.no_progress))
+    except ValueError as e:
+        p.error(str(e))
+    report(res)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1, default=float)
+        print(f"\nwrote {a.json}")
+    if a.plot:
+        plot(res, a.plot)
+        print(f"wrote {a.plot}")
+    return 0

@@ -1,0 +1,217 @@
+"""What makes the fast path fast, checked by counts and references (never by time).
+
+Timings live in ``python -m eagertape bench``; here: the replay cache compiles
+a structure once and only when it comes back, stays bounded, recorded values
+are released, per-call dispatch keeps JAX's semantics, and the benchmark
+command runs.
+"""
+import gc
+import json
+import weakref
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import eagertape as et
+from eagertape import _primitive, benchmark
+from eagertape import _replay as replay_module
+from eagertape import numpy as tnp
+from eagertape._state import state
+
+
+@pytest.fixture
+def auto_replay():
+    saved = state.replay
+    state.replay = "auto"
+    et.clear_replay_cache()
+    yield
+    state.replay = saved
+    et.set_replay_cache_size(512)
+
+
+def _step(x, plan):
+    fns = (tnp.sin, tnp.tanh, lambda y: y * 0.5 + 0.25)
+    with et.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        for k in plan:
+            y = fns[k](y)
+        loss = tnp.sum(y)
+    return tape.gradient(loss, x)
+
+
+def _jax_step(x, plan):
+    import jax
+    fns = (jnp.sin, jnp.tanh, lambda y: y * 0.5 + 0.25)
+
+    def f(y):
+        for k in plan:
+            y = fns[k](y)
+        return jnp.sum(y)
+    return jax.grad(f)(x)
+
+
+def test_changing_structure_compiles_only_what_comes_back(auto_replay):
+    rng = np.random.RandomState(0)
+    x0 = rng.uniform(-1, 1, 8)
+    x = et.constant(x0, dtype="float64")
+    plans = [tuple(rng.randint(0, 3, rng.randint(2, 9))) for _ in range(30)]
+    plans = list(dict.fromkeys(plans))        # all distinct
+    for p in plans:
+        np.testing.assert_allclose(_step(x, p).numpy(), _jax_step(x0, p), rtol=1e-12)
+    info = et.replay_cache_info()
+    # The first new structures compile (a training loop's would be the only
+    # one); once structures churn, new ones replay op by op.
+    churn = replay_module.CHURN_DEFER - 1
+    assert (info.misses, info.hits, info.deferred) == (churn, 0, len(plans) - churn)
+    # A structure that comes back is compiled once, then reused.
+    for _ in range(3):
+        np.testing.assert_allclose(_step(x, plans[-1]).numpy(), _jax_step(x0, plans[-1]),
+                                   rtol=1e-12)
+    info = et.replay_cache_info()
+    assert (info.misses, info.hits, info.size) == (churn + 1, 2, churn + 1)
+
+
+def test_replay_cache_is_a_bounded_lru(auto_replay):
+    et.set_replay_cache_size(2)
+    x = et.constant([0.1, 0.2, 0.3], dtype="float64")
+    plans = [(0,), (1,), (2,), (0, 1)]
+    for p in plans:
+        for _ in range(2):
+            _step(x, p)
+    info = et.replay_cache_info()
+    assert info.misses == 4 and info.size == 2 and info.maxsize == 2
+    assert info.deferred == 4 - (replay_module.CHURN_DEFER - 1)
+    hits = info.hits
+    _step(x, plans[-1])                       # the most recent one is still there
+    assert et.replay_cache_info().hits == hits + 1
+    _step(x, plans[0])                        # the oldest was dropped: new again
+    assert et.replay_cache_info().deferred == info.deferred + 1
+
+
+def test_new_shapes_reuse_the_structure_and_add_an_executable(auto_replay):
+    for n in (3, 3, 3, 5, 5):
+        x = et.constant(np.linspace(0.1, 1.0, n))
+        np.testing.assert_allclose(_step(x, (0, 2)).numpy(),
+                                   _jax_step(np.linspace(0.1, 1.0, n), (0, 2)), rtol=1e-12)
+    info = et.replay_cache_info()
+    # jit's own cache keys shapes: one structure, two executables.
+    assert (info.deferred, info.misses, info.size, info.executables) == (0, 1, 1, 2)
+
+
+@pytest.mark.parametrize("replay", ["auto", "compiled", "eager"])
+def test_non_persistent_tape_releases_every_recorded_value(replay):
+    saved = state.replay
+    state.replay = replay
+    try:
+        x = et.Variable(np.linspace(0.0, 1.0, 16))
+        refs = []
+        with et.GradientTape() as tape:
+            y = x * 1.0
+            for _ in range(5):
+                y = tnp.sin(y) * 2.0
+                refs.append(weakref.ref(y))
+            loss = tnp.sum(y)
+        refs.append(weakref.ref(loss))
+        grad = tape.gradient(loss, x)
+        del y
+        gc.collect()
+        alive = [i for i, r in enumerate(refs) if r() is not None]
+        assert alive == [len(refs) - 1]       # only `loss`, which the caller holds
+        assert tape._tape is None
+        del loss
+        gc.collect()
+        assert all(r() is None for r in refs)
+        assert grad.shape == (16,)
+    finally:
+        state.replay = saved
+
+
+def test_persistent_tape_releases_its_values_when_deleted():
+    x = et.constant([0.5, 1.5])
+    with et.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tnp.exp(x)
+        z = tnp.sum(y * y)
+    ry, rz = weakref.ref(y), weakref.ref(z)
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), 2 * np.exp(2 * x.numpy()), rtol=1e-6)
+    del y, z
+    gc.collect()
+    assert ry() is not None       # the persistent tape still holds them
+    del tape
+    gc.collect()
+    assert ry() is None and rz() is None
+
+
+def test_python_floats_are_values_not_program_constants():
+    # A learning rate that changes every step must not make a new kind (and a
+    # new compile) per value; the result keeps JAX's weak-type promotion.
+    x = et.constant([1.0, 2.0])
+    before = len(_primitive._kinds)
+    outs = [x * lr for lr in np.linspace(0.1, 1.0, 20).tolist()]
+    assert len(_primitive._kinds) - before <= 1
+    assert outs[0].dtype == np.float32
+    np.testing.assert_allclose(outs[-1].numpy(), [1.0, 2.0], rtol=1e-6)
+    i = et.constant([1, 2])
+    assert (i * 1.5).dtype == (jnp.asarray([1, 2], jnp.int32) * 1.5).dtype
+    assert (tnp.asarray([1.0, 2.0], dtype="float64") * 1.5).dtype == np.float64
+
+
+def test_calls_jit_cannot_trace_run_as_they_are():
+    x = et.constant([1.0, -2.0, 3.0])
+    with et.GradientTape() as tape:
+        tape.watch(x)
+        pos = x[x > 0]                        # a boolean mask: value-dependent shape
+        y = tnp.sum(pos * pos)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 0.0, 6.0])
+    np.testing.assert_allclose(tnp.arange(0.0, 1.0, 0.25).numpy(), [0.0, 0.25, 0.5, 0.75])
+
+
+def test_errors_from_dispatch_are_the_functions_own():
+    a, b = et.constant(np.ones((2, 3))), et.constant(np.ones((4, 5)))
+    with pytest.raises(TypeError, match="add got incompatible shapes"):
+        a + b
+    with et.GradientTape() as tape:
+        tape.watch(a)
+        with pytest.raises(TypeError, match="contracting dimensions to have the same shape"):
+            tnp.matmul(a, b)
+        y = tnp.sum(a * 3.0)
+    np.testing.assert_allclose(tape.gradient(y, a).numpy(), np.full((2, 3), 3.0))
+
+
+def test_benchmark_runs_and_checks_values(tmp_path):
+    res = benchmark.run(workloads=["chain10", "d2_x3", "f4"], rounds=1, batch_s=0.001,
+                        systems=["eagertape", "jax.jit"], extras=False)
+    assert set(res["workloads"]) == {"chain10", "d2_x3", "f4"}
+    for w in res["workloads"].values():
+        assert w["eagertape"]["median_us"] > 0 and w["jax.jit"]["median_us"] > 0
+    lines = []
+    benchmark.report(res, out=lines.append)
+    assert any(line.startswith("chain10") for line in lines)
+    path = tmp_path / "b.json"
+    assert benchmark.main(["--quick", "--workloads", "d2_x3", "--systems", "eagertape",
+                           "--no-progress", "--json", str(path)]) == 0
+    data = json.loads(path.read_text())
+    assert data["meta"]["backend"] and data["workloads"]["d2_x3"]["eagertape"]["median_us"] > 0
+
+
+def test_benchmark_plot_writes_a_png(tmp_path):
+    res = benchmark.run(workloads=["chain10"], rounds=1, batch_s=0.001,
+                        systems=["eagertape", "jax.jit"], extras=False)
+    path = tmp_path / "ratios.png"
+    benchmark.plot(res, str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_benchmark_check_catches_a_wrong_gradient():
+    good = (np.array(1.0), [np.array([1.0, 2.0])])
+    with pytest.raises(AssertionError, match="gradient 0 differs"):
+        benchmark._check("w", {"jax.jit": good, "eagertape": (np.array(1.0), [np.array([1.0, 2.5])])})
+
+
+def test_benchmark_rejects_unknown_names():
+    with pytest.raises(ValueError, match="unknown workload 'nope'"):
+        benchmark.run(workloads=["nope"])
+    with pytest.raises(ValueError, match="unknown system 'mxnet'"):
+        benchmark.run(workloads=["chain10"], systems=["mxnet"])
