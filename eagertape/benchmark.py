@@ -713,9 +713,13 @@ def _meta(systems):
     import eagertape as et
     versions = {"eagertape": et.__version__, "jax": jax.__version__, "numpy": np.__version__,
                 "python": platform.python_version()}
+    from importlib import metadata
     for s, mod in _MODULES.items():
         if s in systems:
-            versions[mod] = getattr(__import__(mod), "__version__", "?")
+            try:
+                versions[mod] = metadata.version({"tensorflow": "tensorflow-cpu"}.get(mod, mod))
+            except metadata.PackageNotFoundError:
+                versions[mod] = getattr(__import__(mod), "__version__", "?")
     return {"backend": jax.default_backend(), "devices": [str(dv) for dv in jax.devices()],
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "versions": versions,
             "date": time.strftime("%Y-%m-%d %H:%M")}
