@@ -130,8 +130,14 @@ def set_replay_cache_size(maxsize):
     _seen.maxsize = maxsize
 
 
+_complex: dict = {}
+
+
 def _is_complex(dtype):
-    return np.issubdtype(dtype, np.complexfloating)
+    r = _complex.get(dtype)
+    if r is None:    # np.issubdtype costs microseconds; a gradient asks per target and source
+        r = _complex[dtype] = bool(np.issubdtype(dtype, np.complexfloating))
+    return r
 
 
 # ---------------------------------------------------------------------------
