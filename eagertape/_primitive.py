@@ -149,33 +149,38 @@ def call(fn, args, kwargs=None, *, constant_output=False, jit=True, name=None):
     objs, vals = [], []
     for i, leaf in enumerate(leaves):
         tp = type(leaf)
-        if tp is Tensor:
-            objs.append(leaf)
-            vals.append(leaf._value)
-            key.append(_D)
-        elif tp is float or tp is complex:
-            objs.append(leaf)
-            vals.append(_device_scalar(leaf) if jit else leaf)
-            key.append(_D)
-        elif tp in _SIMPLE_STATIC:
-            key.append(tp)
-            key.append(leaf)
-        elif isinstance(leaf, _DYNAMIC):
-            objs.append(leaf)
-            vals.append(leaf)
-            key.append(_D)
-        elif isinstance(leaf, _TensorLike):     # a Variable: one recorded read
-            leaf = leaves[i] = leaf.read_value()
-            objs.append(leaf)
-            vals.append(leaf._value)
-            key.append(_D)
-        elif tp is tuple and all(type(e) is int for e in leaf):
+        if tp in _SIMPLE_STATIC or (tp is tuple and all(type(e) is int for e in leaf)):
             key.append(tp)
             key.append(leaf)
         else:
-            return _call_nested(fn, args, kwargs, constant_output, jit, name)
+            leaf = _dynamic(leaf, tp, objs, vals, jit)
+            if leaf is None:   # a nest (lists of Tensors, tuples of slices, ...)
+                return _call_nested(fn, args, kwargs, constant_output, jit, name)
+            leaves[i] = leaf
+            key.append(_D)
     kind = _kind_for(tuple(key), fn, _flat_treedef(len(args), kwnames), leaves, jit, name)
     return _run(kind, objs, vals, constant_output)
+
+
+def _dynamic(leaf, tp, objs, vals, jit):
+    """Take a value leaf into ``objs``/``vals`` and return it (a Variable as its
+    read); None if ``leaf`` is not a value."""
+    if tp is Tensor:
+        objs.append(leaf)
+        vals.append(leaf._value)
+    elif tp is float or tp is complex:
+        objs.append(leaf)
+        vals.append(_device_scalar(leaf) if jit else leaf)
+    elif isinstance(leaf, _DYNAMIC):
+        objs.append(leaf)
+        vals.append(leaf)
+    elif isinstance(leaf, _TensorLike):     # a Variable: one recorded read
+        leaf = leaf.read_value()
+        objs.append(leaf)
+        vals.append(leaf._value)
+    else:
+        return None
+    return leaf
 
 
 def _call_nested(fn, args, kwargs, constant_output, jit, name):
@@ -185,22 +190,9 @@ def _call_nested(fn, args, kwargs, constant_output, jit, name):
     objs, vals = [], []
     for i, leaf in enumerate(leaves):
         tp = type(leaf)
-        if tp is Tensor:
-            objs.append(leaf)
-            vals.append(leaf._value)
-            key.append(_D)
-        elif tp is float or tp is complex:
-            objs.append(leaf)
-            vals.append(_device_scalar(leaf) if jit else leaf)
-            key.append(_D)
-        elif isinstance(leaf, _DYNAMIC):
-            objs.append(leaf)
-            vals.append(leaf)
-            key.append(_D)
-        elif isinstance(leaf, _TensorLike):
-            leaf = leaves[i] = leaf.read_value()
-            objs.append(leaf)
-            vals.append(leaf._value)
+        dyn = _dynamic(leaf, tp, objs, vals, jit)
+        if dyn is not None:
+            leaves[i] = dyn
             key.append(_D)
         elif tp is slice:                       # unhashable before Python 3.12
             key.append(slice)
@@ -285,11 +277,10 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
                 out_slots.append(s)
             else:
                 out_slots.append(-1)
-        in_slots, out_slots = tuple(in_slots), tuple(out_slots)
-        d.ops.append((op, in_slots, out_slots))
-        d.struct.append((kind.id if kind is not None else None, in_slots, out_slots))
+        d.ops.append(op)
+        d.struct.append((kind.id if kind is not None else None, tuple(in_slots),
+                         tuple(out_slots)))
         d.vals += vals
-        d.objs += objs
         if custom is not None or not kind.traceable:
             d.plain_ops += 1
     return op

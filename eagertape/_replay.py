@@ -222,7 +222,8 @@ def _compiled(data, n_ops, seeds, live, first_sight):
             return None
         _seen.pop(key)
         _replays.misses += 1
-        ops = [(op.kind, ins, outs, len(op.vals)) for op, ins, outs in data.ops[:n_ops]]
+        ops = [(op.kind, ins, outs, len(op.vals))
+               for op, (_, ins, outs) in zip(data.ops[:n_ops], data.struct)]
         fn = jax.jit(_build(ops, seed_spec, src_spec))
         _replays.put(key, fn)
     elif fn is _UNTRACEABLE:
@@ -232,7 +233,8 @@ def _compiled(data, n_ops, seeds, live, first_sight):
         _recent.append(False)
     try:
         if state.tapes:   # an outer (or this persistent) tape records the replay itself
-            return call(fn, (list(data.objs), seed_objs), jit=False)
+            objs = [o for op in data.ops[:n_ops] for o in op.objs]   # Tensors, not values
+            return call(fn, (objs, seed_objs), jit=False)
         seed_vals = [g._value for g in seed_objs]
         return [None if g is None else _wrap(g) for g in fn(data.vals, seed_vals)]
     except Exception:
@@ -340,7 +342,7 @@ def _eager(data, n_ops, seeds, live):
         v = t._peek()
         g = og if og is not None else _wrap(jnp.ones(v.shape, v.dtype))
         acc(s, call(jnp.conj, (g,)) if _is_complex(v.dtype) else g)
-    for op, in_slots, out_slots in reversed(data.ops[:n_ops]):
+    for op, (_, in_slots, out_slots) in reversed(list(zip(data.ops[:n_ops], data.struct))):
         cts = [ct.get(s) if s >= 0 else None for s in out_slots]
         if all(c is None for c in cts):
             continue

@@ -48,7 +48,7 @@ class _TapeData:
     """
 
     __slots__ = ("nodes", "tracked", "keep", "variables", "var_reads", "ops", "struct",
-                 "vals", "objs", "plain_ops")
+                 "vals", "plain_ops")
 
     def __init__(self):
         self.nodes = {}      # id(tensor) -> slot
@@ -56,10 +56,9 @@ class _TapeData:
         self.keep = []       # watched tensors and reads: keeps their ids theirs
         self.variables = {}  # id(v) -> v for watched Variables
         self.var_reads = {}  # id(v) -> [slots of its reads recorded here]
-        self.ops = []        # (op, input slots, output slots)
-        self.struct = []     # (kind id, input slots, output slots)
+        self.ops = []        # recorded ops, in order
+        self.struct = []     # per op: (kind id, input slots, output slots)
         self.vals = []       # values the ops read, flattened in op order
-        self.objs = []       # the same as passed (Tensors), for recording on outer tapes
         self.plain_ops = 0   # custom_gradient ops and ops JAX could not trace
 
     def new_slot(self, t, tracked=True):
@@ -234,6 +233,10 @@ def _describe(path):
 
 
 def _flatten_checked(value, argname):
+    if isinstance(value, _TensorLike):      # the common cases, without a pytree walk
+        return [value]
+    if type(value) in (list, tuple) and all(isinstance(v, _TensorLike) for v in value):
+        return list(value)
     pairs, _ = tree_flatten_with_path(value, is_leaf=_is_leaf)
     out = []
     for path, leaf in pairs:

@@ -70,76 +70,104 @@ def _f4(abcd):
 # One builder per system: workload name -> step() returning (value, [grads])
 # ---------------------------------------------------------------------------
 
-def _eagertape(name, d):
-    import eagertape as et
-    from eagertape import nn as enn
-    from eagertape import numpy as tnp
+class _TapeAPI:
+    """The few names the tape-style workloads use, from eagertape or from TensorFlow.
 
+    One body of TF-style code (tapes, Variables, watch) then serves both systems.
+    """
+
+    def __init__(self, system):
+        if system == "eagertape":
+            import eagertape as et
+            from eagertape import nn as enn
+            from eagertape import numpy as tnp
+            self.constant, self.Variable, self.GradientTape = et.constant, et.Variable, et.GradientTape
+            self.sin, self.tanh, self.stack = tnp.sin, tnp.tanh, tnp.stack
+            self.sum, self.mean = tnp.sum, tnp.mean
+            self.relu, self.log_softmax = enn.relu, enn.log_softmax
+            self.block = lambda t: t.jax().block_until_ready()
+        else:
+            import tensorflow as tf
+            tf.get_logger().setLevel("ERROR")   # pfor's retracing warnings on every jacobian
+            self.constant, self.Variable, self.GradientTape = tf.constant, tf.Variable, tf.GradientTape
+            self.sin, self.tanh, self.stack = tf.sin, tf.tanh, tf.stack
+            self.sum, self.mean = tf.reduce_sum, tf.reduce_mean
+            self.relu, self.log_softmax = tf.nn.relu, tf.nn.log_softmax
+            self.block = lambda t: t    # TF eager on the CPU has finished already
+
+
+def _mlp_loss(api, xb, oh, ws):
+    h = api.relu(xb @ ws[0])
+    h = api.relu(h @ ws[1])
+    return -api.mean(api.sum(oh * api.log_softmax(h @ ws[2]), axis=-1))
+
+
+def _chain(api, x, n, f):
+    def step():
+        with api.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in range(n):
+                y = f(y)
+            s = api.sum(y)
+        return s, [tape.gradient(s, x)]
+    return step
+
+
+def _tape_style(system, name, d):
+    api = _TapeAPI(system)
     if name == "chain10":
-        x = et.constant(d["x64"])
+        return _chain(api, api.constant(d["x64"]), 10, api.sin)
+    if name == "long300":
+        return _chain(api, api.constant(d["x64"]), 300, lambda y: api.tanh(y * 1.01 + 0.01))
+    if name == "f4":
+        v = api.Variable(d["abcd"])
 
         def step():
-            with et.GradientTape() as tape:
-                tape.watch(x)
-                y = x
-                for _ in range(10):
-                    y = tnp.sin(y)
-                s = tnp.sum(y)
-            return s, [tape.gradient(s, x)]
-    elif name == "f4":
-        v = et.Variable(d["abcd"])
-
-        def step():
-            with et.GradientTape() as tape:
+            with api.GradientTape() as tape:
                 s = _f4(v)
             return s, [tape.gradient(s, v)]
     elif name == "mlp_step":
-        xb, oh = et.constant(d["xb"]), et.constant(d["onehot"])
-        ws = [et.Variable(d[k]) for k in ("w1", "w2", "w3")]
+        xb, oh = api.constant(d["xb"]), api.constant(d["onehot"])
+        ws = [api.Variable(d[k]) for k in ("w1", "w2", "w3")]
 
         def step():
-            with et.GradientTape() as tape:
-                h = enn.relu(xb @ ws[0])
-                h = enn.relu(h @ ws[1])
-                loss = -tnp.mean(tnp.sum(oh * enn.log_softmax(h @ ws[2]), axis=-1))
+            with api.GradientTape() as tape:
+                loss = _mlp_loss(api, xb, oh, ws)
             return loss, tape.gradient(loss, ws)
     elif name == "d2_x3":
-        x = et.Variable(d["x_scalar"])
+        x = api.Variable(d["x_scalar"])
 
         def step():
-            with et.GradientTape() as outer:
-                with et.GradientTape() as inner:
+            with api.GradientTape() as outer:
+                with api.GradientTape() as inner:
                     y = x * x * x
                 dy = inner.gradient(y, x)
             return dy, [outer.gradient(dy, x)]
     elif name == "jacobian64":
-        x = et.constant(d["xj"])
-        eye = [et.constant(np.eye(64, dtype=np.float32)[i]) for i in range(64)]
+        x = api.constant(d["xj"])
+        eye = [api.constant(np.eye(64, dtype=np.float32)[i]) for i in range(64)]
 
         def step():
-            with et.GradientTape(persistent=True) as tape:
+            with api.GradientTape(persistent=True) as tape:
                 tape.watch(x)
-                y = tnp.sum(tnp.tanh(tnp.outer(x, x)), axis=0)
+                y = api.sum(api.tanh(x[:, None] * x[None, :]), axis=0)
             if hasattr(tape, "jacobian"):
                 return y, [tape.jacobian(y, x)]
-            # Until GradientTape.jacobian exists: one gradient per output row,
-            # which is what TF does with experimental_use_pfor=False.
-            rows = [tape.gradient(y, x, output_gradients=e) for e in eye]
-            return y, [tnp.stack(rows)]
-    elif name == "long300":
-        x = et.constant(d["x64"])
-
-        def step():
-            with et.GradientTape() as tape:
-                tape.watch(x)
-                y = x
-                for _ in range(300):
-                    y = tnp.tanh(y * 1.01 + 0.01)
-                s = tnp.sum(y)
-            return s, [tape.gradient(s, x)]
+            # Until eagertape's GradientTape.jacobian exists: one gradient per
+            # output row, which is what TF does with experimental_use_pfor=False.
+            return y, [api.stack([tape.gradient(y, x, output_gradients=e) for e in eye])]
     else:
         raise KeyError(name)
     return step
+
+
+def _eagertape(name, d):
+    return _tape_style("eagertape", name, d)
+
+
+def _tf(name, d):
+    return _tape_style("tf", name, d)
 
 
 def _jax_fn(name):
@@ -189,69 +217,6 @@ def _jaxjit(name, d):
     x = jnp.asarray(d[{"chain10": "x64", "f4": "abcd", "d2_x3": "x_scalar",
                        "long300": "x64"}[name]])
     return lambda: (lambda v, g: (v, [g]))(*vg(x))
-
-
-def _tf(name, d):
-    import tensorflow as tf
-    tf.get_logger().setLevel("ERROR")   # pfor's retracing warnings on every jacobian
-
-    if name == "chain10":
-        x = tf.constant(d["x64"])
-
-        def step():
-            with tf.GradientTape() as tape:
-                tape.watch(x)
-                y = x
-                for _ in range(10):
-                    y = tf.sin(y)
-                s = tf.reduce_sum(y)
-            return s, [tape.gradient(s, x)]
-    elif name == "f4":
-        v = tf.Variable(d["abcd"])
-
-        def step():
-            with tf.GradientTape() as tape:
-                s = _f4(v)
-            return s, [tape.gradient(s, v)]
-    elif name == "mlp_step":
-        xb, oh = tf.constant(d["xb"]), tf.constant(d["onehot"])
-        ws = [tf.Variable(d[k]) for k in ("w1", "w2", "w3")]
-
-        def step():
-            with tf.GradientTape() as tape:
-                h = tf.nn.relu(xb @ ws[0])
-                h = tf.nn.relu(h @ ws[1])
-                loss = -tf.reduce_mean(tf.reduce_sum(oh * tf.nn.log_softmax(h @ ws[2]), axis=-1))
-            return loss, tape.gradient(loss, ws)
-    elif name == "d2_x3":
-        x = tf.Variable(d["x_scalar"])
-
-        def step():
-            with tf.GradientTape() as outer:
-                with tf.GradientTape() as inner:
-                    y = x * x * x
-                dy = inner.gradient(y, x)
-            return dy, [outer.gradient(dy, x)]
-    elif name == "jacobian64":
-        x = tf.constant(d["xj"])
-
-        def step():
-            with tf.GradientTape() as tape:
-                tape.watch(x)
-                y = tf.reduce_sum(tf.tanh(x[:, None] * x[None, :]), axis=0)
-            return y, [tape.jacobian(y, x)]
-    elif name == "long300":
-        x = tf.constant(d["x64"])
-
-        def step():
-            with tf.GradientTape() as tape:
-                tape.watch(x)
-                y = x
-                for _ in range(300):
-                    y = tf.tanh(y * 1.01 + 0.01)
-                s = tf.reduce_sum(y)
-            return s, [tape.gradient(s, x)]
-    return step
 
 
 def _torch(name, d):
@@ -325,14 +290,7 @@ def _autograd(name, d):
     elif name == "f4":
         f, args = _f4, (d["abcd"],)
     elif name == "mlp_step":
-        def f(ws, xb, oh):
-            h = anp.maximum(xb @ ws[0], 0.0)
-            h = anp.maximum(h @ ws[1], 0.0)
-            z = h @ ws[2]
-            m = anp.max(z, axis=-1, keepdims=True)
-            logp = z - m - anp.log(anp.sum(anp.exp(z - m), axis=-1, keepdims=True))
-            return -anp.mean(anp.sum(oh * logp, axis=-1))
-        args = ([d["w1"], d["w2"], d["w3"]], d["xb"], d["onehot"])
+        f, args = _autograd_mlp, ([d["w1"], d["w2"], d["w3"]], d["xb"], d["onehot"])
     elif name == "d2_x3":
         f, args = autograd.grad(lambda x: x * x * x), (d["x_scalar"],)
     elif name == "jacobian64":
@@ -503,22 +461,18 @@ def _training(systems, d, steps, progress):
     for s in systems:
         progress(f"training loop: {s}")
         losses = []
-        if s == "eagertape":
-            import eagertape as et
-            from eagertape import nn as enn
-            from eagertape import numpy as tnp
-            xb, oh = et.constant(d["xb"]), et.constant(d["onehot"])
-            ws = [et.Variable(d[k]) for k in ("w1", "w2", "w3")]
+        if s in ("eagertape", "tf"):
+            api = _TapeAPI(s)
+            xb, oh = api.constant(d["xb"]), api.constant(d["onehot"])
+            ws = [api.Variable(d[k]) for k in ("w1", "w2", "w3")]
 
             def step():
-                with et.GradientTape() as tape:
-                    h = enn.relu(xb @ ws[0])
-                    h = enn.relu(h @ ws[1])
-                    loss = -tnp.mean(tnp.sum(oh * enn.log_softmax(h @ ws[2]), axis=-1))
+                with api.GradientTape() as tape:
+                    loss = _mlp_loss(api, xb, oh, ws)
                 for w, g in zip(ws, tape.gradient(loss, ws)):
                     w.assign_sub(lr * g)
                 return loss
-            final = lambda: [w.jax().block_until_ready() for w in ws]  # noqa: E731
+            final = lambda: [api.block(w.value()) for w in ws]  # noqa: E731
         elif s == "jax.jit":
             import jax
             import jax.numpy as jnp
@@ -535,20 +489,6 @@ def _training(systems, d, steps, progress):
                 loss, state["ws"] = update(state["ws"], xb, oh)
                 return loss
             final = lambda: [w.block_until_ready() for w in state["ws"]]  # noqa: E731
-        elif s == "tf":
-            import tensorflow as tf
-            xb, oh = tf.constant(d["xb"]), tf.constant(d["onehot"])
-            ws = [tf.Variable(d[k]) for k in ("w1", "w2", "w3")]
-
-            def step():
-                with tf.GradientTape() as tape:
-                    h = tf.nn.relu(xb @ ws[0])
-                    h = tf.nn.relu(h @ ws[1])
-                    loss = -tf.reduce_mean(tf.reduce_sum(oh * tf.nn.log_softmax(h @ ws[2]), -1))
-                for w, g in zip(ws, tape.gradient(loss, ws)):
-                    w.assign_sub(lr * g)
-                return loss
-            final = lambda: None  # noqa: E731
         elif s == "torch":
             import torch
             F = torch.nn.functional
@@ -607,24 +547,13 @@ def _first_steps(systems, progress, n=3):
     out = {}
     for s in [s for s in systems if s in ("eagertape", "tf")]:
         progress(f"first steps: {s}")
-        if s == "eagertape":
-            import eagertape as et
-            from eagertape import numpy as tnp
-            x, ws = et.constant(xb), [et.Variable(w1), et.Variable(w2)]
+        api = _TapeAPI(s)
+        x, ws = api.constant(xb), [api.Variable(w1), api.Variable(w2)]
 
-            def step():
-                with et.GradientTape() as tape:
-                    loss = tnp.mean(tnp.tanh(tnp.tanh(x @ ws[0]) @ ws[1]) ** 2)
-                gs = tape.gradient(loss, ws)
-                return [g.jax().block_until_ready() for g in gs]
-        else:
-            import tensorflow as tf
-            x, ws = tf.constant(xb), [tf.Variable(w1), tf.Variable(w2)]
-
-            def step():
-                with tf.GradientTape() as tape:
-                    loss = tf.reduce_mean(tf.tanh(tf.tanh(x @ ws[0]) @ ws[1]) ** 2)
-                return tape.gradient(loss, ws)
+        def step():
+            with api.GradientTape() as tape:
+                loss = api.mean(api.tanh(api.tanh(x @ ws[0]) @ ws[1]) ** 2)
+            return [api.block(g) for g in tape.gradient(loss, ws)]
         ts = []
         for _ in range(n):
             t0 = time.perf_counter()
@@ -644,34 +573,21 @@ def _changing(systems, progress, steps=100, warmup=30):
         plan = [rng.randint(0, 3, rng.randint(5, 25)) for _ in range(steps)]
         rng = np.random.RandomState(12)
         warm = [rng.randint(0, 3, rng.randint(5, 25)) for _ in range(warmup)]
-        if s == "eagertape":
-            import eagertape as et
-            from eagertape import numpy as tnp
-            fns = (tnp.sin, tnp.tanh, lambda y: y * 0.9 + 0.1)
-            x = et.Variable(x0)
+        api = _TapeAPI(s)
+        fns = (api.sin, api.tanh, lambda y: y * 0.9 + 0.1)
+        x = api.Variable(x0)
 
-            def step(p):
-                with et.GradientTape() as tape:
-                    y = x
-                    for k in p:
-                        y = fns[k](y)
-                    loss = tnp.sum(y)
-                return tape.gradient(loss, x).jax().block_until_ready()
-        else:
-            import tensorflow as tf
-            fns = (tf.sin, tf.tanh, lambda y: y * 0.9 + 0.1)
-            x = tf.Variable(x0)
-
-            def step(p):
-                with tf.GradientTape() as tape:
-                    y = x
-                    for k in p:
-                        y = fns[k](y)
-                    loss = tf.reduce_sum(y)
-                return tape.gradient(loss, x)
+        def step(p):
+            with api.GradientTape() as tape:
+                y = x
+                for k in p:
+                    y = fns[k](y)
+                loss = api.sum(y)
+            return api.block(tape.gradient(loss, x))
         for p in warm:   # other structures: warms the kernels of the three op kinds
             step(p)
         if s == "eagertape":
+            import eagertape as et
             info0 = et.replay_cache_info()
         t0 = time.perf_counter()
         for p in plan:
