@@ -20,7 +20,7 @@ from ._primitive import primitive, stop_gradient  # noqa: E402
 from ._tape import GradientTape, UnconnectedGradients  # noqa: E402
 from ._custom import custom_gradient  # noqa: E402
 from ._replay import clear_replay_cache, replay_cache_info, set_replay_cache_size  # noqa: E402
-from . import numpy, nn, testing  # noqa: E402
+from . import numpy, nn, optimizers, testing  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -28,5 +28,5 @@ __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "GradientTape",
     "UnconnectedGradients", "stop_gradient", "custom_gradient", "primitive",
     "replay_cache_info", "clear_replay_cache", "set_replay_cache_size",
-    "numpy", "nn", "testing",
+    "numpy", "nn", "optimizers", "testing",
 ]

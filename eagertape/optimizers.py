@@ -1,0 +1,209 @@
+"""Optimizers with TensorFlow's (Keras 3) interface, built on optax.
+
+The update rules are TF's, to the last epsilon: optax supplies the arithmetic,
+eagertape the bookkeeping (one optax state per Variable, in-place assignment,
+``iterations``, ``apply_gradients`` and ``minimize``).
+
+>>> w = et.Variable([1.0, 2.0])
+>>> opt = et.optimizers.SGD(learning_rate=0.1)
+>>> with et.GradientTape() as tape:
+...     loss = tnp.sum(w * w)
+>>> opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+>>> w.numpy()
+array([0.8, 1.6], dtype=float32)
+"""
+import functools
+import logging
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from ._tape import GradientTape
+from ._tensor import Tensor, _TensorLike
+from ._variables import Variable
+
+__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad"]
+
+_logger = logging.getLogger("eagertape")
+
+
+def _check_positive(name, value, allow_zero=False):
+    if callable(value):
+        return value
+    if isinstance(value, _TensorLike):
+        value = float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) \
+            or value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"argument `{name}` must be a {'non-negative' if allow_zero else 'positive'}"
+                         f" number (or, for learning_rate, a schedule), got {value!r}")
+    return float(value)
+
+
+class Optimizer:
+    """Base class: subclasses give ``_transform()``, an optax GradientTransformation."""
+
+    def __init__(self, learning_rate, name):
+        self.learning_rate = _check_positive("learning_rate", learning_rate)
+        self.name = name
+        self.iterations = Variable(np.int64(0), trainable=False, name="iteration")
+        self._tx = self._transform()
+        self._states = {}      # id(variable) -> (variable, optax state)
+        self._step = jax.jit(functools.partial(_step, self._tx))
+
+    def apply_gradients(self, grads_and_vars, name=None):
+        """Apply ``(gradient, Variable)`` pairs; None gradients are skipped with TF's warning.
+
+        All new values are computed before any Variable changes, so an error
+        leaves every Variable as it was.
+        """
+        pairs = list(grads_and_vars)
+        for i, pair in enumerate(pairs):
+            if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+                raise ValueError(f"argument `grads_and_vars`[{i}] must be a (gradient, Variable) "
+                                 f"pair, got {pair!r}; pass zip(grads, variables)")
+            if not isinstance(pair[1], Variable):
+                raise TypeError(f"argument `grads_and_vars`[{i}]: the second element must be an "
+                                f"eagertape.Variable, got {type(pair[1]).__name__}")
+        missing = [v.name for g, v in pairs if g is None]
+        if missing:
+            _logger.warning("Gradients do not exist for variables %s when minimizing the loss. "
+                            "If using `model.compile()`, did you forget to provide a `loss` "
+                            "argument?", missing)
+        pairs = [(g, v) for g, v in pairs if g is not None]
+        if not pairs:
+            return
+        ws, gs, states = [], [], []
+        for i, (g, v) in enumerate(pairs):
+            w = v.jax()
+            g = g._peek() if isinstance(g, _TensorLike) else jnp.asarray(g, w.dtype)
+            if g.shape != w.shape:
+                raise ValueError(f"argument `grads_and_vars`: gradient for {v.name!r} has shape "
+                                 f"{tuple(g.shape)} but the Variable has shape {tuple(w.shape)}")
+            entry = self._states.get(id(v))
+            if entry is None or entry[0] is not v:
+                entry = (v, self._tx.init(w))
+            ws.append(w)
+            gs.append(g.astype(w.dtype))
+            states.append(entry[1])
+        new_ws, new_states = self._step(ws, gs, states)
+        for (_, v), w, s in zip(pairs, new_ws, new_states):
+            v._value = w          # shapes and dtypes were checked above
+            self._states[id(v)] = (v, s)
+        self.iterations.assign_add(np.int64(1))
+
+    def minimize(self, loss, var_list, tape=None):
+        """Compute gradients of ``loss`` (a callable, or a Tensor recorded on ``tape``)
+        with respect to ``var_list`` and apply them.
+        """
+        if callable(var_list):
+            var_list = var_list()
+        var_list = list(var_list)
+        if tape is None:
+            if not callable(loss):
+                raise TypeError("argument `loss` must be a callable when no `tape` is given "
+                                "(or pass the tape that recorded the loss Tensor)")
+            with GradientTape() as tape:
+                for v in var_list:
+                    tape.watch(v)
+                loss = loss()
+        elif callable(loss):
+            with tape:
+                loss = loss()
+        if not isinstance(loss, (Tensor, Variable)):
+            raise TypeError(f"argument `loss` must give a Tensor, got {type(loss).__name__}")
+        grads = tape.gradient(loss, var_list)
+        self.apply_gradients(zip(grads, var_list))
+        return self.iterations
+
+    def get_config(self):
+        return {"name": self.name, "learning_rate": self.learning_rate}
+
+
+def _step(tx, ws, gs, states):
+    new_ws, new_states = [], []
+    for w, g, s in zip(ws, gs, states):
+        upd, s = tx.update(g, s, w)
+        new_ws.append((w + upd).astype(w.dtype))
+        new_states.append(s)
+    return new_ws, new_states
+
+
+class SGD(Optimizer):
+    """``tf.keras.optimizers.SGD``: ``w -= lr*g``; with momentum ``m = momentum*m - lr*g;
+    w += m`` (Nesterov: ``w += momentum*m - lr*g``).
+
+    >>> opt = et.optimizers.SGD(learning_rate=0.01, momentum=0.9)
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+        self.momentum = _check_positive("momentum", momentum, allow_zero=True)
+        self.nesterov = bool(nesterov)
+        super().__init__(learning_rate, name)
+
+    def _transform(self):
+        return optax.sgd(self.learning_rate, momentum=self.momentum or None,
+                         nesterov=self.nesterov)
+
+
+class Adam(Optimizer):
+    """``tf.keras.optimizers.Adam``, with Keras's epsilon: ``w -= lr*sqrt(1-b2^t)/(1-b1^t)
+    * m/(sqrt(v) + epsilon)``.
+
+    >>> opt = et.optimizers.Adam(learning_rate=1e-3)
+    """
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 name="Adam", **kwargs):
+        self.beta_1 = _check_positive("beta_1", beta_1, allow_zero=True)
+        self.beta_2 = _check_positive("beta_2", beta_2, allow_zero=True)
+        self.epsilon = _check_positive("epsilon", epsilon, allow_zero=True)
+        super().__init__(learning_rate, name)
+
+    def _transform(self):
+        b2, eps = self.beta_2, self.epsilon
+        # Keras adds epsilon to sqrt(v), optax to sqrt(v_hat): the same rule with
+        # optax's epsilon scaled by 1/sqrt(1 - b2^t) at step t.
+        return optax.inject_hyperparams(optax.adam)(
+            learning_rate=self.learning_rate, b1=self.beta_1, b2=b2,
+            eps=lambda count: eps / jnp.sqrt(1.0 - b2 ** (count + 1)))
+
+
+class RMSprop(Optimizer):
+    """``tf.keras.optimizers.RMSprop``: ``v = rho*v + (1-rho)*g^2; w -= lr*g/sqrt(v + epsilon)``.
+
+    >>> opt = et.optimizers.RMSprop(learning_rate=1e-3, rho=0.9)
+    """
+
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
+                 centered=False, name="RMSprop", **kwargs):
+        self.rho = _check_positive("rho", rho, allow_zero=True)
+        self.momentum = _check_positive("momentum", momentum, allow_zero=True)
+        self.epsilon = _check_positive("epsilon", epsilon, allow_zero=True)
+        self.centered = bool(centered)
+        super().__init__(learning_rate, name)
+
+    def _transform(self):
+        return optax.rmsprop(self.learning_rate, decay=self.rho, eps=self.epsilon,
+                             eps_in_sqrt=True, centered=self.centered,
+                             momentum=self.momentum or None)
+
+
+class Adagrad(Optimizer):
+    """``tf.keras.optimizers.Adagrad``: ``a += g^2; w -= lr*g/sqrt(a + epsilon)``.
+
+    >>> opt = et.optimizers.Adagrad(learning_rate=0.1)
+    """
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
+                 name="Adagrad", **kwargs):
+        self.initial_accumulator_value = _check_positive(
+            "initial_accumulator_value", initial_accumulator_value, allow_zero=True)
+        self.epsilon = _check_positive("epsilon", epsilon, allow_zero=True)
+        super().__init__(learning_rate, name)
+
+    def _transform(self):
+        return optax.adagrad(self.learning_rate,
+                             initial_accumulator_value=self.initial_accumulator_value,
+                             eps=self.epsilon)
