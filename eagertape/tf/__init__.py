@@ -1,0 +1,344 @@
+"""A TensorFlow facade: ``import eagertape.tf as tf`` runs TF-eager code on JAX.
+
+Aliases and thin argument adapters over eagertape's core, ``eagertape.numpy``
+and ``eagertape.nn``; TF's names, argument names (``axis``, ``keepdims``,
+``dtype``; ``name`` accepted and ignored) and defaults (float32, int32, argmax
+over axis 0, ...). A name not covered raises AttributeError pointing to
+``eagertape.numpy``.
+
+>>> import eagertape.tf as tf
+>>> w = tf.Variable([1.0, 2.0])
+>>> with tf.GradientTape() as tape:
+...     loss = tf.reduce_sum(w * w)
+>>> tape.gradient(loss, w).numpy()
+array([2., 4.], dtype=float32)
+"""
+import builtins
+import sys
+import types
+
+import jax
+import jax.numpy as _jnp
+import numpy as np
+
+from .. import numpy as _np
+from .. import optimizers as _optimizers
+# The core's names are the facade's (re-exported as they are).
+from .._custom import custom_gradient  # noqa: F401
+from .._primitive import call as _call
+from .._primitive import stop_gradient  # noqa: F401
+from .._tape import GradientTape, UnconnectedGradients  # noqa: F401
+from .._tensor import Tensor, _as_dtype, _TensorLike, constant, convert_to_tensor  # noqa: F401
+from .._variables import Variable  # noqa: F401
+from . import errors, linalg, math, nn, random  # noqa: F401
+from ._util import _Unsupported, tensor as _t
+from .math import (abs, add, argmax, argmin, cos, divide, exp, log, maximum, minimum,  # noqa: F401
+                   multiply, pow, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
+                   reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
+                   sigmoid, sin, sqrt, square, subtract, tanh)
+
+__getattr__ = _Unsupported("tf")
+
+# -- dtypes (NumPy dtypes; eagertape accepts them wherever TF takes a DType) --------
+float16, bfloat16 = np.dtype("float16"), np.dtype(_jnp.bfloat16)
+float32, float64 = np.dtype("float32"), np.dtype("float64")
+int8, int16, int32, int64 = (np.dtype(t) for t in ("int8", "int16", "int32", "int64"))
+uint8 = np.dtype("uint8")
+bool = np.dtype("bool")  # noqa: A001  (TF's name)
+complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
+DType = np.dtype
+
+
+def as_dtype(type_value):
+    """A dtype from a name, NumPy type or dtype (``tf.as_dtype``)."""
+    return _as_dtype(type_value)
+
+
+def executing_eagerly():
+    """Always True: eagertape is eager (``eagertape.function`` compiles, still eager)."""
+    return True
+
+
+def is_tensor(x):
+    return isinstance(x, _TensorLike)
+
+
+# -- shapes -----------------------------------------------------------------------
+def shape(input, out_type="int32", name=None):
+    """The shape as an int32 Tensor (TF's default ``out_type``)."""
+    return constant(np.array(_t(input).shape, dtype=_as_dtype(out_type)))
+
+
+def rank(input, name=None):
+    return constant(np.int32(_t(input).ndim))
+
+
+def size(input, out_type="int32", name=None):
+    return constant(np.array(_t(input).size, dtype=_as_dtype(out_type)))
+
+
+def cast(x, dtype, name=None):
+    """Convert to ``dtype``; float to int truncates toward zero, as TF."""
+    x, dtype = _t(x), _as_dtype(dtype)
+    if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dtype, np.complexfloating):
+        x = _np.real(x)
+    return x.astype(dtype)
+
+
+def reshape(tensor, shape, name=None):
+    return _np.reshape(_t(tensor), _ints(shape))
+
+
+def _ints(shape):
+    if isinstance(shape, _TensorLike):
+        shape = shape.numpy()
+    return tuple(int(s) for s in np.reshape(np.asarray(shape), -1))
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    a = _t(a)
+    out = _np.transpose(a, None if perm is None else _ints(perm))
+    return _np.conj(out) if conjugate else out
+
+
+def concat(values, axis, name=None):
+    return _np.concatenate([_t(v) for v in values], axis=axis)
+
+
+def stack(values, axis=0, name=None):
+    return _np.stack([_t(v) for v in values], axis=axis)
+
+
+def unstack(value, num=None, axis=0, name=None):
+    value = _t(value)
+    if num is not None and value.shape[axis] != num:
+        raise ValueError(f"argument `num` is {num} but the dimension {axis} has size "
+                         f"{value.shape[axis]}")
+    return list(_np.unstack(value, axis=axis))
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name=None):
+    """Equal parts (an int) or parts of the given sizes (a list; one may be -1)."""
+    value = _t(value)
+    n = value.shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        if n % num_or_size_splits:
+            raise errors.InvalidArgumentError(
+                f"argument `num_or_size_splits`: dimension {axis} of size {n} does not split "
+                f"evenly into {num_or_size_splits} parts")
+        return list(_np.split(value, int(num_or_size_splits), axis=axis))
+    sizes = list(_ints(num_or_size_splits))
+    if sizes.count(-1) == 1:
+        sizes[sizes.index(-1)] = n - (builtins.sum(sizes) + 1)
+    if builtins.sum(sizes) != n:
+        raise errors.InvalidArgumentError(
+            f"argument `num_or_size_splits`: sizes {sizes} do not add up to {n}")
+    return list(_np.split(value, np.cumsum(sizes)[:-1].tolist(), axis=axis))
+
+
+def squeeze(input, axis=None, name=None):
+    return _np.squeeze(_t(input), axis=None if axis is None else
+                       (tuple(axis) if isinstance(axis, list) else axis))
+
+
+def expand_dims(input, axis, name=None):
+    return _np.expand_dims(_t(input), axis)
+
+
+def tile(input, multiples, name=None):
+    return _np.tile(_t(input), _ints(multiples))
+
+
+def _check_indices(indices, size, what):
+    idx = np.asarray(indices.numpy() if isinstance(indices, _TensorLike) else indices)
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)].flat[0]
+        raise errors.InvalidArgumentError(f"{what} = {bad} is not in [0, {size})")
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Slices of ``params`` at ``indices`` along ``axis`` (default 0)."""
+    params = _t(params)
+    axis = 0 if axis is None else axis
+    if batch_dims:
+        raise errors.UnimplementedError("tf.gather with batch_dims is not supported yet; use "
+                                        "eagertape.numpy.take_along_axis")
+    _check_indices(indices, params.shape[axis], "indices")
+    return _np.take(params, _t(indices), axis=axis)
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    params, indices = _t(params), _t(indices)
+    if batch_dims:
+        raise errors.UnimplementedError("tf.gather_nd with batch_dims is not supported yet")
+    k = indices.shape[-1]
+    for d in builtins.range(k):
+        _check_indices(indices[..., d], params.shape[d], f"indices[..., {d}]")
+    return _call(_gather_nd, (params, indices, k))
+
+
+def _gather_nd(params, indices, k):
+    return params[tuple(indices[..., d] for d in builtins.range(k))]
+
+
+def where(condition, x=None, y=None, name=None):
+    """``x`` where ``condition`` else ``y``; with one argument, the int64 coordinates of
+    the true entries."""
+    if x is None and y is None:
+        return _np.argwhere(_t(condition)).astype("int64")
+    if x is None or y is None:
+        raise ValueError("arguments `x` and `y` must both be given, or neither")
+    return _np.where(_t(condition), x, y)
+
+
+# -- constructors -----------------------------------------------------------------
+def zeros(shape, dtype="float32", name=None):
+    return _np.zeros(_ints(shape), dtype=_as_dtype(dtype))
+
+
+def ones(shape, dtype="float32", name=None):
+    return _np.ones(_ints(shape), dtype=_as_dtype(dtype))
+
+
+def zeros_like(input, dtype=None, name=None):
+    return _np.zeros_like(_t(input), dtype=_as_dtype(dtype))
+
+
+def ones_like(input, dtype=None, name=None):
+    return _np.ones_like(_t(input), dtype=_as_dtype(dtype))
+
+
+def fill(dims, value, name=None):
+    v = _t(value)
+    return _np.full(_ints(dims), v, dtype=v.dtype)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
+    out = _np.eye(num_rows, num_columns, dtype=_as_dtype(dtype))
+    if batch_shape:
+        out = _np.broadcast_to(out, _ints(batch_shape) + tuple(out.shape))
+    return out
+
+
+def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
+    """``tf.range``: int32 for integers, float32 for Python floats (TF's inference)."""
+    if limit is None:
+        start, limit = 0, start
+    vals = [v.numpy() if isinstance(v, _TensorLike) else v for v in (start, limit, delta)]
+    if dtype is None:
+        dtype = _as_dtype(np.result_type(*[convert_to_tensor(v).dtype for v in vals]))
+    return constant(np.arange(*vals).astype(_as_dtype(dtype)))
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    start, stop = _t(start), _t(stop)
+    return _np.linspace(start, stop, int(num), axis=axis).astype(start.dtype)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """``on_value`` (1) at ``indices`` along a new last axis, else ``off_value`` (0);
+    float32 unless given; an out-of-range index gives a row of ``off_value``."""
+    dtype = _as_dtype(dtype) if dtype is not None else (
+        _t(on_value).dtype if on_value is not None else float32)
+    on = 1 if on_value is None else on_value
+    off = 0 if off_value is None else off_value
+    hot = jax.nn.one_hot(np.asarray(_t(indices).numpy()), int(depth), axis=-1 if axis is None
+                         else axis, dtype=bool)
+    return _np.where(constant(np.asarray(hot)), _t(on, dtype), _t(off, dtype))
+
+
+def identity(input, name=None):
+    """A new Tensor with ``input``'s value, recorded (its gradient passes through)."""
+    return _np.asarray(_t(input))
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           name=None, **ignored):
+    return linalg.matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b)
+
+
+def tensordot(a, b, axes, name=None):
+    return _np.tensordot(_t(a), _t(b), axes=axes)
+
+
+def einsum(equation, *inputs, **kwargs):
+    return _np.einsum(equation, *[_t(x) for x in inputs])
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    t = _t(t)
+    return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """``t * clip_norm / max(norm(t), clip_norm)`` over ``axes``."""
+    t = _t(t)
+    l2 = _np.sqrt(_np.sum(t * t, axis=axes, keepdims=True))
+    return t * clip_norm / _np.maximum(l2, clip_norm)
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """Scale every tensor by ``clip_norm / max(global_norm, clip_norm)``; returns
+    ``(clipped list, global_norm)``; None entries stay None."""
+    present = [_t(t) for t in t_list if t is not None]
+    gnorm = _np.sqrt(builtins.sum(_np.sum(t * t) for t in present)) if use_norm is None \
+        else _t(use_norm)
+    scale = clip_norm / _np.maximum(gnorm, clip_norm)
+    return [None if t is None else _t(t) * scale for t in t_list], gnorm
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    """``tf.norm``: the Euclidean (Frobenius) norm by default, over all entries."""
+    x = _t(tensor)
+    keep = builtins.bool(keepdims)
+    if ord in ("euclidean", "fro", 2) and (axis is None or isinstance(axis, int)):
+        return _np.sqrt(_np.sum(x * _np.conj(x), axis=axis, keepdims=keep)).real \
+            if np.issubdtype(x.dtype, np.complexfloating) else \
+            _np.sqrt(_np.sum(x * x, axis=axis, keepdims=keep))
+    return _np.linalg.norm(x, ord=np.inf if ord == np.inf else ord,
+                           axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keep)
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    x = _np.sort(_t(values), axis=axis)
+    return _np.flip(x, axis) if _check_direction(direction) else x
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    x = _t(values)
+    if _check_direction(direction):
+        return _np.argsort(-x if np.issubdtype(x.dtype, np.floating) else -x.astype("int64"),
+                           axis=axis, stable=True).astype("int32")
+    return _np.argsort(x, axis=axis, stable=True).astype("int32")
+
+
+def _check_direction(direction):
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(f"argument `direction` must be 'ASCENDING' or 'DESCENDING', "
+                         f"got {direction!r}")
+    return direction == "DESCENDING"
+
+
+def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=None, name=None):  # noqa: A001
+    """Print Tensors by value (``tf.print``); to stderr by default, as TF."""
+    stream = sys.stderr if output_stream is None else output_stream
+    text = sep.join(np.array2string(np.asarray(x.numpy())) if isinstance(x, _TensorLike)
+                    else str(x) for x in inputs)
+    builtins.print(text, end=end, file=stream)
+
+
+# -- optimizers, autodiff, TF 1 spellings -------------------------------------------
+def _namespace(name, **attrs):
+    mod = types.ModuleType(name)
+    mod.__dict__.update(attrs)
+    mod.__getattr__ = _Unsupported(name)
+    return mod
+
+
+optimizers = _namespace("tf.optimizers", SGD=_optimizers.SGD, Adam=_optimizers.Adam,
+                        RMSprop=_optimizers.RMSprop, Adagrad=_optimizers.Adagrad,
+                        Optimizer=_optimizers.Optimizer)
+keras = _namespace("tf.keras", optimizers=optimizers)
+dtypes = _namespace("tf.dtypes", as_dtype=as_dtype, DType=DType, float16=float16,
+                    bfloat16=bfloat16, float32=float32, float64=float64, int32=int32,
+                    int64=int64, bool=bool, complex64=complex64, complex128=complex128)

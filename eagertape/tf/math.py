@@ -1,0 +1,221 @@
+"""``tf.math`` on eagertape: TF names and arguments over the recorded jax.numpy.
+
+Where TF's gradient differs from JAX's the function is written so the tape
+gives TF's: ``abs`` (0 at 0), ``maximum``/``minimum`` (a tie goes to the first
+argument).
+
+>>> import eagertape.tf as tf
+>>> tf.math.reduce_sum(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=1).numpy()
+array([3., 7.], dtype=float32)
+"""
+import collections
+
+import numpy as np
+
+from .. import nn as _nn
+from .. import numpy as _np
+from .._primitive import call as _call
+from .._tensor import _as_dtype
+from ._util import _Unsupported, tensor as _t
+
+__getattr__ = _Unsupported("tf.math")
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+# -- elementwise ----------------------------------------------------------------
+def add(x, y, name=None): return _t(x) + y
+def subtract(x, y, name=None): return _t(x) - y
+def multiply(x, y, name=None): return _t(x) * y
+def negative(x, name=None): return -_t(x)
+def pow(x, y, name=None): return _t(x) ** y
+def square(x, name=None): return _np.square(_t(x))
+def sqrt(x, name=None): return _np.sqrt(_t(x))
+def rsqrt(x, name=None): return 1.0 / _np.sqrt(_t(x))
+def exp(x, name=None): return _np.exp(_t(x))
+def expm1(x, name=None): return _np.expm1(_t(x))
+def log(x, name=None): return _np.log(_t(x))
+def log1p(x, name=None): return _np.log1p(_t(x))
+def sin(x, name=None): return _np.sin(_t(x))
+def cos(x, name=None): return _np.cos(_t(x))
+def tan(x, name=None): return _np.tan(_t(x))
+def tanh(x, name=None): return _np.tanh(_t(x))
+def sinh(x, name=None): return _np.sinh(_t(x))
+def cosh(x, name=None): return _np.cosh(_t(x))
+def asin(x, name=None): return _np.arcsin(_t(x))
+def acos(x, name=None): return _np.arccos(_t(x))
+def atan(x, name=None): return _np.arctan(_t(x))
+def atan2(y, x, name=None): return _np.arctan2(_t(y), x)
+def sigmoid(x, name=None): return _nn.sigmoid(_t(x))
+def softplus(features, name=None): return _nn.softplus(_t(features))
+def reciprocal(x, name=None): return 1.0 / _t(x)
+def erf(x, name=None): return _call(_erf, (_t(x),))
+def lgamma(x, name=None): return _call(_lgamma, (_t(x),))
+def floor(x, name=None): return _np.floor(_t(x))
+def ceil(x, name=None): return _np.ceil(_t(x))
+def round(x, name=None): return _np.round(_t(x))      # half to even, as TF
+def sign(x, name=None): return _np.sign(_t(x))
+def is_nan(x, name=None): return _np.isnan(_t(x))
+def is_inf(x, name=None): return _np.isinf(_t(x))
+def is_finite(x, name=None): return _np.isfinite(_t(x))
+def squared_difference(x, y, name=None): return _np.square(_t(x) - y)
+def floordiv(x, y, name=None): return _t(x) // y
+def mod(x, y, name=None): return _np.mod(_t(x), y)
+def real(input, name=None): return _np.real(_t(input))
+def imag(input, name=None): return _np.imag(_t(input))
+def conj(x, name=None): return _np.conj(_t(x))
+def equal(x, y, name=None): return _np.equal(_t(x), y)
+def not_equal(x, y, name=None): return _np.not_equal(_t(x), y)
+def less(x, y, name=None): return _np.less(_t(x), y)
+def less_equal(x, y, name=None): return _np.less_equal(_t(x), y)
+def greater(x, y, name=None): return _np.greater(_t(x), y)
+def greater_equal(x, y, name=None): return _np.greater_equal(_t(x), y)
+def logical_and(x, y, name=None): return _np.logical_and(_t(x), y)
+def logical_or(x, y, name=None): return _np.logical_or(_t(x), y)
+def logical_not(x, name=None): return _np.logical_not(_t(x))
+
+
+def _erf(x):
+    from jax.scipy.special import erf as f
+    return f(x)
+
+
+def _lgamma(x):
+    from jax.scipy.special import gammaln
+    return gammaln(x)
+
+
+def divide(x, y, name=None):
+    """True division; integer inputs give float64, as TF's ``divide``."""
+    x = _t(x)
+    if np.issubdtype(x.dtype, np.integer):
+        x = x.astype("float64")
+        y = _t(y).astype("float64")
+    return x / y
+
+
+truediv = divide
+
+
+def divide_no_nan(x, y, name=None):
+    """``x / y``, and 0 where ``y`` is 0 (the gradient too)."""
+    x, y = _t(x), _t(y, dtype=_t(x).dtype)
+    safe = _np.where(y == 0, _np.ones_like(y), y)
+    return _np.where(y == 0, _np.zeros_like(x * y), x / safe)
+
+
+def abs(x, name=None):
+    """``|x|``; its gradient at 0 is 0, as TF's (JAX's is 1)."""
+    x = _t(x)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        return _np.abs(x)
+    return x * _np.sign(x)
+
+
+def maximum(x, y, name=None):
+    """Elementwise max; at a tie the gradient goes to ``x``, as TF's (JAX splits it)."""
+    x = _t(x)
+    return _np.where(x >= y, x, y)
+
+
+def minimum(x, y, name=None):
+    """Elementwise min; at a tie the gradient goes to ``x``, as TF's (JAX splits it)."""
+    x = _t(x)
+    return _np.where(x <= y, x, y)
+
+
+# -- reductions -------------------------------------------------------------------
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    return _np.sum(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    x = _t(input_tensor)
+    if np.issubdtype(x.dtype, np.integer):      # TF: integer mean, truncated
+        s = _np.sum(x, axis=_axis(axis), keepdims=bool(keepdims))
+        return _np.trunc(s / _count(x, axis)).astype(x.dtype)
+    return _np.mean(x, axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def _count(x, axis):
+    if axis is None:
+        return max(x.size, 1)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    return int(np.prod([x.shape[a] for a in axes]))
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+    return _np.max(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+    return _np.min(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+    return _np.prod(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    return _np.std(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    return _np.var(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    return _nn.logsumexp(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+    return _np.any(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+    return _np.all(_t(input_tensor), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    x = _t(input_tensor)
+    return _np.sqrt(_np.sum(x * x, axis=_axis(axis), keepdims=bool(keepdims)))
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    x = _t(x)
+    if reverse:
+        x = _np.flip(x, axis)
+    out = _np.cumsum(x, axis=axis)
+    if exclusive:
+        out = out - x
+    return _np.flip(out, axis) if reverse else out
+
+
+def argmax(input, axis=None, output_type="int64", name=None):
+    """Index of the largest value along ``axis`` (default 0, as TF), int64 by default."""
+    return _np.argmax(_t(input), axis=0 if axis is None else axis).astype(_as_dtype(output_type))
+
+
+def argmin(input, axis=None, output_type="int64", name=None):
+    return _np.argmin(_t(input), axis=0 if axis is None else axis).astype(_as_dtype(output_type))
+
+
+TopKV2 = collections.namedtuple("TopKV2", "values indices")
+
+
+def top_k(input, k=1, sorted=True, name=None):
+    """The ``k`` largest entries of the last axis and their int32 indices."""
+    x = _t(input)
+    if not isinstance(k, int) or k < 0 or k > x.shape[-1]:
+        from .errors import InvalidArgumentError
+        raise InvalidArgumentError(f"argument `k`: input must have at least k={k} columns, "
+                                   f"has {x.shape[-1] if x.ndim else 0}")
+    values, indices = _call(_top_k, (x, k))
+    return TopKV2(values, indices.astype("int32"))
+
+
+def _top_k(x, k):
+    import jax
+    return jax.lax.top_k(x, k)

@@ -1,0 +1,233 @@
+"""``eagertape.tf``: TF's names and conventions.
+
+The first part needs no TensorFlow (values from the semantics reference and
+TF's documentation); the second runs the same programs through ``tensorflow``
+and ``eagertape.tf`` and compares values, dtypes, shapes, gradients and error
+classes (skipped where TensorFlow is not installed; `.ci/run` installs it).
+"""
+import numpy as np
+import pytest
+
+import eagertape.tf as etf
+
+
+def grad(tf, f, *xs):
+    xs = [tf.constant(x) for x in xs]
+    with tf.GradientTape() as tape:
+        for x in xs:
+            tape.watch(x)
+        y = f(tf, *xs)
+    return [None if g is None else g.numpy() for g in tape.gradient(y, xs)]
+
+
+# -- TF conventions, from the reference (fact 128) and TF's docs -------------------
+
+def test_fact_128_tf_gradient_conventions():
+    assert grad(etf, lambda tf, a, b: tf.maximum(a, b), 2.0, 2.0) == [1.0, 0.0]
+    assert grad(etf, lambda tf, a, b: tf.minimum(a, b), 2.0, 2.0) == [1.0, 0.0]
+    assert grad(etf, lambda tf, x: tf.sqrt(x), 0.0) == [np.inf]
+    assert grad(etf, lambda tf, x: tf.nn.relu(x), 0.0) == [0.0]
+    assert grad(etf, lambda tf, x: tf.abs(x), 0.0) == [0.0]
+    assert grad(etf, lambda tf, x: tf.abs(x), -3.0) == [-1.0]
+    np.testing.assert_allclose(
+        grad(etf, lambda tf, x: tf.where(x < 10, x, x * x), np.float32([5, 50]))[0], [1, 100])
+    np.testing.assert_allclose(
+        grad(etf, lambda tf, x: tf.reduce_max(x), np.float32([2, 2, 1]))[0], [0.5, 0.5, 0])
+
+
+def test_integer_results_are_constants_and_defaults_are_tfs():
+    x = etf.constant([[1.0, 5.0], [3.0, 2.0]])
+    with etf.GradientTape() as tape:
+        tape.watch(x)
+        i = etf.argmax(x)
+    assert i.dtype == np.int64 and i.numpy().tolist() == [1, 0]     # axis 0, int64
+    assert tape.gradient(i, x) is None
+    assert etf.range(5).dtype == np.int32 and etf.range(0.0, 1.0, 0.25).dtype == np.float32
+    assert etf.zeros([2]).dtype == np.float32 and etf.one_hot([1], 3).dtype == np.float32
+    assert etf.divide(etf.constant(1), etf.constant(2)).dtype == np.float64
+    assert etf.shape(x).numpy().tolist() == [2, 2] and etf.shape(x).dtype == np.int32
+    assert etf.cast(etf.constant([-1.7, 2.7]), etf.int32).numpy().tolist() == [-1, 2]
+    assert etf.executing_eagerly() and etf.is_tensor(x) and not etf.is_tensor(1.0)
+
+
+def test_unsupported_names_point_to_eagertape_numpy():
+    for mod, name in [(etf, "fancy_op"), (etf.math, "bessel_j9"), (etf.nn, "ctc_loss"),
+                      (etf.keras, "layers"), (etf.linalg, "expm")]:
+        with pytest.raises(AttributeError, match="not supported by eagertape's TensorFlow "
+                                                 "facade yet; use .*eagertape.numpy"):
+            getattr(mod, name)
+
+
+def test_errors_are_tfs_and_pythons():
+    with pytest.raises(etf.errors.InvalidArgumentError, match="indices = 5 is not in"):
+        etf.gather(etf.constant([1.0, 2.0]), 5)
+    with pytest.raises(ValueError):       # also a ValueError
+        etf.split(etf.range(5), 2)
+
+
+def test_random_is_reproducible_after_set_seed():
+    etf.random.set_seed(3)
+    a = [etf.random.normal([4]), etf.random.uniform([2], 1, 5), etf.random.shuffle(etf.range(6))]
+    etf.random.set_seed(3)
+    b = [etf.random.normal([4]), etf.random.uniform([2], 1, 5), etf.random.shuffle(etf.range(6))]
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u.numpy(), v.numpy())
+    assert not np.array_equal(a[0].numpy(), etf.random.normal([4]).numpy())
+    t = etf.random.truncated_normal([2000], stddev=2.0)
+    assert float(etf.reduce_max(etf.abs(t))) <= 4.0
+    u = a[1].numpy()
+    assert ((u >= 1) & (u < 5)).all() and sorted(b[2].numpy().tolist()) == list(range(6))
+
+
+def test_optimizers_are_reachable_under_tf_names():
+    assert etf.keras.optimizers.Adam is etf.optimizers.Adam
+    w = etf.Variable([1.0, 2.0])
+    opt = etf.keras.optimizers.SGD(learning_rate=0.1)
+    with etf.GradientTape() as tape:
+        loss = etf.reduce_sum(w * w)
+    opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    np.testing.assert_allclose(w.numpy(), [0.8, 1.6])
+
+
+# -- differential: the same program through TensorFlow and eagertape.tf ---------------
+
+A = np.array([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]], np.float32)
+B = np.array([[0.5, 1.5, -2.0], [1.0, 2.0, 3.0]], np.float32)
+M = np.array([[4.0, 1.0], [1.0, 3.0]], np.float32)
+V = np.array([0.3, -1.2, 2.0, 0.7], np.float32)
+
+# name -> program(tf, a, b) returning a Tensor (or a list/tuple of them)
+PROGRAMS = {
+    "add": lambda tf, a, b: tf.add(a, b), "subtract": lambda tf, a, b: tf.subtract(a, b),
+    "multiply": lambda tf, a, b: tf.multiply(a, b), "divide": lambda tf, a, b: tf.divide(a, b + 5),
+    "pow": lambda tf, a, b: tf.pow(tf.abs(a) + 1, b), "square": lambda tf, a, b: tf.square(a),
+    "sqrt": lambda tf, a, b: tf.sqrt(tf.abs(a) + 1), "exp": lambda tf, a, b: tf.exp(a),
+    "log": lambda tf, a, b: tf.math.log(tf.abs(a) + 1), "sin": lambda tf, a, b: tf.sin(a),
+    "cos": lambda tf, a, b: tf.cos(a), "tanh": lambda tf, a, b: tf.tanh(a),
+    "sigmoid": lambda tf, a, b: tf.sigmoid(a), "abs": lambda tf, a, b: tf.abs(a),
+    "maximum": lambda tf, a, b: tf.maximum(a, b), "minimum": lambda tf, a, b: tf.minimum(a, b),
+    "log1p": lambda tf, a, b: tf.math.log1p(tf.abs(a)), "expm1": lambda tf, a, b: tf.math.expm1(a),
+    "softplus": lambda tf, a, b: tf.math.softplus(a),
+    "reciprocal": lambda tf, a, b: tf.math.reciprocal(b + 5), "erf": lambda tf, a, b: tf.math.erf(a),
+    "lgamma": lambda tf, a, b: tf.math.lgamma(tf.abs(a) + 0.5),
+    "sign": lambda tf, a, b: tf.math.sign(a), "floor": lambda tf, a, b: tf.math.floor(a * 3),
+    "round": lambda tf, a, b: tf.math.round(a * 3),
+    "squared_difference": lambda tf, a, b: tf.math.squared_difference(a, b),
+    "divide_no_nan": lambda tf, a, b: tf.math.divide_no_nan(a, b * tf.cast(b > 1, tf.float32)),
+    "cumsum": lambda tf, a, b: tf.math.cumsum(a, axis=1, exclusive=True, reverse=True),
+    "is_nan": lambda tf, a, b: tf.math.is_nan(a / (b - b)),
+    "is_finite": lambda tf, a, b: tf.math.is_finite(a / b),
+    "reduce_sum": lambda tf, a, b: tf.reduce_sum(a, axis=1, keepdims=True),
+    "reduce_mean": lambda tf, a, b: tf.reduce_mean(a, axis=[0, 1]),
+    "reduce_max": lambda tf, a, b: tf.reduce_max(a, axis=0),
+    "reduce_min": lambda tf, a, b: tf.reduce_min(a),
+    "reduce_prod": lambda tf, a, b: tf.reduce_prod(a, axis=1),
+    "reduce_std": lambda tf, a, b: tf.math.reduce_std(a, axis=0),
+    "reduce_variance": lambda tf, a, b: tf.math.reduce_variance(a),
+    "reduce_logsumexp": lambda tf, a, b: tf.reduce_logsumexp(a, axis=1),
+    "reduce_euclidean_norm": lambda tf, a, b: tf.math.reduce_euclidean_norm(a, axis=1),
+    "reduce_any": lambda tf, a, b: tf.reduce_any(a > 2.0, axis=1),
+    "reduce_all": lambda tf, a, b: tf.reduce_all(a > -5.0),
+    "reduce_mean_int": lambda tf, a, b: tf.reduce_mean(tf.constant([[-3, 2], [4, 7]]), axis=1),
+    "argmax": lambda tf, a, b: tf.argmax(a), "argmin": lambda tf, a, b: tf.argmin(a, axis=1),
+    "sort": lambda tf, a, b: tf.sort(a, direction="DESCENDING"),
+    "argsort": lambda tf, a, b: tf.argsort(a, axis=1),
+    "top_k": lambda tf, a, b: tuple(tf.math.top_k(a, k=2)),
+    "cast": lambda tf, a, b: tf.cast(a * 2, tf.int32),
+    "reshape": lambda tf, a, b: tf.reshape(a, [3, 2]),
+    "transpose": lambda tf, a, b: tf.transpose(a),
+    "concat": lambda tf, a, b: tf.concat([a, b], axis=0),
+    "stack": lambda tf, a, b: tf.stack([a, b], axis=1),
+    "unstack": lambda tf, a, b: tf.unstack(a, axis=1),
+    "split": lambda tf, a, b: tf.split(a, [1, -1], axis=1),
+    "squeeze": lambda tf, a, b: tf.squeeze(tf.expand_dims(a, 0), axis=0),
+    "tile": lambda tf, a, b: tf.tile(a, [2, 1]),
+    "gather": lambda tf, a, b: tf.gather(a, [2, 0], axis=1),
+    "gather_nd": lambda tf, a, b: tf.gather_nd(a, [[1, 2], [0, 0]]),
+    "where": lambda tf, a, b: tf.where(a > b, a, b),
+    "where_coords": lambda tf, a, b: tf.where(a > 0.4),
+    "zeros_like": lambda tf, a, b: tf.zeros_like(a) + a,
+    "ones": lambda tf, a, b: tf.ones([2, 3]) * a, "fill": lambda tf, a, b: tf.fill([2, 3], 1.5),
+    "eye": lambda tf, a, b: tf.eye(2, 3), "range": lambda tf, a, b: tf.range(1, 10, 3),
+    "linspace": lambda tf, a, b: tf.linspace(0.0, 1.0, 5),
+    "one_hot": lambda tf, a, b: tf.one_hot([0, 3, 1], 3, on_value=5.0, off_value=-1.0),
+    "matmul": lambda tf, a, b: tf.matmul(a, b, transpose_b=True),
+    "tensordot": lambda tf, a, b: tf.tensordot(a, b, axes=[[1], [1]]),
+    "einsum": lambda tf, a, b: tf.einsum("ij,kj->ik", a, b),
+    "clip_by_value": lambda tf, a, b: tf.clip_by_value(a, -1.0, 1.0),
+    "clip_by_norm": lambda tf, a, b: tf.clip_by_norm(a, 1.5),
+    "clip_by_global_norm": lambda tf, a, b: tf.clip_by_global_norm([a, b], 2.0)[0],
+    "norm": lambda tf, a, b: tf.norm(a), "norm_axis": lambda tf, a, b: tf.norm(a, axis=1),
+    "identity": lambda tf, a, b: tf.identity(a),
+    "relu": lambda tf, a, b: tf.nn.relu(a), "relu6": lambda tf, a, b: tf.nn.relu6(a * 4),
+    "elu": lambda tf, a, b: tf.nn.elu(a), "selu": lambda tf, a, b: tf.nn.selu(a),
+    "gelu": lambda tf, a, b: tf.nn.gelu(a), "leaky_relu": lambda tf, a, b: tf.nn.leaky_relu(a),
+    "softmax": lambda tf, a, b: tf.nn.softmax(a), "log_softmax": lambda tf, a, b: tf.nn.log_softmax(a),
+    "l2_loss": lambda tf, a, b: tf.nn.l2_loss(a),
+    "moments": lambda tf, a, b: tf.nn.moments(a, axes=[0]),
+    "softmax_xent": lambda tf, a, b: tf.nn.softmax_cross_entropy_with_logits(
+        tf.nn.softmax(b), a),
+    "sparse_xent": lambda tf, a, b: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        tf.constant([2, 0]), a),
+    "sigmoid_xent": lambda tf, a, b: tf.nn.sigmoid_cross_entropy_with_logits(
+        labels=tf.sigmoid(b), logits=a),
+    "bias_add": lambda tf, a, b: tf.nn.bias_add(a, b[0]),
+    "linalg.matmul": lambda tf, a, b: tf.linalg.matmul(a, b, transpose_a=True),
+    "linalg.inv": lambda tf, a, b: tf.linalg.inv(tf.constant(M) + a[0, 0]),
+    "linalg.det": lambda tf, a, b: tf.linalg.det(tf.constant(M) * a[1, 0]),
+    "linalg.solve": lambda tf, a, b: tf.linalg.solve(tf.constant(M), tf.transpose(a[:, :2])),
+    "linalg.cholesky": lambda tf, a, b: tf.linalg.cholesky(tf.constant(M) + a[0, 0]),
+    "linalg.trace": lambda tf, a, b: tf.linalg.trace(tf.matmul(a, b, transpose_b=True)),
+    "linalg.diag": lambda tf, a, b: tf.linalg.diag(a[0]),
+    "linalg.band_part": lambda tf, a, b: tf.linalg.band_part(tf.matmul(a, a, transpose_a=True), 0, 1),
+    "linalg.eigh_values": lambda tf, a, b: tf.linalg.eigh(tf.constant(M) * a[1, 0])[0],
+    "linalg.svd_values": lambda tf, a, b: tf.linalg.svd(a)[0],
+    "linalg.norm": lambda tf, a, b: tf.linalg.norm(a),
+}
+
+
+def _run(tf, name):
+    a, b = tf.constant(A), tf.constant(B)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(a)
+        tape.watch(b)
+        out = PROGRAMS[name](tf, a, b)
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        total = [tf.reduce_sum(o * o) for o in outs if o.dtype in (tf.float32, tf.float64)]
+    grads = []
+    for t in total:
+        grads.append([None if g is None else g.numpy() for g in tape.gradient(t, [a, b])])
+    return outs, grads
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_same_as_tensorflow(name):
+    tf = pytest.importorskip("tensorflow")
+    want_outs, want_grads = _run(tf, name)
+    got_outs, got_grads = _run(etf, name)
+    assert len(got_outs) == len(want_outs)
+    for g, w in zip(got_outs, want_outs):
+        assert g.dtype == np.dtype(w.dtype.as_numpy_dtype), (g.dtype, w.dtype)
+        assert tuple(g.shape) == tuple(w.shape)
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=2e-5, atol=2e-5)
+    assert len(got_grads) == len(want_grads)
+    for gs, ws in zip(got_grads, want_grads):
+        for g, w in zip(gs, ws):
+            if w is None:
+                assert g is None or not np.any(g), "TF gives no gradient here"
+            else:
+                assert g is not None
+                np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-5)
+
+
+@pytest.mark.parametrize("program", [
+    lambda tf: tf.gather(tf.constant([1.0, 2.0]), 5),
+    lambda tf: tf.split(tf.range(5), 2),
+    lambda tf: tf.math.top_k(tf.constant([1.0, 2.0]), k=3),
+])
+def test_same_error_class_as_tensorflow(program):
+    tf = pytest.importorskip("tensorflow")
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        program(tf)
+    with pytest.raises(etf.errors.InvalidArgumentError):
+        program(etf)
