@@ -27,7 +27,9 @@ from .. import optimizers as _optimizers
 from .._custom import custom_gradient  # noqa: F401
 from .._primitive import call as _call
 from .._primitive import stop_gradient  # noqa: F401
-from .._tape import GradientTape, UnconnectedGradients  # noqa: F401
+from .._state import state as _state
+from .._tape import GradientTape as _CoreTape
+from .._tape import UnconnectedGradients  # noqa: F401
 from .._tensor import Tensor, _as_dtype, _TensorLike, constant, convert_to_tensor  # noqa: F401
 from .._variables import Variable  # noqa: F401
 from . import errors, linalg, math, nn, random  # noqa: F401
@@ -47,6 +49,33 @@ uint8 = np.dtype("uint8")
 bool = np.dtype("bool")  # noqa: A001  (TF's name)
 complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 DType = np.dtype
+
+
+class GradientTape(_CoreTape):
+    """``tf.GradientTape``. In a TF 1 program (one that called
+    ``tf.enable_eager_execution()``) ``watch`` marks the tensor on every tape
+    recording on this thread, as TF 1.x did; otherwise on this tape only (TF 2).
+
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    """
+
+    def watch(self, tensor):
+        super().watch(tensor)
+        if _tf1["watch_all"]:
+            for tape in list(_state.tapes):
+                if tape is not self:
+                    _CoreTape.watch(tape, tensor)
+
+
+_tf1 = {"watch_all": False}
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None):
+    """TF 1's switch to eager mode: eagertape is always eager, so this only marks
+    the program as TF 1 code, which gets TF 1's ``watch`` rule (every tape on the
+    stack)."""
+    _tf1["watch_all"] = True
 
 
 def as_dtype(type_value):
@@ -339,6 +368,10 @@ optimizers = _namespace("tf.optimizers", SGD=_optimizers.SGD, Adam=_optimizers.A
                         RMSprop=_optimizers.RMSprop, Adagrad=_optimizers.Adagrad,
                         Optimizer=_optimizers.Optimizer)
 keras = _namespace("tf.keras", optimizers=optimizers)
+# TF 1.x eager spellings the seed tutorials use (tfe = tf.contrib.eager).
+contrib = _namespace("tf.contrib", eager=_namespace(
+    "tf.contrib.eager", Variable=Variable, GradientTape=GradientTape,
+    executing_eagerly=executing_eagerly, enable_eager_execution=enable_eager_execution))
 dtypes = _namespace("tf.dtypes", as_dtype=as_dtype, DType=DType, float16=float16,
                     bfloat16=bfloat16, float32=float32, float64=float64, int32=int32,
                     int64=int64, bool=bool, complex64=complex64, complex128=complex128)

@@ -1,0 +1,59 @@
+"""The examples run as a user runs them: a fresh interpreter each, with a timeout."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(args, timeout=600):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=timeout)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+def test_hypersurface():
+    out = run(["examples/hypersurface.py"])
+    assert "f4([1, 2, 3, 4]) = 100.0" in out and "f4([3, 4, 5, 6]) = 684.0" in out
+    assert out.count("[52.0, 38.0, 28.0, 22.0]") == 3       # by hand, tape, differences
+
+
+def test_seed_programs_verbatim():
+    out = run(["examples/seed_programs.py"])
+    assert "seed 002: all assertions hold" in out
+    assert "Hypersurface: 100.0 Gradient: [52. 38. 28. 22.]" in out
+    assert "Total Hypersurface: 900.0 Gradient: [468. 342. 252. 198.]" in out
+    assert "dz/dy: 8.0" in out and "dy/dx: 3.0" in out
+    assert "d2y/dx2: 6.0" in out          # TF 1's watch rule (the seed calls enable_eager_execution)
+
+
+def test_seed_003_under_tf2_rules_gives_none():
+    # Without tf.enable_eager_execution() the program is TF 2 code: the outer tape
+    # watches nothing, so d2y/dx2 is None (TF 2.21 does the same).
+    code = """
+import eagertape.tf as tf
+x = tf.constant(1.0)
+with tf.GradientTape() as t:
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        y = x * x * x
+    dy_dx = t2.gradient(y, x)
+print(float(dy_dx), t.gradient(dy_dx, x))
+"""
+    assert run(["-c", code]).split() == ["3.0", "None"]
+
+
+def test_linear_regression():
+    out = run(["examples/linear_regression.py"])
+    assert "fitted: y = 3.0" in out
+    losses = [float(line.split("loss")[1]) for line in out.splitlines() if "loss" in line]
+    assert losses[-1] < 0.1 * losses[0]
+
+
+def test_mlp_classifier():
+    out = run(["examples/mlp_classifier.py"])
+    accuracy = float(out.split("held-out accuracy:")[1].split()[0])
+    assert accuracy > 0.95
