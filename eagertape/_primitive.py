@@ -69,23 +69,18 @@ _kinds: dict = {}
 MAX_KINDS = 8192
 
 
-def _kind_for(key, fn, treedef, leaves, jit, name=None):
+def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
     try:
         kind = _kinds.get(key)
     except TypeError:        # an unhashable static argument: a one-off kind
-        return _Kind(fn, treedef, leaves, _dyn_positions(leaves), False, name)
+        return _Kind(fn, treedef, leaves, tuple(dyn), False, name)
     if kind is None:
-        kind = _Kind(fn, treedef, leaves, _dyn_positions(leaves), jit, name)
+        kind = _Kind(fn, treedef, leaves, tuple(dyn), jit, name)
         if len(_kinds) >= MAX_KINDS:
             # The key holds id(fn): it must leave with the kind that keeps fn alive.
             del _kinds[next(iter(_kinds))]
         _kinds[key] = kind
     return kind
-
-
-def _dyn_positions(leaves):
-    return tuple(i for i, leaf in enumerate(leaves)
-                 if isinstance(leaf, _DYNAMIC) or type(leaf) is Tensor)
 
 
 class _Op:
@@ -121,6 +116,13 @@ def _flat_treedef(n, kwnames):
 
 _scalars: dict = {}
 
+# Elementwise arithmetic, where a Python int is an operand (``y * t`` in a loop
+# over t), not a parameter such as an axis: a value, so each int compiles nothing.
+_ARITHMETIC = frozenset(id(f) for f in (
+    jax.numpy.add, jax.numpy.subtract, jax.numpy.multiply, jax.numpy.true_divide,
+    jax.numpy.divide, jax.numpy.floor_divide, jax.numpy.mod, jax.numpy.remainder,
+    jax.numpy.maximum, jax.numpy.minimum))
+
 
 def _device_scalar(x):
     # A Python float as a weakly typed device scalar, cached by value: jit then
@@ -146,10 +148,16 @@ def call(fn, args, kwargs=None, *, constant_output=False, jit=True, name=None):
     kwnames = tuple(kwargs) if kwargs else ()
     leaves = list(args) + [kwargs[k] for k in kwnames] if kwnames else list(args)
     key = [id(fn), len(args), kwnames]
-    objs, vals = [], []
+    objs, vals, dyn = [], [], []
+    arith = id(fn) in _ARITHMETIC
     for i, leaf in enumerate(leaves):
         tp = type(leaf)
-        if tp in _SIMPLE_STATIC or (tp is tuple and all(type(e) is int for e in leaf)):
+        if tp is int and arith and jit:
+            objs.append(leaf)
+            vals.append(_device_scalar(leaf))
+            dyn.append(i)
+            key.append(_D)
+        elif tp in _SIMPLE_STATIC or (tp is tuple and all(type(e) is int for e in leaf)):
             key.append(tp)
             key.append(leaf)
         else:
@@ -157,8 +165,9 @@ def call(fn, args, kwargs=None, *, constant_output=False, jit=True, name=None):
             if leaf is None:   # a nest (lists of Tensors, tuples of slices, ...)
                 return _call_nested(fn, args, kwargs, constant_output, jit, name)
             leaves[i] = leaf
+            dyn.append(i)
             key.append(_D)
-    kind = _kind_for(tuple(key), fn, _flat_treedef(len(args), kwnames), leaves, jit, name)
+    kind = _kind_for(tuple(key), fn, _flat_treedef(len(args), kwnames), leaves, dyn, jit, name)
     return _run(kind, objs, vals, constant_output)
 
 
@@ -187,12 +196,13 @@ def _call_nested(fn, args, kwargs, constant_output, jit, name):
     # Nested arguments (lists of Tensors, tuples of slices, ...): flatten them.
     leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else _EMPTY))
     key = [id(fn), treedef]
-    objs, vals = [], []
+    objs, vals, dyn = [], [], []
     for i, leaf in enumerate(leaves):
         tp = type(leaf)
-        dyn = _dynamic(leaf, tp, objs, vals, jit)
-        if dyn is not None:
-            leaves[i] = dyn
+        value = _dynamic(leaf, tp, objs, vals, jit)
+        if value is not None:
+            leaves[i] = value
+            dyn.append(i)
             key.append(_D)
         elif tp is slice:                       # unhashable before Python 3.12
             key.append(slice)
@@ -200,7 +210,7 @@ def _call_nested(fn, args, kwargs, constant_output, jit, name):
         else:
             key.append(tp)
             key.append(leaf)
-    kind = _kind_for(tuple(key), fn, treedef, leaves, jit, name)
+    kind = _kind_for(tuple(key), fn, treedef, leaves, dyn, jit, name)
     return _run(kind, objs, vals, constant_output)
 
 
@@ -236,7 +246,7 @@ _ArrayImpl = type(jax.numpy.zeros(()))
 
 def _as_passed(objs, vals):
     # Python scalars back in place of their device copies (which only jit wants).
-    return [o if type(o) is float or type(o) is complex else v for o, v in zip(objs, vals)]
+    return [o if type(o) in (float, complex, int) else v for o, v in zip(objs, vals)]
 
 
 def _record(kind, objs, vals, outs, tapes, custom=None, name=None):

@@ -155,6 +155,12 @@ def test_python_floats_are_values_not_program_constants():
     np.testing.assert_allclose(outs[-1].numpy(), [1.0, 2.0], rtol=1e-6)
     i = et.constant([1, 2])
     assert (i * 1.5).dtype == (jnp.asarray([1, 2], jnp.int32) * 1.5).dtype
+    before = len(_primitive._kinds)
+    prods = [x * k for k in range(1, 21)]      # Python ints as operands: values too
+    assert len(_primitive._kinds) - before <= 1
+    np.testing.assert_allclose(prods[-1].numpy(), [20.0, 40.0])
+    assert prods[0].dtype == np.float32 and (i * 3).dtype == np.int32
+    assert (i * 3).numpy().tolist() == [3, 6] and (7 // i).numpy().tolist() == [7, 3]
     assert (tnp.asarray([1.0, 2.0], dtype="float64") * 1.5).dtype == np.float64
 
 
