@@ -273,7 +273,7 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
             op = _Op(kind, objs, vals, outs, custom, name)
         # Every floating Tensor input gets a slot, tracked or not: as in TF, a
         # recorded op passes gradients to all its inputs, so a tensor watched
-        # later (or asked for as a source) still receives its share.
+        # after the op still receives its share (an unwatched one does not).
         if None in in_slots:
             for i, s in enumerate(in_slots):
                 if s is None:

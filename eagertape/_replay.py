@@ -147,6 +147,7 @@ def _is_complex(dtype):
 def gradient(data, targets, sources, output_gradients, zero):
     nodes, tracked = data.nodes, data.tracked
     source_ids = {id(s) for s in sources}
+    target_ids = {id(t) for t in targets}
     extra = {}   # id -> slot for a target that is a source but no slot of the tape's
 
     seeds = []   # (slot, target, output gradient or None)
@@ -168,8 +169,10 @@ def gradient(data, targets, sources, output_gradients, zero):
         if isinstance(src, Variable):
             slots = list(data.var_reads.get(k, ()))
         else:
+            # An input no tape tracked (never watched, not recorded) is no source
+            # in TF (fact 25), unless it is also a target (fact 37).
             s = nodes.get(k)
-            slots = [] if s is None else [s]
+            slots = [s] if s is not None and (tracked[s] or k in target_ids) else []
         if k in extra:
             slots.append(extra[k])
         wanted[k] = (src, tuple(slots))

@@ -155,6 +155,10 @@ class _TensorLike:
 
 def _method(fn, constant_output=False):
     def m(self, *args, **kwargs):
+        if "out" in kwargs:
+            # NumPy's own np.mean(t), np.sum(t), ... call the method with out=:
+            # as in TF, NumPy computes on the host and the value leaves the tape (fact 86).
+            return getattr(np, fn.__name__)(np.asarray(self), *args, **kwargs)
         return _call(fn, (self,) + args, kwargs, constant_output=constant_output)
     m.__name__ = fn.__name__ if hasattr(fn, "__name__") else "method"
     m.__doc__ = f"Recorded ``jax.numpy.{m.__name__}`` of this tensor."

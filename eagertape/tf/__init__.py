@@ -276,6 +276,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     return _np.where(constant(np.asarray(hot)), _t(on, dtype), _t(off, dtype))
 
 
+def complex(real, imag, name=None):  # noqa: A001  (TF's name)
+    """``real + i*imag``: complex64 from float32 parts, complex128 from float64."""
+    return _call(jax.lax.complex, (_t(real), _t(imag)))
+
+
 def identity(input, name=None):
     """A new Tensor with ``input``'s value, recorded (its gradient passes through)."""
     return _np.asarray(_t(input))

@@ -1,0 +1,571 @@
+"""The semantics reference, run through TensorFlow and through ``eagertape.tf``.
+
+Each program is plain TF code taking the module as ``tf``; both runs must give
+the same values, dtypes, None-ness and structure, or raise errors of the same
+family. Facts where eagertape differs on purpose ([X] facts, JAX's op gradients)
+are in README's list and not here; jacobians wait for ``tape.jacobian``.
+Skipped when TensorFlow is not installed (`.ci/run` installs it).
+"""
+import numpy as np
+import pytest
+
+import eagertape.tf as etf
+
+tf_real = pytest.importorskip("tensorflow")
+
+P = {}   # fact label -> program(tf)
+
+
+def fact(label):
+    def register(f):
+        P[label] = f
+        return f
+    return register
+
+
+@fact("01 second gradient on a non-persistent tape")
+def _(tf):
+    x = tf.constant(3.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = x * x
+    t.gradient(y, x)
+    return t.gradient(y, x)
+
+
+@fact("04 persistent tape repeats")
+def _(tf):
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * x
+        z = y * y
+    return [t.gradient(z, x), t.gradient(y, x), t.gradient(z, x)]
+
+
+@fact("05 gradient on a never-entered tape")
+def _(tf):
+    return tf.GradientTape(persistent=True).gradient(tf.constant(1.0), tf.constant(1.0))
+
+
+@fact("08 non-persistent gradient inside its block")
+def _(tf):
+    x = tf.constant(2.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = x * x
+        g = t.gradient(y, x)
+        z = y * 3.0
+    return g, z
+
+
+@fact("12-13 non-scalar target, broadcasting")
+def _(tf):
+    x = tf.constant([1.0, 2.0, 3.0])
+    v = tf.Variable(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * x
+        w = v * tf.constant([3.0, 4.0])
+    return [t.gradient(y, x), t.gradient(w, v)]
+
+
+@fact("14-15 nested and repeated targets")
+def _(tf):
+    x = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y0, y1 = x ** 2, 1 / x
+    return [t.gradient({"y0": y0, "y1": y1}, x), t.gradient([y0, y0], x),
+            t.gradient((y0, [y1, {"k": y0}]), x)]
+
+
+@fact("16 empty target list")
+def _(tf):
+    x = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+    return [t.gradient([], x), t.gradient([], x, unconnected_gradients="zero")]
+
+
+@fact("17 target None")
+def _(tf):
+    x = tf.constant(2.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+    return t.gradient(None, x)
+
+
+@fact("20-22 outside, unwatched, watched after use")
+def _(tf):
+    x, c = tf.constant(2.0), tf.constant(5.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * c
+        u = c * c
+        t.watch(c)
+    after = x * x
+    return [t.gradient(after, x), t.gradient(u, c), t.gradient(y, c), t.gradient(y, x),
+            t.gradient(after, x, unconnected_gradients="zero")]
+
+
+@fact("23-26 intermediates as sources")
+def _(tf):
+    x, k = tf.constant(3.0), tf.constant(7.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * x
+        z = y * y
+        q = k * 2.0
+        w = q * x
+    return [t.gradient(z, y), t.gradient(z, [x, y]), t.gradient(w, q), t.gradient(y, z)]
+
+
+@fact("27-29 integers")
+def _(tf):
+    i = tf.constant(10)
+    f = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(i)
+        t.watch(f)
+        y = i * i
+        c = tf.cast(i, tf.float32) * 2.0
+        back = tf.cast(tf.cast(f, tf.int32), tf.float32) * f
+    return [t.gradient(y, i), t.gradient(y, i, unconnected_gradients="zero"),
+            t.gradient(c, i), t.gradient(back, f)]
+
+
+@fact("30 watch a non-tensor")
+def _(tf):
+    with tf.GradientTape() as t:
+        t.watch(3.0)
+
+
+@fact("31 watch nests")
+def _(tf):
+    a, b, c = tf.constant(1.0), tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape() as t:
+        t.watch([a, {"k": (b, c)}])
+        y = a * b * c
+    return t.gradient(y, [a, b, c])
+
+
+@fact("33-35 ignored watch, double watch, identity not value")
+def _(tf):
+    x1, x2 = tf.constant(3.0), tf.constant(3.0)
+    t0 = tf.GradientTape()
+    with t0:
+        pass
+    t0.watch(x1)
+    with tf.GradientTape() as t:
+        t.watch(x1)
+        t.watch(x1)
+        t.watch(x2)
+        y = x1 + x2
+    return t.gradient(y, [x1])
+
+
+@fact("36 watched copies are independent")
+def _(tf):
+    x = tf.constant(1.0)
+    x1, x2 = tf.identity(x), x + 0
+    with tf.GradientTape() as t:
+        t.watch([x, x1, x2])
+        loss = 2 * x + 3 * x1 + 4 * x2
+    return t.gradient(loss, [x, x1, x2])
+
+
+@fact("37-39 targets that are sources, duplicated sources")
+def _(tf):
+    x, y = tf.constant(2.0), tf.constant(5.0)
+    xv = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, y])
+        sq = x * x
+        z = x * x + x * y
+        yy = y * y
+    return [t.gradient(xv, xv), t.gradient([x, sq], x), t.gradient([x, y, yy], [x, y]),
+            t.gradient(z, [x, x, y])]
+
+
+@fact("42-43 result mirrors sources")
+def _(tf):
+    a, b = tf.constant(1.0), tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([a, b])
+        y = a * b
+    return [t.gradient(y, []), t.gradient(y, {}), t.gradient(y, (a,)),
+            t.gradient(y, {"b": b, "a": [a]}), t.gradient(y, a)]
+
+
+@fact("45-49 variables and watched_variables")
+def _(tf):
+    v, frozen = tf.Variable(3.0), tf.Variable(2.0, trainable=False)
+    with tf.GradientTape(persistent=True) as t:
+        y = v * frozen
+    with tf.GradientTape(watch_accessed_variables=False) as t2:
+        t2.watch(frozen)
+        y2 = v * frozen
+    return [t.gradient(y, [v, frozen]), len(t.watched_variables()),
+            t2.gradient(y2, [v, frozen]), len(t2.watched_variables())]
+
+
+@fact("51-52 a variable as target, reads as sources")
+def _(tf):
+    v = tf.Variable(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        r = v.read_value()
+        y = r * r
+    return [t.gradient(v, v), t.gradient(y, [v, r])]
+
+
+@fact("53-55 rebinding, assign_add, reads around an assign")
+def _(tf):
+    x0, x1 = tf.Variable(1.0), tf.Variable(2.0)
+    v = tf.Variable(1.0)
+    with tf.GradientTape(persistent=True) as t:
+        x1.assign_add(x0)
+        y = x1 ** 2
+        a = 2 * v
+        v.assign(5.0)
+        b = v * v
+    return [t.gradient(y, [x0, x1]), t.gradient([a, b], v)]
+
+
+@fact("57-59 before the tape, max of variables, nested auto-watch")
+def _(tf):
+    v = tf.Variable(2.0)
+    vs = [tf.Variable(1.0), tf.Variable(3.0), tf.Variable(2.0)]
+    y0 = v * v
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = y0 * v
+            m = max(vs)
+            w = v * v
+        gi = inner.gradient([y, m, w], [v] + vs)
+    return [gi, outer.gradient(w, v)]
+
+
+@fact("60-63 unconnected gradients")
+def _(tf):
+    x, u = tf.constant(1.0), tf.constant([1.0, 2.0], dtype=tf.float64)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, u])
+        y = x * 2.0 + tf.stop_gradient(x) * 0.0
+        s = tf.stop_gradient(u) * 3.0
+    return [t.gradient(y, u), t.gradient(y, u, unconnected_gradients=tf.UnconnectedGradients.ZERO),
+            t.gradient(s, u, unconnected_gradients="zero")]
+
+
+@fact("62 unknown unconnected_gradients")
+def _(tf):
+    x = tf.constant(1.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = x * x
+    return t.gradient(y, x, unconnected_gradients="zeros")
+
+
+@fact("64-69 nested tapes")
+def _(tf):
+    x, x1, x2 = tf.constant(5.0), tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape() as t1:
+        t1.watch(x)
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            y = x * x
+        dy = t2.gradient(y, x)
+    d2 = t1.gradient(dy, x)
+    with tf.GradientTape() as o:
+        o.watch(x1)
+        with tf.GradientTape() as i:
+            i.watch([x1, x2])
+            y1, z2 = x1 ** 3, x2 ** 2
+        g1, g2 = i.gradient(y1, x1), i.gradient(z2, x2)
+    d2y, d2z = o.gradient([g1, g2], [x1, x2])
+    return [dy, d2, d2y, d2z]
+
+
+@fact("68 three nested tapes")
+def _(tf):
+    x = tf.constant(1.0)
+    with tf.GradientTape() as a:
+        a.watch(x)
+        with tf.GradientTape() as b:
+            b.watch(x)
+            with tf.GradientTape() as c:
+                c.watch(x)
+                y = x ** 4
+            d1 = c.gradient(y, x)
+        d2 = b.gradient(d1, x)
+    return [d1, d2, a.gradient(d2, x)]
+
+
+@fact("70-74 stop_recording")
+def _(tf):
+    x = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        with t.stop_recording():
+            y = x * x
+        z = x * x
+    out = [t.gradient(y, x), t.gradient(z, x)]
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        w = x * x
+        with t2.stop_recording():
+            out.append(t2.gradient(w, x))
+    return out
+
+
+@fact("72 stop_recording on a never-entered tape")
+def _(tf):
+    with tf.GradientTape().stop_recording():
+        pass
+
+
+@fact("75-76 reset")
+def _(tf):
+    v = tf.Variable(3.0)
+    with tf.GradientTape() as t:
+        loss = v * v
+        t.reset()
+        loss += v * v * v
+    return t.gradient(loss, v)
+
+
+@fact("76 reset outside the context")
+def _(tf):
+    t = tf.GradientTape()
+    with t:
+        pass
+    t.reset()
+
+
+@fact("77 re-entering an active tape")
+def _(tf):
+    t = tf.GradientTape()
+    with t:
+        with t:
+            pass
+
+
+@fact("78-80 sequential entries, exceptions inside the block")
+def _(tf):
+    x = tf.constant(1.0)
+    g = tf.GradientTape(persistent=True)
+    with g:
+        g.watch(x)
+        y = 2 * x
+    with g:
+        z = 2 * y
+    out = [g.gradient(z, x)]
+    t = tf.GradientTape()
+    try:
+        with t:
+            t.watch(x)
+            w = 3 * x
+            raise KeyError("inside")
+    except KeyError:
+        pass
+    out.append(t.gradient(w, x))
+    return out
+
+
+@fact("81-83 stop_gradient, non-differentiable ops")
+def _(tf):
+    v = tf.Variable(3.0)
+    x = tf.constant([1.5, 2.5])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        a = tf.stop_gradient(v) * v
+        f = tf.math.floor(x) * 1.0
+        r = tf.math.round(x) * 1.0
+        m = tf.cast(tf.argmax(x), tf.float32)
+        c = tf.cast(x > 2.0, tf.float32)
+    return [t.gradient(a, v), t.gradient(f, x), t.gradient(r, x), t.gradient(m, x),
+            t.gradient(c, x)]
+
+
+@fact("86-87 leaving TF, control flow")
+def _(tf):
+    x = tf.constant(2.0)
+    p = tf.constant(1.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, p])
+        y = tf.reduce_mean(np.mean(x ** 2))
+        z = x * x if p > 0 else x * 3.0
+    return [t.gradient(y, x), t.gradient(z, [x, p])]
+
+
+@fact("89-92 custom_gradient")
+def _(tf):
+    @tf.custom_gradient
+    def sq4(x):
+        def grad(dy):
+            return 4 * dy
+        return x * x, grad
+
+    @tf.custom_gradient
+    def two(a, b):
+        def grad(dy):
+            return dy * b, None
+        return a * b, grad
+
+    x, a, b = tf.constant(3.0), tf.constant(2.0), tf.constant(5.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, a, b])
+        y = sq4(x)
+        z = two(a, b)
+    return [t.gradient(y, x), t.gradient(z, [a, b])]
+
+
+@fact("92 custom_gradient returns too few gradients")
+def _(tf):
+    @tf.custom_gradient
+    def f(x):
+        return x * x, lambda dy: []
+
+    x = tf.constant(1.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = f(x)
+    return t.gradient(y, x)
+
+
+@fact("94, 96-97 custom_gradient with variables, second order, clipping")
+def _(tf):
+    v = tf.Variable(2.0)
+
+    @tf.custom_gradient
+    def scale(x):
+        def grad(dy, variables=None):
+            return dy * v, [dy * x * 10.0]
+        return x * v, grad
+
+    @tf.custom_gradient
+    def clip(y):
+        return tf.identity(y), lambda dy: tf.clip_by_norm(dy, 0.5)
+
+    @tf.custom_gradient
+    def cube(x):
+        return x ** 3, lambda dy: dy * 3 * x * x
+
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = scale(x)
+        c = clip(v * v)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            k = cube(x)
+        dk = inner.gradient(k, x)
+    return [t.gradient(y, [x, v]), t.gradient(c, v), dk, t.gradient(dk, x)]
+
+
+@fact("98 gradient dtype is the source's")
+def _(tf):
+    h = tf.constant(1.5, dtype=tf.float16)
+    d = tf.constant(1.5, dtype=tf.float64)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([h, d])
+        y = h * h
+        z = d * d
+    return [t.gradient(y, h), t.gradient(z, d)]
+
+
+@fact("99, 101 complex")
+def _(tf):
+    z = tf.constant(1.0 + 2.0j, dtype=tf.complex64)
+    x = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([z, x])
+        y = z * z
+        w = tf.complex(x, 3 * x)
+        ww = w * w
+    return [t.gradient(y, z), t.gradient(ww, x)]
+
+
+@fact("102 integer targets")
+def _(tf):
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        f = x * 1.0
+        i = tf.cast(x, tf.int32)
+    return [t.gradient(i, x), t.gradient(i, x, unconnected_gradients="zero"),
+            t.gradient([f, i], x)]
+
+
+@fact("103-104, 110-111 output_gradients")
+def _(tf):
+    x = tf.constant([1.0, 2.0])
+    s = tf.constant(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, s])
+        y = x * x
+        d = {"a": 2 * s, "b": 3 * s}
+        z = y * 2.0
+    return [t.gradient(y, x, output_gradients=tf.constant([10.0, 100.0])),
+            t.gradient(d, s, output_gradients={"a": tf.constant(10.0), "b": tf.constant(1.0)}),
+            t.gradient([y, z], x, output_gradients=[tf.constant([1.0, 1.0]),
+                                                   tf.constant([0.5, 0.5])]),
+            t.gradient(x, x, output_gradients=tf.constant([2.0, 5.0]))]
+
+
+# -- harness -------------------------------------------------------------------------
+
+_FAMILIES = (LookupError, RuntimeError, ValueError, TypeError, AttributeError)
+
+
+def _family(e):
+    name = type(e).__name__
+    if name.endswith("Error") and "InvalidArgument" in name:
+        return "InvalidArgumentError"
+    for base in _FAMILIES:
+        if isinstance(e, base):
+            return base.__name__
+    return name
+
+
+def _norm(x):
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    if isinstance(x, dict):
+        return {k: _norm(v) for k, v in sorted(x.items())}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_norm(v) for v in x) if type(x) in (list, tuple) else tuple(_norm(v) for v in x)
+    arr = x.numpy() if hasattr(x, "numpy") else np.asarray(x)
+    return ("tensor", np.asarray(arr), np.dtype(arr.dtype).name)
+
+
+def _outcome(tf, program):
+    try:
+        return ("ok", _norm(program(tf)))
+    except Exception as e:   # compared by family below
+        return ("raises", _family(e))
+
+
+def _same(a, b, where="result"):
+    if isinstance(a, tuple) and a and a[0] == "tensor":
+        assert isinstance(b, tuple) and b and b[0] == "tensor", f"{where}: {a} vs {b}"
+        assert a[2] == b[2], f"{where}: dtype {a[2]} vs {b[2]}"
+        assert a[1].shape == b[1].shape, f"{where}: shape {a[1].shape} vs {b[1].shape}"
+        np.testing.assert_allclose(a[1], b[1], rtol=1e-5, atol=1e-6, err_msg=where)
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b), f"{where}: {a!r} vs {b!r}"
+        for i, (u, v) in enumerate(zip(a, b)):
+            _same(u, v, f"{where}[{i}]")
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), f"{where}: {a!r} vs {b!r}"
+        for k in a:
+            _same(a[k], b[k], f"{where}[{k!r}]")
+    else:
+        assert a == b, f"{where}: {a!r} vs {b!r}"
+
+
+@pytest.mark.parametrize("label", sorted(P))
+def test_same_as_tensorflow(label):
+    want = _outcome(tf_real, P[label])
+    got = _outcome(etf, P[label])
+    _same(got, want)
