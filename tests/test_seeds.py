@@ -4,7 +4,20 @@ import pytest
 
 import eagertape as et
 from eagertape import numpy as tnp
-from eagertape.__main__ import _grad_f4_by_hand, f4
+from eagertape.__main__ import f4
+
+
+def _load_example(name):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_grad_f4_by_hand = _load_example("hypersurface").grad_f4
 
 
 def f4_lines(side_lengths):
