@@ -186,14 +186,25 @@ def _check_indices(indices, size, what):
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    """Slices of ``params`` at ``indices`` along ``axis`` (default 0)."""
-    params = _t(params)
-    axis = 0 if axis is None else axis
-    if batch_dims:
-        raise errors.UnimplementedError("tf.gather with batch_dims is not supported yet; use "
-                                        "eagertape.numpy.take_along_axis")
+    """Slices of ``params`` at ``indices`` along ``axis`` (default ``batch_dims``); the
+    first ``batch_dims`` axes of both are batch axes, taken pairwise."""
+    params, indices = _t(params), _t(indices)
+    if batch_dims < 0:
+        batch_dims += indices.ndim
+    axis = batch_dims if axis is None else (axis + params.ndim if axis < 0 else axis)
+    if not 0 <= batch_dims <= min(axis, indices.ndim):
+        raise errors.InvalidArgumentError(
+            f"argument `batch_dims` ({batch_dims}) must be at most `axis` ({axis}) and the "
+            f"rank of `indices` ({indices.ndim})")
     _check_indices(indices, params.shape[axis], "indices")
-    return _np.take(params, _t(indices), axis=axis)
+    return _call(_batched_take, (params, indices, axis, batch_dims))
+
+
+def _batched_take(params, indices, axis, batch_dims):
+    take = lambda p, i: _jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
+    for _ in builtins.range(batch_dims):    # the leading batch axes pair params with indices
+        take = jax.vmap(take)
+    return take(params, indices)
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
