@@ -145,7 +145,8 @@ def call(fn, args, kwargs=None, *, constant_output=False, jit=True, name=None):
     ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
     functions that are jitted already).
     """
-    kwnames = tuple(kwargs) if kwargs else ()
+    # Sorted: a dict's leaves come in key order in the treedef that rebuilds the call.
+    kwnames = tuple(sorted(kwargs)) if kwargs else ()
     leaves = list(args) + [kwargs[k] for k in kwnames] if kwnames else list(args)
     key = [id(fn), len(args), kwnames]
     objs, vals, dyn = [], [], []

@@ -164,6 +164,15 @@ def test_python_floats_are_values_not_program_constants():
     assert (tnp.asarray([1.0, 2.0], dtype="float64") * 1.5).dtype == np.float64
 
 
+def test_keyword_arguments_reach_their_parameters_in_any_order():
+    x = et.constant([[3.0, -4.0], [1.0, 2.0]])
+    want = np.linalg.norm(x.numpy(), ord=1, axis=0)
+    np.testing.assert_allclose(tnp.linalg.norm(x, ord=1, axis=0).numpy(), want)
+    np.testing.assert_allclose(tnp.linalg.norm(x, axis=0, ord=1).numpy(), want)
+    np.testing.assert_allclose(tnp.sum(x, keepdims=True, axis=0).numpy(), [[4.0, -2.0]])
+    np.testing.assert_allclose(tnp.clip(x, max=1.5, min=-1.0).numpy(), [[1.5, -1.0], [1.0, 1.5]])
+
+
 def test_calls_jit_cannot_trace_run_as_they_are():
     x = et.constant([1.0, -2.0, 3.0])
     with et.GradientTape() as tape:

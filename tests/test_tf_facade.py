@@ -161,6 +161,8 @@ PROGRAMS = {
     "clip_by_norm": lambda tf, a, b: tf.clip_by_norm(a, 1.5),
     "clip_by_global_norm": lambda tf, a, b: tf.clip_by_global_norm([a, b], 2.0)[0],
     "norm": lambda tf, a, b: tf.norm(a), "norm_axis": lambda tf, a, b: tf.norm(a, axis=1),
+    "norm_matrix": lambda tf, a, b: tf.norm(a, axis=[0, 1]),
+    "norm_l1": lambda tf, a, b: tf.norm(a, ord=1, axis=1),
     "identity": lambda tf, a, b: tf.identity(a),
     "relu": lambda tf, a, b: tf.nn.relu(a), "relu6": lambda tf, a, b: tf.nn.relu6(a * 4),
     "elu": lambda tf, a, b: tf.nn.elu(a), "selu": lambda tf, a, b: tf.nn.selu(a),

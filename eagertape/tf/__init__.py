@@ -340,7 +340,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
         return _np.sqrt(_np.sum(x * _np.conj(x), axis=axis, keepdims=keep)).real \
             if np.issubdtype(x.dtype, np.complexfloating) else \
             _np.sqrt(_np.sum(x * x, axis=axis, keepdims=keep))
-    return _np.linalg.norm(x, ord=np.inf if ord == np.inf else ord,
+    # TF's "euclidean" over two axes is the Frobenius norm: NumPy's default there.
+    return _np.linalg.norm(x, ord=None if ord == "euclidean" else ord,
                            axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keep)
 
 
