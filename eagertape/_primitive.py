@@ -70,12 +70,18 @@ MAX_KINDS = 8192
 
 
 def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
+    """The cached kind of a call; ``treedef`` None: flat arguments, read off the key."""
     try:
         kind = _kinds.get(key)
+        cache = True
     except TypeError:        # an unhashable static argument: a one-off kind
-        return _Kind(fn, treedef, leaves, tuple(dyn), False, name)
-    if kind is None:
-        kind = _Kind(fn, treedef, leaves, tuple(dyn), jit, name)
+        kind, cache, jit = None, False, False
+    if kind is not None:
+        return kind
+    if treedef is None:      # built only for a new kind, not on every call
+        treedef = _flat_treedef(key[1], key[2])
+    kind = _Kind(fn, treedef, leaves, tuple(dyn), jit, name)
+    if cache:
         if len(_kinds) >= MAX_KINDS:
             # The key holds id(fn): it must leave with the kind that keeps fn alive.
             del _kinds[next(iter(_kinds))]
@@ -164,11 +170,14 @@ def call(fn, args, kwargs=None, *, constant_output=False, jit=True, name=None):
         else:
             leaf = _dynamic(leaf, tp, objs, vals, jit)
             if leaf is None:   # a nest (lists of Tensors, tuples of slices, ...)
-                return _call_nested(fn, args, kwargs, constant_output, jit, name)
+                # Variables read so far are passed as those reads, not read again.
+                n = len(args)
+                return _call_nested(fn, tuple(leaves[:n]), dict(zip(kwnames, leaves[n:])),
+                                    constant_output, jit, name)
             leaves[i] = leaf
             dyn.append(i)
             key.append(_D)
-    kind = _kind_for(tuple(key), fn, _flat_treedef(len(args), kwnames), leaves, dyn, jit, name)
+    kind = _kind_for(tuple(key), fn, None, leaves, dyn, jit, name)
     return _run(kind, objs, vals, constant_output)
 
 

@@ -181,12 +181,11 @@ def gradient(data, targets, sources, output_gradients, zero):
     live = [(src, slots) for src, slots in wanted.values() if slots]
     if seeds and live:
         out = None
-        n_ops = len(data.ops)
         mode = state.replay
-        if mode != "eager" and not data.plain_ops and n_ops <= COMPILE_MAX_OPS:
-            out = _compiled(data, n_ops, seeds, live, mode == "compiled")
+        if mode != "eager" and not data.plain_ops and len(data.ops) <= COMPILE_MAX_OPS:
+            out = _compiled(data, seeds, live, mode == "compiled")
         if out is None:
-            out = _eager(data, n_ops, seeds, live)
+            out = _eager(data, seeds, live)
         for (src, _), g in zip(live, out):
             grads[id(src)] = g
     results = []
@@ -203,7 +202,7 @@ def gradient(data, targets, sources, output_gradients, zero):
 # Compiled replay
 # ---------------------------------------------------------------------------
 
-def _compiled(data, n_ops, seeds, live, first_sight):
+def _compiled(data, seeds, live, first_sight):
     seed_spec, seed_objs = [], []
     for s, t, og in seeds:
         v = t._peek()
@@ -213,7 +212,7 @@ def _compiled(data, n_ops, seeds, live, first_sight):
             seed_objs.append(og)
         seed_spec.append((s, v.shape, v.dtype, si, _is_complex(v.dtype)))
     src_spec = tuple((slots, _is_complex(src._peek().dtype)) for src, slots in live)
-    key = (tuple(data.struct[:n_ops]), tuple(seed_spec), src_spec)
+    key = (tuple(data.struct), tuple(seed_spec), src_spec)
 
     fn = _replays.lookup(key)
     if fn is None:
@@ -226,7 +225,7 @@ def _compiled(data, n_ops, seeds, live, first_sight):
         _seen.pop(key)
         _replays.misses += 1
         ops = [(op.kind, ins, outs, len(op.vals))
-               for op, (_, ins, outs) in zip(data.ops[:n_ops], data.struct)]
+               for op, (_, ins, outs) in zip(data.ops, data.struct)]
         fn = jax.jit(_build(ops, seed_spec, src_spec))
         _replays.put(key, fn)
     elif fn is _UNTRACEABLE:
@@ -236,7 +235,7 @@ def _compiled(data, n_ops, seeds, live, first_sight):
         _recent.append(False)
     try:
         if state.tapes:   # an outer (or this persistent) tape records the replay itself
-            objs = [o for op in data.ops[:n_ops] for o in op.objs]   # Tensors, not values
+            objs = [o for op in data.ops for o in op.objs]   # Tensors, not values
             return call(fn, (objs, seed_objs), jit=False)
         seed_vals = [g._value for g in seed_objs]
         return [None if g is None else _wrap(g) for g in fn(data.vals, seed_vals)]
@@ -333,7 +332,7 @@ def _pullback_fn(kind, diff):
     return e
 
 
-def _eager(data, n_ops, seeds, live):
+def _eager(data, seeds, live):
     tracked = data.tracked
     wanted_slots = {s for _, slots in live for s in slots}
     ct = {}
@@ -345,7 +344,8 @@ def _eager(data, n_ops, seeds, live):
         v = t._peek()
         g = og if og is not None else _wrap(jnp.ones(v.shape, v.dtype))
         acc(s, call(jnp.conj, (g,)) if _is_complex(v.dtype) else g)
-    for op, (_, in_slots, out_slots) in reversed(list(zip(data.ops[:n_ops], data.struct))):
+    # A snapshot: pullbacks recorded on this (persistent) tape append to it.
+    for op, (_, in_slots, out_slots) in reversed(list(zip(data.ops, data.struct))):
         cts = [ct.get(s) if s >= 0 else None for s in out_slots]
         if all(c is None for c in cts):
             continue

@@ -173,6 +173,14 @@ def test_keyword_arguments_reach_their_parameters_in_any_order():
     np.testing.assert_allclose(tnp.clip(x, max=1.5, min=-1.0).numpy(), [[1.5, -1.0], [1.0, 1.5]])
 
 
+def test_a_variable_before_a_nested_argument_is_read_once():
+    v = et.Variable([1.0, 2.0])
+    with et.GradientTape() as tape:
+        y = tnp.sum(tnp.pad(v, ((1, 0),)) * 3.0)     # a Variable, then a nest of tuples
+        assert len(tape._tape.var_reads[id(v)]) == 1
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), [3.0, 3.0])
+
+
 def test_calls_jit_cannot_trace_run_as_they_are():
     x = et.constant([1.0, -2.0, 3.0])
     with et.GradientTape() as tape:

@@ -1,7 +1,5 @@
-"""Helpers shared by the facade's modules: dtypes, errors, the unsupported-name hook."""
-import numpy as np
-
-from .._tensor import Tensor, _as_dtype, convert_to_tensor
+"""Helpers shared by the facade's modules: argument conversion, the unsupported-name hook."""
+from .._tensor import Tensor, convert_to_tensor
 
 
 class _Unsupported:
@@ -25,6 +23,3 @@ def tensor(x, dtype=None):
         return x
     return convert_to_tensor(x, dtype=dtype)
 
-
-def is_float(dtype):
-    return np.issubdtype(dtype, np.floating) or dtype == _as_dtype("bfloat16")
