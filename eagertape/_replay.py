@@ -14,6 +14,7 @@ changes every step), very long tapes, `custom_gradient` ops (whose Python
 grad_fn must run on Tensors) and ops JAX cannot trace.
 """
 import collections
+import math
 import threading
 
 import jax
@@ -144,13 +145,14 @@ def _is_complex(dtype):
 # Entry point
 # ---------------------------------------------------------------------------
 
-def gradient(data, targets, sources, output_gradients, zero):
+def _plan(data, targets, sources, output_gradients):
+    """Seeds ``(slot, target, output gradient)`` and the live sources ``(source, slots)``."""
     nodes, tracked = data.nodes, data.tracked
     source_ids = {id(s) for s in sources}
     target_ids = {id(t) for t in targets}
     extra = {}   # id -> slot for a target that is a source but no slot of the tape's
 
-    seeds = []   # (slot, target, output gradient or None)
+    seeds = []
     for i, t in enumerate(targets):
         k = id(t)
         s = nodes.get(k) if type(t) is Tensor else None
@@ -176,14 +178,21 @@ def gradient(data, targets, sources, output_gradients, zero):
         if k in extra:
             slots.append(extra[k])
         wanted[k] = (src, tuple(slots))
+    return seeds, [(src, slots) for src, slots in wanted.values() if slots]
 
+
+def _can_compile(data):
+    return (state.replay != "eager" and not data.plain_ops
+            and len(data.ops) <= COMPILE_MAX_OPS)
+
+
+def gradient(data, targets, sources, output_gradients, zero):
+    seeds, live = _plan(data, targets, sources, output_gradients)
     grads = {}
-    live = [(src, slots) for src, slots in wanted.values() if slots]
     if seeds and live:
         out = None
-        mode = state.replay
-        if mode != "eager" and not data.plain_ops and len(data.ops) <= COMPILE_MAX_OPS:
-            out = _compiled(data, seeds, live, mode == "compiled")
+        if _can_compile(data):
+            out = _compiled(data, seeds, live, state.replay == "compiled")
         if out is None:
             out = _eager(data, seeds, live)
         for (src, _), g in zip(live, out):
@@ -198,21 +207,97 @@ def gradient(data, targets, sources, output_gradients, zero):
     return results
 
 
+def jacobian(data, target, sources, zero, batch):
+    """Rows of d target / d sources, all at once: the compiled replay vmapped over
+    one-hot seeds (per element of ``target``; per element of a batch row with
+    ``batch``). Unconnected sources: None, or zeros (``batch``: always zeros)."""
+    tv = target._peek()
+    tshape = tuple(tv.shape)
+    seeds, live = _plan(data, [target], sources, None)
+    if not is_inexact(tv.dtype):
+        seeds = []              # integer targets carry no gradient (TF)
+    grads = {}
+    if seeds and live:
+        out = None
+        if _can_compile(data):
+            out = _compiled(data, seeds, live, True, ("batch" if batch else "full", tshape))
+        if out is None:
+            out = _jacobian_rows(data, seeds, live, tshape, batch)
+        for (src, _), g in zip(live, out):
+            grads[id(src)] = g
+    results = []
+    for src in sources:
+        g = grads.get(id(src))
+        if g is None and (zero or batch):
+            sv = src._peek()
+            if batch:
+                shape, dtype = tshape + tuple(sv.shape[1:]), tv.dtype
+            else:
+                shape, dtype = tshape + tuple(sv.shape), sv.dtype
+            g = _wrap(jnp.zeros(shape, dtype))
+        results.append(g)
+    return results
+
+
+def _one_hots(tshape, dtype, batch):
+    # Seeds of the rows: one per target element (batch: per element of a row,
+    # the same position in every row of the batch).
+    inner = tshape[1:] if batch else tshape
+    n = math.prod(inner)
+    eye = jnp.eye(n, dtype=dtype).reshape((n,) + inner)
+    if batch:
+        eye = jnp.broadcast_to(eye[:, None], (n,) + tshape)
+    return eye
+
+
+def _arrange(rows, tshape, batch):
+    # rows: (n, *source.shape) -> target.shape + source.shape (batch: [b, y.., x..])
+    if batch:
+        rows = jnp.moveaxis(rows, 0, 1)
+        return rows.reshape(tshape + rows.shape[2:])
+    return rows.reshape(tshape + rows.shape[1:])
+
+
+def _jacobian_rows(data, seeds, live, tshape, batch):
+    # Tapes with custom_gradient or untraceable ops, and very long tapes: one
+    # op-by-op replay per row (their Python pullbacks cannot be vmapped).
+    (s, t, _), = seeds
+    eye = _one_hots(tshape, t._peek().dtype, batch)
+    rows = [_eager(data, [(s, t, _wrap(e))], live) for e in eye]
+    out = []
+    for j in range(len(live)):
+        col = [r[j] for r in rows]
+        if any(g is None for g in col):
+            out.append(None)
+            continue
+        out.append(call(_stack_rows, (col, tshape, batch), jit=False))
+    return out
+
+
+def _stack_rows(rows, tshape, batch):
+    return _arrange(jnp.stack(rows), tshape, batch)
+
+
 # ---------------------------------------------------------------------------
 # Compiled replay
 # ---------------------------------------------------------------------------
 
-def _compiled(data, seeds, live, first_sight):
+def _compiled(data, seeds, live, first_sight, jac=None):
+    """The compiled replay's gradients, or None where it cannot serve.
+
+    ``jac``: ``(mode, target shape)`` for a Jacobian, the replay vmapped over
+    one-hot seeds (mode "full" or "batch").
+    """
     seed_spec, seed_objs = [], []
     for s, t, og in seeds:
         v = t._peek()
-        si = None
+        si = 0 if jac is not None else None    # a Jacobian's seeds are its one-hot rows
         if og is not None:
             si = len(seed_objs)
             seed_objs.append(og)
         seed_spec.append((s, v.shape, v.dtype, si, _is_complex(v.dtype)))
     src_spec = tuple((slots, _is_complex(src._peek().dtype)) for src, slots in live)
-    key = (tuple(data.struct), tuple(seed_spec), src_spec)
+    key = (tuple(data.struct), tuple(seed_spec), src_spec, jac)
 
     fn = _replays.lookup(key)
     if fn is None:
@@ -226,7 +311,8 @@ def _compiled(data, seeds, live, first_sight):
         _replays.misses += 1
         ops = [(op.kind, ins, outs, len(op.vals))
                for op, (_, ins, outs) in zip(data.ops, data.struct)]
-        fn = jax.jit(_build(ops, seed_spec, src_spec))
+        replay = _build(ops, seed_spec, src_spec)
+        fn = jax.jit(replay if jac is None else _vmapped(replay, seed_spec, jac))
         _replays.put(key, fn)
     elif fn is _UNTRACEABLE:
         return None
@@ -244,6 +330,17 @@ def _compiled(data, seeds, live, first_sight):
         # real error shows itself again.
         _replays.put(key, _UNTRACEABLE)
         return None
+
+
+def _vmapped(replay, seed_spec, jac):
+    mode, tshape = jac
+    (_, _, dtype, _, _), = seed_spec
+    batch = mode == "batch"
+
+    def jacobian(vals, seeds):
+        rows = jax.vmap(lambda e: replay(vals, [e]))(_one_hots(tshape, dtype, batch))
+        return [None if r is None else _arrange(r, tshape, batch) for r in rows]
+    return jacobian
 
 
 def _kind_vjp(kind, vals, diff, cts):

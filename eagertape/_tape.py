@@ -206,13 +206,8 @@ class GradientTape:
 
         >>> dz_dx, dz_dc = tape.gradient(z, [x, c])
         """
-        if self._tape is None:
-            raise RuntimeError(_NOT_ONE_SET)
-        if self._recording:
-            if not self._persistent:
-                self._pop_tape()
-            else:
-                log_first_n(logging.WARNING, _INSIDE_WARNING, 1)
+        self._check_usable()
+        self._stop_if_used_up()
         if target is None:
             raise TypeError("Argument `target` should be a list or nested structure of Tensors, "
                             "Variables or CompositeTensors to be differentiated, but received None.")
@@ -222,10 +217,116 @@ class GradientTape:
         unconnected = _unconnected(unconnected_gradients)
         results = _replay.gradient(self._tape, flat_targets, flat_sources, flat_og,
                                    unconnected is UnconnectedGradients.ZERO)
+        self._used()
+        return tree_unflatten(source_tree, results)
+
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """The Jacobian of ``target`` (one Tensor) w.r.t. each of ``sources``: shape
+        ``target.shape + source.shape``, in the structure of ``sources``.
+
+        All rows at once: the compiled replay ``jax.vmap``-ed over one-hot seeds,
+        cached like ``gradient``'s. It uses the tape's one call (non-persistent);
+        inside a persistent tape's context it is recorded, so it can be
+        differentiated again.
+
+        >>> x = et.constant([1.0, 2.0])
+        >>> with et.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> tape.jacobian(y, x).numpy()
+        array([[2., 0.],
+               [0., 4.]], dtype=float32)
+        """
+        self._check_usable()
+        if not self._persistent and not experimental_use_pfor:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the jacobian "
+                "with eager execution enabled and with  experimental_use_pfor set to False.")
+        _check_single(target, "target", "jacobian")
+        flat_sources, source_tree = _flatten_sources(sources)
+        zero = _unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
+        _check_parallel_iterations(parallel_iterations)
+        self._stop_if_used_up()
+        results = _replay.jacobian(self._tape, target, flat_sources, zero, batch=False)
+        self._used()
+        return tree_unflatten(source_tree, results)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example Jacobians: ``target`` ``[b, y1..yn]`` and ``source`` ``[b, x1..xm]``
+        give ``[b, y1..yn, x1..xm]``, where row ``i`` of ``target`` is assumed to
+        depend only on row ``i`` of ``source`` (not checked, as in TF).
+
+        Unconnected: zeros of the target's dtype, whatever ``unconnected_gradients``
+        says (as TF).
+
+        >>> x = et.constant([[1.0, 2.0], [3.0, 4.0]])
+        >>> with et.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> tape.batch_jacobian(y, x).shape
+        (2, 2, 2)
+        """
+        self._check_usable()
+        if not self._persistent:
+            if not experimental_use_pfor:
+                raise RuntimeError(
+                    "GradientTape must be created with persistent=True to compute the "
+                    "batch_jacobian with eager execution enabled and  with "
+                    "experimental_use_pfor set to False.")
+            if parallel_iterations is not None:
+                raise RuntimeError(
+                    "GradientTape must be created with persistent=True to compute the "
+                    "batch_jacobian with parallel_iterations.")
+        _check_single(target, "target", "batch_jacobian")
+        _check_single(source, "source", "batch_jacobian")
+        tshape, sshape = tuple(target.shape), tuple(source.shape)
+        for shape in (tshape, sshape):
+            if len(shape) < 2:
+                raise ValueError(f"Shape {shape} must have rank at least 2")
+        if tshape[0] != sshape[0]:
+            raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape "
+                             f"({sshape}) to match.")
+        _unconnected(unconnected_gradients)
+        _check_parallel_iterations(parallel_iterations)
+        self._stop_if_used_up()
+        result, = _replay.jacobian(self._tape, target, [source], False, batch=True)
+        self._used()
+        return result
+
+    # -- the one-call budget of a non-persistent tape -----------------------
+    def _check_usable(self):
+        if self._tape is None:
+            raise RuntimeError(_NOT_ONE_SET)
+
+    def _stop_if_used_up(self):
+        # Inside its own context a non-persistent tape stops recording (it is used
+        # up by this call); a persistent one records the gradient computation.
+        if self._recording:
+            if not self._persistent:
+                self._pop_tape()
+            else:
+                log_first_n(logging.WARNING, _INSIDE_WARNING, 1)
+
+    def _used(self):
         if not self._persistent:
             self._watched_variables = self.watched_variables()
             self._tape = None
-        return tree_unflatten(source_tree, results)
+
+
+def _check_single(value, argname, method):
+    if not isinstance(value, _TensorLike):
+        raise AttributeError(
+            f"'{type(value).__name__}' object has no attribute 'shape': argument `{argname}` of "
+            f"GradientTape.{method} must be a single Tensor (call {method} once per target, or "
+            "stack the targets into one Tensor)")
+
+
+def _check_parallel_iterations(n):
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+        raise ValueError(f"argument `parallel_iterations` must be None or a positive int, got {n!r}")
 
 
 def _describe(path):
