@@ -19,6 +19,8 @@ from ._variables import Variable  # noqa: E402
 from ._primitive import primitive, stop_gradient  # noqa: E402
 from ._tape import GradientTape, UnconnectedGradients  # noqa: E402
 from ._custom import custom_gradient  # noqa: E402
+from ._function import Function, function  # noqa: E402
+from ._forward import ForwardAccumulator  # noqa: E402
 from ._replay import clear_replay_cache, replay_cache_info, set_replay_cache_size  # noqa: E402
 from . import numpy, nn, optimizers, testing  # noqa: E402
 
@@ -26,7 +28,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "GradientTape",
-    "UnconnectedGradients", "stop_gradient", "custom_gradient", "primitive",
+    "UnconnectedGradients", "stop_gradient", "custom_gradient", "function", "Function",
+    "ForwardAccumulator",
+    "primitive",
     "replay_cache_info", "clear_replay_cache", "set_replay_cache_size",
     "numpy", "nn", "optimizers", "testing",
 ]

@@ -46,13 +46,14 @@ def _call_custom(f, args, kwargs):
     # The forward runs with no tape recording (its ops are replaced by grad_fn),
     # but a tape entered inside f records normally, and Variable reads are noted.
     read = []
-    saved, state.tapes = state.tapes, []
+    saved = state.tapes, state.accumulators
+    state.tapes, state.accumulators = [], []
     state.var_watchers.append(read)
     try:
         result, grad_fn = f(*args, **kwargs)
     finally:
         state.var_watchers.remove(read)
-        state.tapes = saved
+        state.tapes, state.accumulators = saved
     if not callable(grad_fn):
         raise TypeError(f"custom_gradient function {f.__name__!r} must return (result, grad_fn) "
                         f"with a callable grad_fn, got {type(grad_fn).__name__}")
@@ -107,6 +108,9 @@ def _call_custom(f, args, kwargs):
     if state.tapes:
         vals = [x._value if isinstance(x, Tensor) else x for x in inputs]
         _record(None, inputs, vals, outs, state.tapes, custom=backward, name=f.__name__)
+    if state.accumulators:
+        from ._forward import _on_custom
+        _on_custom(inputs, outs, backward)
     return tree_unflatten(out_tree, outs)
 
 

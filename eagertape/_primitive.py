@@ -137,9 +137,12 @@ def _device_scalar(x):
     key = (type(x), x)
     a = _scalars.get(key)
     if a is None:
+        a = jax.numpy.asarray(x)
+        if isinstance(a, jax.core.Tracer):   # made while a function is traced: not kept
+            return a
         if len(_scalars) >= 4096:
             _scalars.clear()
-        a = _scalars[key] = jax.numpy.asarray(x)
+        _scalars[key] = a
     return a
 
 
@@ -245,13 +248,17 @@ def _run(kind, objs, vals, constant_output):
         for j, o in enumerate(outs):
             if isinstance(o, jax.Array):
                 outs[j] = _wrap(o)
-    tapes = state.tapes
-    if tapes and not constant_output:
-        _record(kind, objs, vals, outs, tapes)
+    if not constant_output:
+        tapes = state.tapes
+        if tapes:
+            _record(kind, objs, vals, outs, tapes)
+        if state.accumulators:
+            _forward_hook(kind, objs, outs)
     return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
 
 
 _ArrayImpl = type(jax.numpy.zeros(()))
+_forward_hook = None   # set by _forward: JVPs for the active ForwardAccumulators
 
 
 def _as_passed(objs, vals):

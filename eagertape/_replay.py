@@ -320,7 +320,9 @@ def _compiled(data, seeds, live, first_sight, jac=None):
         _replays.hits += 1
         _recent.append(False)
     try:
-        if state.tapes:   # an outer (or this persistent) tape records the replay itself
+        if state.tapes or state.accumulators:
+            # An outer (or this persistent) tape records the replay itself; an
+            # accumulator forwards tangents through it.
             objs = [o for op in data.ops for o in op.objs]   # Tensors, not values
             return call(fn, (objs, seed_objs), jit=False)
         seed_vals = [g._value for g in seed_objs]

@@ -1,6 +1,7 @@
 """Variable: mutable state whose every read is what a tape records."""
 import itertools
 
+import jax
 import numpy as np
 
 from ._state import state
@@ -25,7 +26,7 @@ class Variable(_TensorLike):
     array([0.5, 1.5], dtype=float32)
     """
 
-    __slots__ = ("_value", "_trainable", "_name", "_uid", "__weakref__")
+    __slots__ = ("_val", "_trainable", "_name", "_uid", "__weakref__")
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None, **ignored):
         if callable(initial_value):
@@ -40,10 +41,30 @@ class Variable(_TensorLike):
                 value = value.astype(dtype)
         else:
             value = _to_array(initial_value, dtype, "initial_value")
-        self._value = value
+        if isinstance(value, jax.core.Tracer):
+            raise ValueError(
+                "argument `initial_value` is a value traced inside an eagertape.function; "
+                "create the Variable outside the function, or compute its initial value with "
+                "NumPy (a callable initial_value is fine if it returns NumPy values)")
+        self._val = value
         self._trainable = True if trainable is None else bool(trainable)
         self._name = f"{name or 'Variable'}:0"
         self._uid = next(_uid)
+
+    # While an eagertape.function is traced, reads give the traced input that
+    # stands for the Variable and writes are collected as outputs of the call.
+    @property
+    def _value(self):
+        c = state.capture
+        return self._val if c is None else c.read(self)
+
+    @_value.setter
+    def _value(self, new):
+        c = state.capture
+        if c is None:
+            self._val = new
+        else:
+            c.write(self, new)
 
     # -- reads ----------------------------------------------------------------
     def _peek(self):
@@ -56,6 +77,8 @@ class Variable(_TensorLike):
             w.append(self)
         for tape in state.tapes:
             tape._on_read(self, t)
+        for acc in state.accumulators:
+            acc._on_read(self, t)
         return t
 
     _read = read_value

@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from jax.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 from ._tape import GradientTape
 from ._tensor import Tensor, _TensorLike
@@ -49,7 +50,7 @@ class Optimizer:
         self.name = name
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration")
         self._tx = self._transform()
-        self._states = {}      # id(variable) -> (variable, optax state)
+        self._states = {}      # id(variable) -> (variable, optax treedef, slot Variables)
         self._step = jax.jit(functools.partial(_step, self._tx))
 
     def apply_gradients(self, grads_and_vars, name=None):
@@ -74,7 +75,7 @@ class Optimizer:
         pairs = [(g, v) for g, v in pairs if g is not None]
         if not pairs:
             return
-        ws, gs, states = [], [], []
+        ws, gs, states, entries = [], [], [], []
         for i, (g, v) in enumerate(pairs):
             w = v.jax()
             g = g._peek() if isinstance(g, _TensorLike) else jnp.asarray(g, w.dtype)
@@ -83,15 +84,32 @@ class Optimizer:
                                  f"{tuple(g.shape)} but the Variable has shape {tuple(w.shape)}")
             entry = self._states.get(id(v))
             if entry is None or entry[0] is not v:
-                entry = (v, self._tx.init(w))
+                entry = self._slots(v, w)
             ws.append(w)
             gs.append(g.astype(w.dtype))
-            states.append(entry[1])
+            states.append(tree_unflatten(entry[1], [s._value for s in entry[2]]))
+            entries.append(entry)
         new_ws, new_states = self._step(ws, gs, states)
-        for (_, v), w, s in zip(pairs, new_ws, new_states):
+        for (_, v), w, s, entry in zip(pairs, new_ws, new_states, entries):
             v._value = w          # shapes and dtypes were checked above
-            self._states[id(v)] = (v, s)
+            for slot, leaf in zip(entry[2], tree_leaves(s)):
+                slot._value = leaf
+            self._states[id(v)] = entry
         self.iterations.assign_add(np.int64(1))
+
+    def _slots(self, v, w):
+        # The optax state of one Variable, held in non-trainable Variables (TF's
+        # slot variables), so that an eagertape.function reads and writes it as
+        # it does the Variable. Its initial value depends on shapes alone.
+        with jax.ensure_compile_time_eval():
+            leaves, tree = tree_flatten(self._tx.init(jnp.zeros(w.shape, w.dtype)))
+            slots = [Variable(np.asarray(x), trainable=False, name=f"{self.name}/slot")
+                     for x in leaves]
+        return (v, tree, slots)
+
+    def variables(self):
+        """The optimizer's own Variables: ``iterations`` and the slots."""
+        return [self.iterations] + [s for _, _, slots in self._states.values() for s in slots]
 
     def minimize(self, loss, var_list, tape=None):
         """Compute gradients of ``loss`` (a callable, or a Tensor recorded on ``tape``)

@@ -1,0 +1,223 @@
+"""ForwardAccumulator: forward-mode JVPs, as ``tf.autodiff.ForwardAccumulator``.
+
+While an accumulator is active, every call through the primitive wrapper
+whose inputs have tangents also runs that call's ``jax.jvp`` (compiled per op
+kind). The JVP is itself a call through the wrapper, made with this
+accumulator and everything entered after it paused: accumulators and tapes
+entered earlier record it, so ``outer.jvp(inner.jvp(y))`` is a second
+derivative and a tape around the accumulator differentiates its JVPs
+(forward-over-backward Hessian-vector products come from an accumulator
+around a tape).
+"""
+import logging
+
+import jax
+import jax.numpy as jnp
+from jax.tree_util import tree_flatten, tree_unflatten
+
+from . import _primitive
+from ._logging import log_first_n
+from ._primitive import _is_tl, call, is_inexact
+from ._state import state
+from ._tape import UnconnectedGradients, _unconnected
+from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
+from ._variables import Variable
+
+_jvps: dict = {}    # (kind id, positions with tangents) -> compiled jvp
+
+
+def _is_leaf(x):
+    return x is None or _is_tl(x)
+
+
+class ForwardAccumulator:
+    """Forward-mode autodiff: ``jvp(y)`` is the directional derivative of ``y``
+    along ``tangents`` at ``primals`` (as ``tf.autodiff.ForwardAccumulator``).
+
+    >>> x = et.constant([1.0, 2.0])
+    >>> with et.ForwardAccumulator(x, et.constant([1.0, 0.0])) as acc:
+    ...     y = tnp.sum(x ** 3)
+    >>> acc.jvp(y)                      # 3 * 1**2
+    <eagertape.Tensor: shape=(), dtype=float32, numpy=array(3., dtype=float32)>
+
+    Hessian-vector product, forward over backward:
+
+    >>> with et.ForwardAccumulator(v, et.constant([1.0, 0.0])) as acc:
+    ...     with et.GradientTape() as tape:
+    ...         y = tnp.sum(v ** 3)
+    ...     g = tape.gradient(y, v)
+    >>> acc.jvp(g)                      # [6., 0.] for v = [1, 2]
+    """
+
+    def __init__(self, primals, tangents):
+        p_leaves, p_tree = tree_flatten(primals, is_leaf=_is_leaf)
+        try:   # a tangent may be any array-like where its primal is a leaf
+            t_leaves = p_tree.flatten_up_to(tangents)
+        except (ValueError, TypeError):
+            raise ValueError(f"arguments `primals` and `tangents` must have the same structure; "
+                             f"`primals` is {p_tree}, `tangents` {tangents!r}") from None
+        self._tangents = {}      # id(tensor) -> (tensor, tangent Tensor)
+        self._variables = {}     # id(variable) -> (variable, tangent Tensor)
+        self._recording = False
+        self._outer = ()
+        seen = set()
+        for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
+            if not isinstance(p, _TensorLike):
+                raise TypeError(f"argument `primals`[{i}] must be an eagertape.Tensor or "
+                                f"Variable, got {type(p).__name__}; convert it with "
+                                "eagertape.constant first")
+            if id(p) in seen:
+                raise ValueError("Tensor {} was specified as a primal multiple times. This may "
+                                 "indicate an error. If it was intended, please sum the "
+                                 "corresponding tangents.")
+            seen.add(id(p))
+            dtype = p._peek().dtype
+            if not is_inexact(dtype):
+                log_first_n(logging.WARNING, "The dtype of the watched primal must be floating "
+                            "(e.g. tf.float32), got %s", 5, dtype.name)
+                continue
+            try:
+                tan = t if isinstance(t, Tensor) and t.dtype == dtype else \
+                    convert_to_tensor(t._peek() if isinstance(t, _TensorLike) else t, dtype=dtype)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"argument `tangents`[{i}]: {e}") from None
+            if tan.shape != p.shape:
+                raise ValueError(f"argument `tangents`[{i}] has shape {tan.shape} but its primal "
+                                 f"has shape {p.shape}")
+            (self._variables if isinstance(p, Variable) else self._tangents)[id(p)] = (p, tan)
+
+    def __enter__(self):
+        if self._recording:
+            raise ValueError("Accumulator is already recording.")
+        self._outer = (tuple(state.tapes), tuple(state.accumulators))
+        state.accumulators.append(self)
+        self._recording = True
+        return self
+
+    def __exit__(self, typ, value, traceback):
+        if self._recording:
+            accs = state.accumulators
+            for i in range(len(accs) - 1, -1, -1):
+                if accs[i] is self:
+                    del accs[i]
+                    break
+            self._recording = False
+
+    def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
+        """The JVPs of ``primals`` (a Tensor or nest) computed so far: None (or
+        zeros with ``unconnected_gradients="zero"``) where there is none.
+
+        It only looks up; JVPs are computed as ops run while the accumulator is active.
+        """
+        zero = _unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
+        leaves, tree = tree_flatten(primals, is_leaf=_is_leaf)
+        out = []
+        for i, p in enumerate(leaves):
+            if not isinstance(p, _TensorLike):
+                raise TypeError(f"argument `primals`[{i}] of ForwardAccumulator.jvp must be a "
+                                f"Tensor or Variable, got {type(p).__name__}")
+            table = self._variables if isinstance(p, Variable) else self._tangents
+            e = table.get(id(p))
+            t = e[1] if e is not None and e[0] is p else None
+            if t is None and zero:
+                v = p._peek()
+                t = _wrap(jnp.zeros(v.shape, v.dtype))
+            out.append(t)
+        return tree_unflatten(tree, out)
+
+    # -- called by the primitive wrapper and by Variable reads ------------------------
+    def _on_read(self, v, t):
+        e = self._variables.get(id(v))
+        if e is not None and e[0] is v:
+            self._tangents[id(t)] = (t, e[1])
+
+    def _paused(self):
+        """Set the thread's stacks to what was active outside this accumulator."""
+        tapes, accs = self._outer
+        saved = state.tapes, state.accumulators
+        state.tapes = [t for t in saved[0] if any(t is o for o in tapes)]
+        state.accumulators = [a for a in saved[1] if any(a is o for o in accs)]
+        return saved
+
+
+def _on_op(kind, objs, outs):
+    """Forward the tangents of one call to its outputs, for each active accumulator."""
+    for acc in list(state.accumulators):
+        tans = acc._tangents
+        pos, tan_in = [], []
+        for i, o in enumerate(objs):
+            if type(o) is Tensor:
+                e = tans.get(id(o))
+                if e is not None and e[0] is o:
+                    pos.append(i)
+                    tan_in.append(e[1])
+        if not pos:
+            continue
+        saved = acc._paused()
+        try:
+            out_tans = call(_jvp_fn(kind, tuple(pos)), (list(objs), tan_in), jit=False,
+                            name=f"{kind.name}_jvp")
+        finally:
+            state.tapes, state.accumulators = saved
+        for o, t in zip(outs, out_tans):
+            if t is not None and type(o) is Tensor:
+                tans[id(o)] = (o, t)
+
+
+def _jvp_fn(kind, pos):
+    key = (kind.id, pos)
+    fn = _jvps.get(key)
+    if fn is None:
+        def jvp(vals, tans):
+            def f(*dv):
+                vs = list(vals)
+                for i, v in zip(pos, dv):
+                    vs[i] = v
+                return kind.apply(*vs)
+            _, out = jax.jvp(f, tuple(vals[i] for i in pos), tuple(tans))
+            flat, _ = tree_flatten(out)
+            return [None if t.dtype == jax.dtypes.float0 or not is_inexact(t.dtype) else t
+                    for t in flat]
+        jvp.__name__ = f"{kind.name}_jvp"
+        fn = jax.jit(jvp) if kind.traceable else jvp
+        if len(_jvps) >= 4096:
+            _jvps.clear()
+        _jvps[key] = fn
+    return fn
+
+
+def _on_custom(inputs, outs, backward):
+    """JVP of a custom_gradient op: the transpose of its (linear) grad_fn,
+    ``J t = d/du <grad_fn(u), t>``, as TF does."""
+    from ._tape import GradientTape
+    for acc in list(state.accumulators):
+        tans = acc._tangents
+        pairs = []
+        for i, o in enumerate(inputs):
+            if type(o) is Tensor:
+                e = tans.get(id(o))
+                if e is not None and e[0] is o:
+                    pairs.append((i, e[1]))
+        if not pairs:
+            continue
+        saved = acc._paused()
+        try:
+            us = [_wrap(jnp.zeros(o._value.shape, o._value.dtype)) for o in outs]
+            with GradientTape() as tape:
+                tape.watch(us)
+                grads = backward(us)
+                total = None
+                for i, t in pairs:
+                    g = grads[i]
+                    if g is not None:
+                        term = call(jnp.sum, (g * t,))
+                        total = term if total is None else total + term
+            out_tans = tape.gradient(total, us) if total is not None else [None] * len(us)
+        finally:
+            state.tapes, state.accumulators = saved
+        for o, t in zip(outs, out_tans):
+            if t is not None:
+                tans[id(o)] = (o, t)
+
+
+_primitive._forward_hook = _on_op
