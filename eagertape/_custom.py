@@ -46,14 +46,15 @@ def _call_custom(f, args, kwargs):
     # The forward runs with no tape recording (its ops are replaced by grad_fn),
     # but a tape entered inside f records normally, and Variable reads are noted.
     read = []
-    saved = state.tapes, state.accumulators
-    state.tapes, state.accumulators = [], []
+    # ForwardAccumulators do see f's ops: forward mode differentiates the
+    # forward computation, not grad_fn (as TF does).
+    saved, state.tapes = state.tapes, []
     state.var_watchers.append(read)
     try:
         result, grad_fn = f(*args, **kwargs)
     finally:
         state.var_watchers.remove(read)
-        state.tapes, state.accumulators = saved
+        state.tapes = saved
     if not callable(grad_fn):
         raise TypeError(f"custom_gradient function {f.__name__!r} must return (result, grad_fn) "
                         f"with a callable grad_fn, got {type(grad_fn).__name__}")
@@ -71,11 +72,14 @@ def _call_custom(f, args, kwargs):
     out_leaves, out_tree = tree_flatten(result, is_leaf=_is_tl)
     outs = []
     for o in out_leaves:
+        inner = o
         if isinstance(o, _TensorLike):
             o = o._peek()
         elif not isinstance(o, jax.Array):
             o = convert_to_tensor(o)._value
         outs.append(_wrap(o))   # fresh identities: their producer is this op alone
+        for acc in state.accumulators:
+            acc._carry(inner, outs[-1])
 
     # Inputs of the recorded op: the flat args (Variables read once here, with the
     # tapes back on, so they are auto-watched), then the variables f read.
@@ -108,9 +112,6 @@ def _call_custom(f, args, kwargs):
     if state.tapes:
         vals = [x._value if isinstance(x, Tensor) else x for x in inputs]
         _record(None, inputs, vals, outs, state.tapes, custom=backward, name=f.__name__)
-    if state.accumulators:
-        from ._forward import _on_custom
-        _on_custom(inputs, outs, backward)
     return tree_unflatten(out_tree, outs)
 
 

@@ -131,6 +131,12 @@ class ForwardAccumulator:
         if e is not None and e[0] is v:
             self._tangents[id(t)] = (t, e[1])
 
+    def _carry(self, old, new):
+        # custom_gradient's fresh output Tensors keep the tangents of f's results.
+        e = self._tangents.get(id(old))
+        if e is not None and e[0] is old:
+            self._tangents[id(new)] = (new, e[1])
+
     def _paused(self):
         """Set the thread's stacks to what was active outside this accumulator."""
         tapes, accs = self._outer
@@ -184,40 +190,6 @@ def _jvp_fn(kind, pos):
             _jvps.clear()
         _jvps[key] = fn
     return fn
-
-
-def _on_custom(inputs, outs, backward):
-    """JVP of a custom_gradient op: the transpose of its (linear) grad_fn,
-    ``J t = d/du <grad_fn(u), t>``, as TF does."""
-    from ._tape import GradientTape
-    for acc in list(state.accumulators):
-        tans = acc._tangents
-        pairs = []
-        for i, o in enumerate(inputs):
-            if type(o) is Tensor:
-                e = tans.get(id(o))
-                if e is not None and e[0] is o:
-                    pairs.append((i, e[1]))
-        if not pairs:
-            continue
-        saved = acc._paused()
-        try:
-            us = [_wrap(jnp.zeros(o._value.shape, o._value.dtype)) for o in outs]
-            with GradientTape() as tape:
-                tape.watch(us)
-                grads = backward(us)
-                total = None
-                for i, t in pairs:
-                    g = grads[i]
-                    if g is not None:
-                        term = call(jnp.sum, (g * t,))
-                        total = term if total is None else total + term
-            out_tans = tape.gradient(total, us) if total is not None else [None] * len(us)
-        finally:
-            state.tapes, state.accumulators = saved
-        for o, t in zip(outs, out_tans):
-            if t is not None:
-                tans[id(o)] = (o, t)
 
 
 _primitive._forward_hook = _on_op

@@ -19,6 +19,8 @@ from ._state import state
 from ._tensor import Tensor, _TensorLike, _wrap
 
 _ARRAYS = (jax.Array, np.ndarray, np.generic)
+# tf.config.run_functions_eagerly: every function runs as plain Python (debugging).
+_run_eagerly = [False]
 
 
 class _Capture:
@@ -140,7 +142,7 @@ class Function:
         return self._count
 
     def __call__(self, *args, **kwargs):
-        if not self._jit or state.capture is not None:
+        if not self._jit or state.capture is not None or _run_eagerly[0]:
             # jit_compile=False, or called from a function being traced: plain Python.
             return self.python_function(*args, **kwargs)
         if self._signature is not None:

@@ -16,6 +16,7 @@ import jax
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
+from ._errors import InvalidArgumentError
 from ._state import state
 from ._tensor import Tensor, _TensorLike, _wrap
 
@@ -236,11 +237,11 @@ def _run(kind, objs, vals, constant_output):
             # Tracing can fail where running on values works (a boolean mask, a
             # Python float the function needs concrete): run it as is; an error
             # that persists is the caller's and propagates from here.
-            out = kind.apply(*_as_passed(objs, vals))
+            out = _apply(kind, objs, vals)
             kind.jitted = None
             kind.traceable = False
     else:
-        out = kind.apply(*_as_passed(objs, vals))
+        out = _apply(kind, objs, vals)
     if type(out) is _ArrayImpl or isinstance(out, jax.Array):
         outs, out_treedef = [_wrap(out)], None
     else:
@@ -258,6 +259,17 @@ def _run(kind, objs, vals, constant_output):
 
 
 _ArrayImpl = type(jax.numpy.zeros(()))
+
+
+def _apply(kind, objs, vals):
+    try:
+        return kind.apply(*_as_passed(objs, vals))
+    except (TypeError, ValueError) as e:
+        if type(e) not in (TypeError, ValueError):
+            raise            # JAX's own subclasses (a tracer made concrete, ...) as they are
+        shapes = ", ".join(f"{tuple(v.shape)} {v.dtype}" for v in vals if hasattr(v, "shape"))
+        raise InvalidArgumentError(f"{kind.name} cannot take its arguments ({shapes}): {e}") \
+            from e
 _forward_hook = None   # set by _forward: JVPs for the active ForwardAccumulators
 
 

@@ -99,6 +99,8 @@ def test_nested_accumulators_give_second_order_from_the_outer():
 
 
 def test_tape_inside_accumulator_ignores_its_jvps():
+    # "More deeply nested GradientTapes ignore JVPs from outer accumulators"
+    # (TF 2.21 does record them when two accumulators are active: an accident).
     x = et.constant(2.0)
     with et.ForwardAccumulator(x, et.constant(1.0)) as acc:
         with et.GradientTape() as tape:
@@ -136,16 +138,25 @@ def test_excluding_a_primal_is_a_zero_tangent():
     assert float(acc.jvp(y)) == 3.0
 
 
-def test_custom_gradient_jvp_is_the_transposed_grad_fn():
-    # TF's testCustomGradientForwardprop: the JVP comes from grad_fn (3.1), not the forward.
+def test_custom_gradient_forward_mode_differentiates_the_forward_ops(replay):
+    # As TF: the JVP comes from f's ops (2x), not from grad_fn (3.1); grad_fn's
+    # ops are what an accumulator sees during a backward pass (TF's
+    # testCustomGradientForwardprop: the "transpose" gradient is 3.1).
     @et.custom_gradient
     def f(x):
         return x * x, lambda up: up * 3.1
 
-    x = et.constant(1.0)
+    x = et.constant(2.0)
     with et.ForwardAccumulator(x, et.constant(1.0)) as acc:
         y = f(x)
-    np.testing.assert_allclose(acc.jvp(y), 3.1, rtol=1e-6)
+    assert float(acc.jvp(y)) == 4.0
+    dy = et.constant(1.0)
+    with et.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    with et.ForwardAccumulator(dy, et.constant(1.0)) as acc:
+        g = tape.gradient(y, x, output_gradients=dy)
+    np.testing.assert_allclose(acc.jvp(g), 3.1, rtol=1e-6)
 
 
 def test_int_outputs_have_no_tangent():

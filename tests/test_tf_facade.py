@@ -89,6 +89,38 @@ def test_optimizers_are_reachable_under_tf_names():
     np.testing.assert_allclose(w.numpy(), [0.8, 1.6])
 
 
+def test_function_config_and_tensorspec():
+    calls = []
+
+    @etf.function(input_signature=[etf.TensorSpec([None], etf.float32)])
+    def f(x):
+        calls.append(1)
+        return etf.reduce_sum(x * x)
+
+    assert float(f(etf.constant([1.0, 2.0]))) == 5.0
+    assert float(f(etf.constant([3.0]))) == 9.0          # a new shape: traced again
+    with pytest.raises(TypeError, match="input_signature"):
+        f(etf.constant([1, 2]))
+    assert f.experimental_get_tracing_count() == len(calls) == 2
+    etf.config.run_functions_eagerly(True)
+    try:
+        assert etf.config.functions_run_eagerly()
+        f(etf.constant([1.0, 2.0]))
+        assert len(calls) == 3                             # plain Python now
+    finally:
+        etf.config.run_functions_eagerly(False)
+    assert [d.device_type for d in etf.config.list_physical_devices("CPU")] == ["CPU"]
+    assert etf.autodiff.ForwardAccumulator is etf.autodiff.ForwardAccumulator
+    assert repr(etf.TensorSpec([None, 3])) == "TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)"
+
+
+def test_op_shape_errors_are_invalid_argument_and_type_errors():
+    with pytest.raises(etf.errors.InvalidArgumentError, match="add cannot take"):
+        etf.constant([1.0, 2.0]) + etf.constant([1.0, 2.0, 3.0])
+    with pytest.raises(TypeError):      # still what JAX code expects
+        etf.matmul(etf.ones((2, 3)), etf.ones((2, 3)))
+
+
 # -- differential: the same program through TensorFlow and eagertape.tf ---------------
 
 A = np.array([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]], np.float32)

@@ -25,6 +25,8 @@ from .. import numpy as _np
 from .. import optimizers as _optimizers
 # The core's names are the facade's (re-exported as they are).
 from .._custom import custom_gradient  # noqa: F401
+from .. import _function
+from .._forward import ForwardAccumulator as _ForwardAccumulator
 from .._primitive import call as _call
 from .._primitive import stop_gradient  # noqa: F401
 from .._state import state as _state
@@ -76,6 +78,33 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
     the program as TF 1 code, which gets TF 1's ``watch`` rule (every tape on the
     stack)."""
     _tf1["watch_all"] = True
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None,
+             reduce_retracing=False, experimental_relax_shapes=None, name=None, **ignored):
+    """``tf.function``: ``func`` traced once per input signature and run as one XLA
+    executable (``eagertape.function``). ``jit_compile`` is accepted and ignored:
+    JAX always compiles with XLA. ``tf.config.run_functions_eagerly(True)``
+    runs every function as plain Python instead.
+
+    >>> @tf.function
+    ... def step(x):
+    ...     return tf.reduce_sum(x * x)
+    """
+    if func is None:
+        return lambda f: function(f, input_signature=input_signature, name=name)
+    return _function.function(func, input_signature=input_signature, name=name)
+
+
+class TensorSpec:
+    """``tf.TensorSpec``: a shape (None for any size) and dtype, for ``input_signature``."""
+
+    def __init__(self, shape, dtype=np.float32, name=None):
+        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.dtype, self.name = _as_dtype(dtype), name
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
 
 
 def as_dtype(type_value):
@@ -389,6 +418,39 @@ keras = _namespace("tf.keras", optimizers=optimizers)
 contrib = _namespace("tf.contrib", eager=_namespace(
     "tf.contrib.eager", Variable=Variable, GradientTape=GradientTape,
     executing_eagerly=executing_eagerly, enable_eager_execution=enable_eager_execution))
+autodiff = _namespace("tf.autodiff", GradientTape=GradientTape,
+                      ForwardAccumulator=_ForwardAccumulator)
+
+
+def _run_functions_eagerly(run_eagerly):
+    """Run every ``tf.function`` as plain Python (True), or compiled (False)."""
+    _function._run_eagerly[0] = builtins.bool(run_eagerly)
+
+
+class _PhysicalDevice:
+    def __init__(self, name, device_type):
+        self.name, self.device_type = name, device_type
+
+    def __repr__(self):
+        return f"PhysicalDevice(name={self.name!r}, device_type={self.device_type!r})"
+
+
+def _list_physical_devices(device_type=None):
+    """JAX's devices in TF's form (``CPU``, ``GPU``; a TPU is ``TPU``)."""
+    out = []
+    for platform in ("cpu", "gpu", "tpu"):
+        try:
+            devs = jax.devices(platform)
+        except RuntimeError:
+            continue
+        kind = platform.upper()
+        out += [_PhysicalDevice(f"/physical_device:{kind}:{i}", kind) for i in builtins.range(len(devs))]
+    return [d for d in out if device_type is None or d.device_type == str(device_type).upper()]
+
+
+config = _namespace("tf.config", run_functions_eagerly=_run_functions_eagerly,
+                    functions_run_eagerly=lambda: _function._run_eagerly[0],
+                    list_physical_devices=_list_physical_devices)
 dtypes = _namespace("tf.dtypes", as_dtype=as_dtype, DType=DType, float16=float16,
                     bfloat16=bfloat16, float32=float32, float64=float64, int32=int32,
                     int64=int64, bool=bool, complex64=complex64, complex128=complex128)

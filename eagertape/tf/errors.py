@@ -7,21 +7,12 @@ mistake, so ``except ValueError`` code keeps working.
 >>> issubclass(tf.errors.InvalidArgumentError, ValueError)
 True
 """
+# The core raises this InvalidArgumentError itself, for ops given shapes or
+# dtypes they cannot take (a ValueError and a TypeError too).
+from .._errors import InvalidArgumentError, OpError  # noqa: F401
 from ._util import _Unsupported
 
 __getattr__ = _Unsupported("tf.errors")
-
-
-class OpError(Exception):
-    """Base of TF's runtime errors."""
-
-    def __init__(self, message="", node_def=None, op=None, error_code=None):
-        super().__init__(message)
-        self.message, self.node_def, self.op, self.error_code = message, node_def, op, error_code
-
-
-class InvalidArgumentError(OpError, ValueError):
-    pass
 
 
 class NotFoundError(OpError, LookupError):
