@@ -57,3 +57,11 @@ def test_mlp_classifier():
     out = run(["examples/mlp_classifier.py"])
     accuracy = float(out.split("held-out accuracy:")[1].split()[0])
     assert accuracy > 0.95
+
+
+def test_second_order():
+    out = run(["examples/second_order.py"])
+    assert "max |H - jax.hessian| = 0.0e+00" in out
+    err = float(out.split("max |Hv - H @ v| = ")[1].split()[0])
+    assert err < 1e-9
+    assert "x = [1.0, 1.0, 1.0, 1.0]" in out and "traced 1x" in out
