@@ -270,6 +270,8 @@ def _apply(kind, objs, vals):
         shapes = ", ".join(f"{tuple(v.shape)} {v.dtype}" for v in vals if hasattr(v, "shape"))
         raise InvalidArgumentError(f"{kind.name} cannot take its arguments ({shapes}): {e}") \
             from e
+
+
 _forward_hook = None   # set by _forward: JVPs for the active ForwardAccumulators
 
 

@@ -220,7 +220,6 @@ class GradientTape:
         self._used()
         return tree_unflatten(source_tree, results)
 
-
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """The Jacobian of ``target`` (one Tensor) w.r.t. each of ``sources``: shape
