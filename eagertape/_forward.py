@@ -18,7 +18,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from . import _primitive
 from ._logging import log_first_n
 from ._primitive import _is_tl, call, is_inexact
-from ._state import state
+from ._state import remove_last, state
 from ._tape import UnconnectedGradients, _unconnected
 from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
 from ._variables import Variable
@@ -96,11 +96,7 @@ class ForwardAccumulator:
 
     def __exit__(self, typ, value, traceback):
         if self._recording:
-            accs = state.accumulators
-            for i in range(len(accs) - 1, -1, -1):
-                if accs[i] is self:
-                    del accs[i]
-                    break
+            remove_last(state.accumulators, self)
             self._recording = False
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):

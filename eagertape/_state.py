@@ -14,3 +14,12 @@ class _State(threading.local):
 
 
 state = _State()
+
+
+def remove_last(stack, obj):
+    """Remove the last entry of ``stack`` that is ``obj`` (tapes and accumulators
+    may leave out of order, so not simply the top)."""
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i] is obj:
+            del stack[i]
+            return

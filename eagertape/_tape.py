@@ -9,7 +9,7 @@ from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 from . import _replay
 from ._logging import log_first_n
 from ._primitive import call, is_inexact
-from ._state import state
+from ._state import remove_last, state
 from ._tensor import Tensor, _TensorLike, convert_to_tensor
 from ._variables import Variable
 
@@ -102,11 +102,7 @@ class GradientTape:
     def _pop_tape(self):
         if not self._recording:
             raise ValueError("Tape is not recording.")
-        tapes = state.tapes
-        for i in range(len(tapes) - 1, -1, -1):
-            if tapes[i] is self:
-                del tapes[i]
-                break
+        remove_last(state.tapes, self)
         self._recording = False
 
     def __enter__(self):
