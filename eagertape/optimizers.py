@@ -51,7 +51,7 @@ class Optimizer:
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration")
         self._tx = self._transform()
         self._states = {}      # id(variable) -> (variable, optax treedef, slot Variables)
-        self._step = jax.jit(functools.partial(_step, self._tx))
+        self._step = jax.jit(functools.partial(_step, self._tx), static_argnums=0)
 
     def apply_gradients(self, grads_and_vars, name=None):
         """Apply ``(gradient, Variable)`` pairs; None gradients are skipped with TF's warning.
@@ -75,7 +75,7 @@ class Optimizer:
         pairs = [(g, v) for g, v in pairs if g is not None]
         if not pairs:
             return
-        ws, gs, states, entries = [], [], [], []
+        ws, gs, states, entries, trees = [], [], [], [], []
         for i, (g, v) in enumerate(pairs):
             w = v.jax()
             g = g._peek() if isinstance(g, _TensorLike) else jnp.asarray(g, w.dtype)
@@ -87,12 +87,13 @@ class Optimizer:
                 entry = self._slots(v, w)
             ws.append(w)
             gs.append(g.astype(w.dtype))
-            states.append(tree_unflatten(entry[1], [s._value for s in entry[2]]))
+            states.append([s._value for s in entry[2]])
+            trees.append(entry[1])
             entries.append(entry)
-        new_ws, new_states = self._step(ws, gs, states)
+        new_ws, new_states = self._step(tuple(trees), ws, gs, states)
         for (_, v), w, s, entry in zip(pairs, new_ws, new_states, entries):
             v._value = w          # shapes and dtypes were checked above
-            for slot, leaf in zip(entry[2], tree_leaves(s)):
+            for slot, leaf in zip(entry[2], s):
                 slot._value = leaf
             self._states[id(v)] = entry
         self.iterations.assign_add(np.int64(1))
@@ -139,12 +140,14 @@ class Optimizer:
         return {"name": self.name, "learning_rate": self.learning_rate}
 
 
-def _step(tx, ws, gs, states):
+def _step(tx, trees, ws, gs, states):
+    # States come and go as flat lists of the slots' values (no pytree work in
+    # Python per step); their structures are static.
     new_ws, new_states = [], []
-    for w, g, s in zip(ws, gs, states):
-        upd, s = tx.update(g, s, w)
+    for tree, w, g, s in zip(trees, ws, gs, states):
+        upd, s = tx.update(g, tree_unflatten(tree, s), w)
         new_ws.append((w + upd).astype(w.dtype))
-        new_states.append(s)
+        new_states.append(tree_leaves(s))
     return new_ws, new_states
 
 
