@@ -22,7 +22,7 @@ from ._custom import custom_gradient  # noqa: E402
 from ._function import Function, function  # noqa: E402
 from ._forward import ForwardAccumulator  # noqa: E402
 from ._replay import clear_replay_cache, replay_cache_info, set_replay_cache_size  # noqa: E402
-from . import numpy, nn, optimizers, testing  # noqa: E402
+from . import debug, numpy, nn, optimizers, testing  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -32,5 +32,5 @@ __all__ = [
     "ForwardAccumulator",
     "primitive",
     "replay_cache_info", "clear_replay_cache", "set_replay_cache_size",
-    "numpy", "nn", "optimizers", "testing",
+    "debug", "numpy", "nn", "optimizers", "testing",
 ]

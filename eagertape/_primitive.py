@@ -97,7 +97,7 @@ class _Op:
     (slots) of the op's inputs and outputs.
     """
 
-    __slots__ = ("kind", "objs", "vals", "outputs", "custom", "name")
+    __slots__ = ("kind", "objs", "vals", "outputs", "custom", "name", "where")
 
     def __init__(self, kind, objs, vals, outputs, custom=None, name=None):
         self.kind = kind          # None for a custom_gradient op
@@ -106,6 +106,7 @@ class _Op:
         self.outputs = outputs    # flat outputs (Tensors and any other leaves)
         self.custom = custom      # backward of a custom_gradient op, else None
         self.name = name or (kind.name if kind is not None else "op")
+        self.where = None         # file:line of the call, kept while checking numerics
 
 
 # Static leaves the fast path keys on directly (no tree_flatten, no treedef hash).
@@ -249,6 +250,9 @@ def _run(kind, objs, vals, constant_output):
         for j, o in enumerate(outs):
             if isinstance(o, jax.Array):
                 outs[j] = _wrap(o)
+    if state.check_numerics:
+        from .debug import call_site, check_outputs
+        check_outputs(kind.name, outs, call_site())
     if not constant_output:
         tapes = state.tapes
         if tapes:
@@ -302,6 +306,9 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
             if True not in out_ok:
                 return None     # integer and bool results are constants for the tape
             op = _Op(kind, objs, vals, outs, custom, name)
+            if state.check_numerics:
+                from .debug import call_site
+                op.where = call_site()
         # Every floating Tensor input gets a slot, tracked or not: as in TF, a
         # recorded op passes gradients to all its inputs, so a tensor watched
         # after the op still receives its share (an unwatched one does not).

@@ -182,7 +182,8 @@ def _plan(data, targets, sources, output_gradients):
 
 
 def _can_compile(data):
-    return (state.replay != "eager" and not data.plain_ops
+    # Checking numerics replays op by op, so a bad gradient is named by its op.
+    return (state.replay != "eager" and not data.plain_ops and not state.check_numerics
             and len(data.ops) <= COMPILE_MAX_OPS)
 
 
@@ -431,6 +432,17 @@ def _pullback_fn(kind, diff):
     return e
 
 
+def _run_pullback(op, diff, cts):
+    e = _pullback_fn(op.kind, diff)
+    try:
+        return call(e.fn, (op.objs, cts), jit=False)
+    except Exception:
+        if not hasattr(e.fn, "lower"):
+            raise
+        e.fn = e.fn.__wrapped__        # cannot be traced: run it as is from now on
+        return call(e.fn, (op.objs, cts), jit=False)
+
+
 def _eager(data, seeds, live):
     tracked = data.tracked
     wanted_slots = {s for _, slots in live for s in slots}
@@ -462,14 +474,15 @@ def _eager(data, seeds, live):
             all_in = op.custom(cts)
             in_cts = [all_in[i] for i in diff]
         else:
-            e = _pullback_fn(op.kind, diff)
+            # A pullback's results are checked below, named by the op they belong to.
+            checking, state.check_numerics = state.check_numerics, False
             try:
-                in_cts = call(e.fn, (op.objs, cts), jit=False)
-            except Exception:
-                if not hasattr(e.fn, "lower"):
-                    raise
-                e.fn = e.fn.__wrapped__        # cannot be traced: run it as is from now on
-                in_cts = call(e.fn, (op.objs, cts), jit=False)
+                in_cts = _run_pullback(op, diff, cts)
+            finally:
+                state.check_numerics = checking
+        if state.check_numerics:
+            from .debug import check_gradients
+            check_gradients(op.name, [in_cts[k] for k in range(len(diff))], op.where)
         for i, c in zip(diff, in_cts):
             if c is not None:
                 acc(in_slots[i], c)

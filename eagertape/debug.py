@@ -1,0 +1,90 @@
+"""Numerics checking: stop at the first op, forward or backward, that makes a NaN
+or an infinity (as TF's ``tf.debugging.enable_check_numerics`` and PyTorch's
+``detect_anomaly``).
+
+>>> with et.debug.check_numerics():
+...     with et.GradientTape() as tape:
+...         tape.watch(x)
+...         y = tnp.log(x)          # x = 0: raises here, naming `log` and this line
+
+While checking is on (per thread), every op's floating outputs are checked as
+they are made, every op records where it was called, and ``tape.gradient``
+replays op by op, checking each pullback's results. Everything is slower;
+values inside an ``eagertape.function`` being traced are not checked.
+"""
+import contextlib
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ._errors import InvalidArgumentError
+from ._state import state
+
+__all__ = ["check_numerics", "enable_check_numerics", "disable_check_numerics",
+           "NumericsError"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+class NumericsError(InvalidArgumentError):
+    """An op made a NaN or an infinity while numerics checking was on."""
+
+
+def enable_check_numerics():
+    """Check every op on this thread from now on (``tf.debugging.enable_check_numerics``)."""
+    state.check_numerics = True
+
+
+def disable_check_numerics():
+    state.check_numerics = False
+
+
+@contextlib.contextmanager
+def check_numerics():
+    """Check every op (forward and backward) inside the ``with`` block."""
+    saved = state.check_numerics
+    state.check_numerics = True
+    try:
+        yield
+    finally:
+        state.check_numerics = saved
+
+
+def call_site():
+    """``file:line`` of the innermost frame outside eagertape (where the user made the op)."""
+    f = sys._getframe(1)
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PACKAGE):
+        f = f.f_back
+    return "<unknown>" if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def _bad(value):
+    if value is None or isinstance(value, jax.core.Tracer):
+        return None
+    dtype = getattr(value, "dtype", None)
+    if dtype is None or not (np.issubdtype(dtype, np.inexact) or dtype == jnp.bfloat16):
+        return None
+    if bool(jnp.all(jnp.isfinite(value))):
+        return None
+    return "NaN" if bool(jnp.any(jnp.isnan(value))) else "infinity"
+
+
+def check_outputs(name, values, where):
+    """Raise NumericsError if one of ``values`` (an op's outputs) is not finite."""
+    for j, v in enumerate(values):
+        what = _bad(getattr(v, "_value", v))
+        if what is not None:
+            raise NumericsError(f"!!! Detected {what} in output {j} of op {name!r} (# of outputs: "
+                                f"{len(values)}), called at {where} !!!")
+
+
+def check_gradients(op_name, grads, where):
+    """Raise NumericsError if a pullback's results (input gradients) are not finite."""
+    for i, g in enumerate(grads):
+        what = _bad(getattr(g, "_value", g))
+        if what is not None:
+            raise NumericsError(f"!!! Detected {what} in the gradient of input {i} of op "
+                                f"{op_name!r} (recorded at {where}) during backprop !!!")
