@@ -65,3 +65,17 @@ def test_second_order():
     err = float(out.split("max |Hv - H @ v| = ")[1].split()[0])
     assert err < 1e-9
     assert "x = [1.0, 1.0, 1.0, 1.0]" in out and "traced 1x" in out
+
+
+def test_data_parallel_on_8_simulated_devices():
+    env_flags = "--xla_force_host_platform_device_count=8"
+    code = (f"import os; os.environ['XLA_FLAGS'] = {env_flags!r}; "
+            "import runpy; runpy.run_path('examples/data_parallel.py', run_name='__main__')")
+    out = run(["-c", code])
+    assert "devices: 8 (cpu)" in out
+    assert "batch sharding:    P('batch',), 8 shards of (32, 8)" in out
+    assert "gradient sharding: P() (replicated weights)" in out
+    assert "weight sharding after 50 Adam steps: P()" in out
+    assert "of the batch: P('batch',)" in out and "activation: P('batch',)" in out
+    diffs = [float(line.rsplit("=", 1)[1]) for line in out.splitlines() if "max |" in line]
+    assert len(diffs) == 2 and max(diffs) < 1e-5      # the single-device run, to rounding
