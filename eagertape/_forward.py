@@ -171,12 +171,7 @@ def _jvp_fn(kind, pos):
     fn = _jvps.get(key)
     if fn is None:
         def jvp(vals, tans):
-            def f(*dv):
-                vs = list(vals)
-                for i, v in zip(pos, dv):
-                    vs[i] = v
-                return kind.apply(*vs)
-            _, out = jax.jvp(f, tuple(vals[i] for i in pos), tuple(tans))
+            _, out = jax.jvp(kind.at(vals, pos), tuple(vals[i] for i in pos), tuple(tans))
             flat, _ = tree_flatten(out)
             return [None if t.dtype == jax.dtypes.float0 or not is_inexact(t.dtype) else t
                     for t in flat]

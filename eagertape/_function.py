@@ -68,16 +68,13 @@ class _Trace:
             try:
                 out = fn(*args, **kwargs)
                 out_leaves, box["tree"] = tree_flatten(out, is_leaf=_is_tl)
-                arrays, box["static"] = [], []
+                arrays, static = [], []
+                box["static"] = static
                 for o in out_leaves:
-                    if isinstance(o, _TensorLike):
-                        arrays.append(o._peek())
-                    elif isinstance(o, _ARRAYS):
-                        arrays.append(jnp.asarray(o))
-                    else:
-                        box["static"].append(o)    # Python values come back as they were
-                        continue
-                    box["static"].append(_ARRAY)
+                    if isinstance(o, (_TensorLike,) + _ARRAYS):
+                        arrays.append(o._peek() if isinstance(o, _TensorLike) else jnp.asarray(o))
+                        o = _ARRAY
+                    static.append(o)     # Python values come back as they were
                 written = [cap.current[k] for k in cap.written]
             finally:
                 state.tapes, state.accumulators, state.capture = saved
@@ -95,6 +92,7 @@ class _Trace:
             if v is not None:
                 var_pos.append(i)
                 self.variables.append(v)
+                consts[i] = None     # a copy of the Variable's value: not kept
         jaxpr = closed.jaxpr
         n = sum(1 for s in self.static if s is _ARRAY)
 

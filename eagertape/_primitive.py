@@ -65,6 +65,16 @@ class _Kind:
         a, k = tree_unflatten(self.treedef, leaves)
         return self.fn(*a, **k)
 
+    def at(self, vals, positions):
+        """The call as a function of the values at ``positions`` (the others fixed
+        to ``vals``): what ``jax.vjp`` and ``jax.jvp`` differentiate."""
+        def f(*dv):
+            vs = list(vals)
+            for i, v in zip(positions, dv):
+                vs[i] = v
+            return self.apply(*vs)
+        return f
+
 
 _kinds: dict = {}
 MAX_KINDS = 8192

@@ -348,13 +348,7 @@ def _vmapped(replay, seed_spec, jac):
 
 def _kind_vjp(kind, vals, diff, cts):
     """Cotangents of a call's inputs at positions ``diff``: ``jax.vjp`` at its values."""
-    def f(*dv):
-        vs = list(vals)
-        for i, v in zip(diff, dv):
-            vs[i] = v
-        return kind.apply(*vs)
-
-    out, pullback = jax.vjp(f, *[vals[i] for i in diff])
+    out, pullback = jax.vjp(kind.at(vals, diff), *[vals[i] for i in diff])
     flat, tree = tree_flatten(out)
     full = []
     for j, o in enumerate(flat):

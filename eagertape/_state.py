@@ -7,8 +7,8 @@ class _State(threading.local):
         self.tapes = []          # GradientTapes recording on this thread, in entry order
         self.var_watchers = []   # lists collecting the Variables read (custom_gradient)
         self.accumulators = []   # ForwardAccumulators recording on this thread, in entry order
-        self.capture = None
-        self.check_numerics = False   # eagertape.debug: check every op's results      # the eagertape.function being traced on this thread, if any
+        self.capture = None      # the eagertape.function being traced on this thread, if any
+        self.check_numerics = False   # eagertape.debug: check every op's results
         # "auto": compile a structure when it comes back; "compiled": at once;
         # "eager": always op by op (the tests run both of the latter).
         self.replay = "auto"

@@ -72,19 +72,25 @@ def _bad(value):
     return "NaN" if bool(jnp.any(jnp.isnan(value))) else "infinity"
 
 
-def check_outputs(name, values, where):
-    """Raise NumericsError if one of ``values`` (an op's outputs) is not finite."""
-    for j, v in enumerate(values):
+def _first_bad(values):
+    for k, v in enumerate(values):
         what = _bad(getattr(v, "_value", v))
         if what is not None:
-            raise NumericsError(f"!!! Detected {what} in output {j} of op {name!r} (# of outputs: "
-                                f"{len(values)}), called at {where} !!!")
+            return k, what
+    return None
+
+
+def check_outputs(name, values, where):
+    """Raise NumericsError if one of ``values`` (an op's outputs) is not finite."""
+    bad = _first_bad(values)
+    if bad is not None:
+        raise NumericsError(f"!!! Detected {bad[1]} in output {bad[0]} of op {name!r} (# of "
+                            f"outputs: {len(values)}), called at {where} !!!")
 
 
 def check_gradients(op_name, grads, where):
     """Raise NumericsError if a pullback's results (input gradients) are not finite."""
-    for i, g in enumerate(grads):
-        what = _bad(getattr(g, "_value", g))
-        if what is not None:
-            raise NumericsError(f"!!! Detected {what} in the gradient of input {i} of op "
-                                f"{op_name!r} (recorded at {where}) during backprop !!!")
+    bad = _first_bad(grads)
+    if bad is not None:
+        raise NumericsError(f"!!! Detected {bad[1]} in the gradient of input {bad[0]} of op "
+                            f"{op_name!r} (recorded at {where}) during backprop !!!")

@@ -305,6 +305,27 @@ def test_jacobian_through_custom_gradient_replays_rows():
     np.testing.assert_allclose(tape.jacobian(y, x), np.diag([5.0, 10.0]))
 
 
+def test_row_replay_with_zero_rows_and_two_sources():
+    @et.custom_gradient
+    def scaled(x):
+        return x * 2.0, lambda up: up * 2.0
+
+    x = et.constant([1.0, 2.0])
+    with et.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.stack([tnp.sum(scaled(x)), tnp.sum(x) * 0.0 + 1.0])
+    # row 0: the custom rule (2 per element); row 1 reaches x only through a product with 0
+    np.testing.assert_allclose(tape.jacobian(y, x), [[2.0, 2.0], [0.0, 0.0]])
+    x = et.constant([1.0, 2.0])
+    c = et.constant(3.0)
+    with et.GradientTape() as tape:
+        tape.watch([x, c])
+        y = tnp.stack([tnp.sum(scaled(x)), c])          # row 1: only c
+    jx, jc = tape.jacobian(y, [x, c])
+    np.testing.assert_allclose(jx, [[2.0, 2.0], [0.0, 0.0]])
+    np.testing.assert_allclose(jc, [0.0, 1.0])
+
+
 @settings(max_examples=10, deadline=None)
 @given(b=st.integers(1, 3), n=st.integers(1, 4), m=st.integers(1, 3), seed=st.integers(0, 99))
 def test_batch_jacobian_matches_vmapped_jacrev(b, n, m, seed):
