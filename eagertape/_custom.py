@@ -51,10 +51,14 @@ def _call_custom(f, args, kwargs):
     saved, state.tapes = state.tapes, []
     state.var_watchers.append(read)
     try:
-        result, grad_fn = f(*args, **kwargs)
+        pair = f(*args, **kwargs)
     finally:
         state.var_watchers.remove(read)
         state.tapes = saved
+    if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+        raise TypeError(f"custom_gradient function {f.__name__!r} must return a pair "
+                        f"(result, grad_fn), got {type(pair).__name__}")
+    result, grad_fn = pair
     if not callable(grad_fn):
         raise TypeError(f"custom_gradient function {f.__name__!r} must return (result, grad_fn) "
                         f"with a callable grad_fn, got {type(grad_fn).__name__}")

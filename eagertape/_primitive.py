@@ -282,7 +282,8 @@ def _apply(kind, objs, vals):
         if type(e) not in (TypeError, ValueError):
             raise            # JAX's own subclasses (a tracer made concrete, ...) as they are
         shapes = ", ".join(f"{tuple(v.shape)} {v.dtype}" for v in vals if hasattr(v, "shape"))
-        raise InvalidArgumentError(f"{kind.name} cannot take its arguments ({shapes}): {e}") \
+        shapes = f" ({shapes})" if shapes else ""
+        raise InvalidArgumentError(f"{kind.name} cannot take its arguments{shapes}: {e}") \
             from e
 
 
@@ -366,6 +367,9 @@ def primitive(fn, *, constant_output=False, name=None, jit=False):
     >>> softplus(et.constant(0.0))
     <eagertape.Tensor: shape=(), dtype=float32, numpy=array(0.6931472, dtype=float32)>
     """
+    if not callable(fn):
+        raise TypeError(f"argument `fn` of eagertape.primitive must be a callable JAX function, "
+                        f"got {type(fn).__name__}")
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
         return call(fn, args, kwargs, constant_output=constant_output, jit=jit, name=name)

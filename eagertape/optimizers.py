@@ -59,7 +59,12 @@ class Optimizer:
         All new values are computed before any Variable changes, so an error
         leaves every Variable as it was.
         """
-        pairs = list(grads_and_vars)
+        try:
+            pairs = list(grads_and_vars)
+        except TypeError:
+            raise TypeError("argument `grads_and_vars` must be an iterable of (gradient, Variable) "
+                            f"pairs, got {type(grads_and_vars).__name__}; pass "
+                            "zip(grads, variables)") from None
         for i, pair in enumerate(pairs):
             if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
                 raise ValueError(f"argument `grads_and_vars`[{i}] must be a (gradient, Variable) "
@@ -78,7 +83,11 @@ class Optimizer:
         ws, gs, states, entries, trees = [], [], [], [], []
         for i, (g, v) in enumerate(pairs):
             w = v.jax()
-            g = g._peek() if isinstance(g, _TensorLike) else jnp.asarray(g, w.dtype)
+            try:
+                g = g._peek() if isinstance(g, _TensorLike) else jnp.asarray(g, w.dtype)
+            except (TypeError, ValueError):
+                raise TypeError(f"argument `grads_and_vars`: gradient for {v.name!r} must be a "
+                                f"Tensor or array, got {type(g).__name__}") from None
             if g.shape != w.shape:
                 raise ValueError(f"argument `grads_and_vars`: gradient for {v.name!r} has shape "
                                  f"{tuple(g.shape)} but the Variable has shape {tuple(w.shape)}")
