@@ -21,6 +21,7 @@ from ._tape import GradientTape, UnconnectedGradients  # noqa: E402
 from ._custom import custom_gradient  # noqa: E402
 from ._function import Function, function  # noqa: E402
 from ._forward import ForwardAccumulator  # noqa: E402
+from ._fused import execution_mode, get_execution_mode, set_execution_mode  # noqa: E402
 from ._replay import clear_replay_cache, replay_cache_info, set_replay_cache_size  # noqa: E402
 from . import debug, numpy, nn, optimizers, testing  # noqa: E402
 
@@ -29,7 +30,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "GradientTape",
     "UnconnectedGradients", "stop_gradient", "custom_gradient", "function", "Function",
-    "ForwardAccumulator",
+    "ForwardAccumulator", "execution_mode", "set_execution_mode", "get_execution_mode",
     "primitive",
     "replay_cache_info", "clear_replay_cache", "set_replay_cache_size",
     "debug", "numpy", "nn", "optimizers", "testing",

@@ -71,7 +71,7 @@ class ForwardAccumulator:
                                  "indicate an error. If it was intended, please sum the "
                                  "corresponding tangents.")
             seen.add(id(p))
-            dtype = p._peek().dtype
+            dtype = p._aval().dtype
             if not is_inexact(dtype):
                 log_first_n(logging.WARNING, "The dtype of the watched primal must be floating "
                             "(e.g. tf.float32), got %s", 5, dtype.name)

@@ -205,7 +205,7 @@ def _check_args(sig, args, name):
         raise TypeError(f"{name!r} has input_signature of {len(sig)} argument(s), called with "
                         f"{len(args)}")
     for i, (a, spec) in enumerate(zip(args, sig)):
-        shape = tuple(np.shape(a._peek() if isinstance(a, _TensorLike) else a))
+        shape = tuple(a.shape if isinstance(a, _TensorLike) else np.shape(a))
         dtype = a.dtype if isinstance(a, _TensorLike) else np.asarray(a).dtype
         want = tuple(spec.shape) if spec.shape is not None else None
         ok = want is None or (len(want) == len(shape) and

@@ -16,9 +16,10 @@ import jax
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
+from . import _fused
 from ._errors import InvalidArgumentError
 from ._state import state
-from ._tensor import Tensor, _TensorLike, _wrap
+from ._tensor import Tensor, _Pending, _TensorLike, _wrap
 
 _inexact_cache: dict = {}
 
@@ -46,7 +47,7 @@ class _Kind:
     """The static part of a call; ``apply(*dynamic_values)`` runs it."""
 
     __slots__ = ("id", "fn", "treedef", "template", "dyn", "jitted", "traceable", "name",
-                 "__weakref__")
+                 "fusable", "__weakref__")
 
     def __init__(self, fn, treedef, leaves, dyn, jit, name=None):
         self.id = next(_kind_ids)
@@ -56,6 +57,8 @@ class _Kind:
         self.template = [None if i in d else leaf for i, leaf in enumerate(leaves)]
         self.jitted = jax.jit(self.apply) if jit else None
         self.traceable = True     # False once tracing it failed where running it worked
+        # Fused mode may defer it: jitted kinds, and functions jitted already.
+        self.fusable = jit or hasattr(fn, "lower")
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
 
     def apply(self, *vals):
@@ -201,7 +204,10 @@ def _dynamic(leaf, tp, objs, vals, jit):
     read); None if ``leaf`` is not a value."""
     if tp is Tensor:
         objs.append(leaf)
-        vals.append(leaf._value)
+        v = leaf._v
+        if type(v) is _Pending and not state.fused:
+            v = leaf._value        # made in fused mode, used in eager mode: computed now
+        vals.append(v)
     elif tp is float or tp is complex:
         objs.append(leaf)
         vals.append(_device_scalar(leaf) if jit else leaf)
@@ -240,6 +246,33 @@ def _call_nested(fn, args, kwargs, constant_output, jit, name):
 
 
 def _run(kind, objs, vals, constant_output):
+    if state.fused:
+        # Checking numerics needs every op's values: ops run at once.
+        if kind.fusable and not state.check_numerics:
+            r = _fused.pending(kind, vals)
+            if r is not None:
+                outs, out_treedef = r
+                outs = [_wrap(outs[0])] if len(outs) == 1 else [_wrap(p) for p in outs]
+                return _finish(kind, objs, vals, outs, out_treedef, constant_output)
+            vals = _fused.resolve(vals)
+            out = _execute(kind, objs, vals)
+            kind.fusable = False       # it runs but cannot be traced: at once from now on
+        else:
+            vals = _fused.resolve(vals)
+            out = _execute(kind, objs, vals)
+    else:
+        out = _execute(kind, objs, vals)
+    if type(out) is _ArrayImpl or isinstance(out, jax.Array):
+        outs, out_treedef = [_wrap(out)], None
+    else:
+        outs, out_treedef = tree_flatten(out)
+        for j, o in enumerate(outs):
+            if isinstance(o, jax.Array):
+                outs[j] = _wrap(o)
+    return _finish(kind, objs, vals, outs, out_treedef, constant_output)
+
+
+def _execute(kind, objs, vals):
     jitted = kind.jitted
     if jitted is not None:
         try:
@@ -250,16 +283,13 @@ def _run(kind, objs, vals, constant_output):
             # that persists is the caller's and propagates from here.
             out = _apply(kind, objs, vals)
             kind.jitted = None
-            kind.traceable = False
+            kind.traceable = kind.fusable = False
     else:
         out = _apply(kind, objs, vals)
-    if type(out) is _ArrayImpl or isinstance(out, jax.Array):
-        outs, out_treedef = [_wrap(out)], None
-    else:
-        outs, out_treedef = tree_flatten(out)
-        for j, o in enumerate(outs):
-            if isinstance(o, jax.Array):
-                outs[j] = _wrap(o)
+    return out
+
+
+def _finish(kind, objs, vals, outs, out_treedef, constant_output):
     if state.check_numerics:
         from .debug import call_site, check_outputs
         check_outputs(kind.name, outs, call_site())
@@ -313,7 +343,7 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
         if not hit:
             continue
         if op is None:
-            out_ok = [type(o) is Tensor and is_inexact(o._value.dtype) for o in outs]
+            out_ok = [type(o) is Tensor and is_inexact(o._v.dtype) for o in outs]
             if True not in out_ok:
                 return None     # integer and bool results are constants for the tape
             op = _Op(kind, objs, vals, outs, custom, name)
@@ -327,7 +357,7 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
             for i, s in enumerate(in_slots):
                 if s is None:
                     o = objs[i]
-                    in_slots[i] = d.new_slot(o, False) if is_inexact(o._value.dtype) else -1
+                    in_slots[i] = d.new_slot(o, False) if is_inexact(o._v.dtype) else -1
         out_slots = []
         for o, ok in zip(outs, out_ok):
             if ok:

@@ -22,9 +22,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
+from . import _fused
 from ._primitive import call, is_inexact
 from ._state import state
-from ._tensor import Tensor, _wrap
+from ._tensor import Tensor, _Pending, _wrap
 from ._variables import Variable
 
 _UNTRACEABLE = object()   # cache value: this structure replays op by op
@@ -202,7 +203,7 @@ def gradient(data, targets, sources, output_gradients, zero):
     for src in sources:
         g = grads.get(id(src))
         if g is None and zero:
-            v = src._peek()
+            v = src._aval()
             g = _wrap(jnp.zeros(v.shape, v.dtype))
         results.append(g)
     return results
@@ -212,7 +213,7 @@ def jacobian(data, target, sources, zero, batch):
     """Rows of d target / d sources, all at once: the compiled replay vmapped over
     one-hot seeds (per element of ``target``; per element of a batch row with
     ``batch``). Unconnected sources: None, or zeros (``batch``: always zeros)."""
-    tv = target._peek()
+    tv = target._aval()
     tshape = tuple(tv.shape)
     seeds, live = _plan(data, [target], sources, None)
     if not is_inexact(tv.dtype):
@@ -230,7 +231,7 @@ def jacobian(data, target, sources, zero, batch):
     for src in sources:
         g = grads.get(id(src))
         if g is None and (zero or batch):
-            sv = src._peek()
+            sv = src._aval()
             if batch:
                 shape, dtype = tshape + tuple(sv.shape[1:]), tv.dtype
             else:
@@ -263,7 +264,7 @@ def _jacobian_rows(data, seeds, live, tshape, batch):
     # Tapes with custom_gradient or untraceable ops, and very long tapes: one
     # op-by-op replay per row (their Python pullbacks cannot be vmapped).
     (s, t, _), = seeds
-    eye = _one_hots(tshape, t._peek().dtype, batch)
+    eye = _one_hots(tshape, t._aval().dtype, batch)
     rows = [_eager(data, [(s, t, _wrap(e))], live) for e in eye]
     out = []
     for j in range(len(live)):
@@ -291,14 +292,20 @@ def _compiled(data, seeds, live, first_sight, jac=None):
     """
     seed_spec, seed_objs = [], []
     for s, t, og in seeds:
-        v = t._peek()
+        v = t._aval()
         si = 0 if jac is not None else None    # a Jacobian's seeds are its one-hot rows
         if og is not None:
             si = len(seed_objs)
             seed_objs.append(og)
         seed_spec.append((s, v.shape, v.dtype, si, _is_complex(v.dtype)))
-    src_spec = tuple((slots, _is_complex(src._peek().dtype)) for src, slots in live)
+    src_spec = tuple((slots, _is_complex(src._aval().dtype)) for src, slots in live)
     key = (tuple(data.struct), tuple(seed_spec), src_spec, jac)
+    if state.fused and not (state.tapes or state.accumulators):
+        g = state.graph
+        if g is not None and not g.sealed:
+            out = _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac)
+            if out is not None:
+                return out
 
     fn = _replays.lookup(key)
     if fn is None:
@@ -327,12 +334,54 @@ def _compiled(data, seeds, live, first_sight, jac=None):
             objs = [o for op in data.ops for o in op.objs]   # Tensors, not values
             return call(fn, (objs, seed_objs), jit=False)
         seed_vals = [g._value for g in seed_objs]
-        return [None if g is None else _wrap(g) for g in fn(data.vals, seed_vals)]
+        vals = _fused.resolve(data.vals) if _fused.counters["graphs"] else data.vals
+        return [None if g is None else _wrap(g) for g in fn(vals, seed_vals)]
     except Exception:
         # Tracing failed (an op needs concrete values): replay op by op, where a
         # real error shows itself again.
         _replays.put(key, _UNTRACEABLE)
         return None
+
+
+def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
+    """Fused mode: the pending graph and the replay as one program, which also
+    gives the targets' values; None the first time a structure is seen."""
+    refs = tuple(g.ref(v) for v in data.vals)
+    seed_refs = tuple(g.ref(o._aval()) for o in seed_objs)
+    targets = []
+    for _, t, _ in seeds:
+        p = t._aval()
+        if type(p) is _Pending and p.graph is g and p.value is None:
+            targets.append(p.index)
+    targets = tuple(sorted(set(targets)))
+    if not any(r >= 0 for r in refs + seed_refs + targets):
+        return None          # nothing pending: the replay alone
+    nodes = list(g.nodes)
+
+    def make():
+        ops = [(op.kind, ins, outs, len(op.vals))
+               for op, (_, ins, outs) in zip(data.ops, data.struct)]
+        replay = _build(ops, seed_spec, src_spec)
+        if jac is not None:
+            replay = _vmapped(replay, seed_spec, jac)
+
+        def step(inputs):
+            env = _fused.evaluate(nodes, inputs)
+            vals = [env[r] if r >= 0 else inputs[-r - 1] for r in refs]
+            seed_vals = [env[r] if r >= 0 else inputs[-r - 1] for r in seed_refs]
+            return replay(vals, seed_vals), [env[i] for i in targets]
+        return step
+
+    fn = _fused.program((key, tuple(g.key), len(g.inputs), refs, seed_refs, targets), make)
+    if fn is None:
+        return None
+    grads, values = fn(g.inputs)
+    g.seal()     # the rest of the graph stays pending, computed if it is asked for
+    for i, a in zip(targets, values):
+        p = g.outs[i]()
+        if p is not None:
+            p.value = a
+    return [None if x is None else _wrap(x) for x in grads]
 
 
 def _vmapped(replay, seed_spec, jac):
@@ -446,7 +495,7 @@ def _eager(data, seeds, live):
         ct[s] = call(jnp.add, (ct[s], g)) if s in ct else g
 
     for s, t, og in seeds:
-        v = t._peek()
+        v = t._aval()
         g = og if og is not None else _wrap(jnp.ones(v.shape, v.dtype))
         acc(s, call(jnp.conj, (g,)) if _is_complex(v.dtype) else g)
     # A snapshot: pullbacks recorded on this (persistent) tape append to it.
@@ -486,5 +535,5 @@ def _eager(data, seeds, live):
         for s in slots:
             if s in ct:
                 g = ct[s] if g is None else call(jnp.add, (g, ct[s]))
-        out.append(call(jnp.conj, (g,)) if g is not None and _is_complex(src._peek().dtype) else g)
+        out.append(call(jnp.conj, (g,)) if g is not None and _is_complex(src._aval().dtype) else g)
     return out

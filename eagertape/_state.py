@@ -1,5 +1,10 @@
-"""Per-thread recording state. Nothing here is global across threads."""
+"""Per-thread recording state. Nothing here is global across threads, except the
+execution mode new threads start in (``set_execution_mode``)."""
+import os
 import threading
+
+# The mode a thread starts in: EAGERTAPE_EXECUTION_MODE, or set_execution_mode.
+default_mode = [os.environ.get("EAGERTAPE_EXECUTION_MODE", "eager")]
 
 
 class _State(threading.local):
@@ -12,6 +17,8 @@ class _State(threading.local):
         # "auto": compile a structure when it comes back; "compiled": at once;
         # "eager": always op by op (the tests run both of the latter).
         self.replay = "auto"
+        self.fused = default_mode[0] == "fused"   # execution mode: fused or eager
+        self.graph = None        # fused mode: the pending graph calls are appended to
 
 
 state = _State()

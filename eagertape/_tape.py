@@ -125,7 +125,7 @@ class GradientTape:
             if not (self._watch_accessed_variables and v._trainable):
                 return
             d.variables[key] = v
-        if is_inexact(t._value.dtype):
+        if is_inexact(t._aval().dtype):
             d.keep.append(t)
             d.var_reads.setdefault(key, []).append(d.new_slot(t))
 
@@ -153,7 +153,7 @@ class GradientTape:
             return
         d = self._tape
         for leaf in leaves:
-            if not is_inexact(leaf._peek().dtype):
+            if not is_inexact(leaf._aval().dtype):
                 log_first_n(logging.WARNING, "The dtype of the watched tensor must be floating "
                             "(e.g. float32), got %s", 5, leaf.dtype.name)
             if isinstance(leaf, Variable):
@@ -163,7 +163,7 @@ class GradientTape:
             s = d.nodes.get(id(leaf))
             if s is not None:
                 d.tracked[s] = True      # an input of earlier ops: tracked from now on
-            elif is_inexact(leaf._peek().dtype):
+            elif is_inexact(leaf._aval().dtype):
                 d.new_slot(leaf)
 
     def watched_variables(self):
@@ -367,8 +367,8 @@ def _flatten_output_gradients(output_gradients, flat_targets):
         if g is None:
             out.append(None)
             continue
-        tdtype = t._peek().dtype
-        tshape = tuple(t._peek().shape)
+        tdtype = t._aval().dtype
+        tshape = tuple(t._aval().shape)
         if isinstance(g, _TensorLike):
             gv = g if isinstance(g, Tensor) else g.read_value()
             if gv.dtype != tdtype:

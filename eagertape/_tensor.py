@@ -143,14 +143,16 @@ class _TensorLike:
         """The underlying ``jax.Array``: no copy, device and sharding kept."""
         return self._read()
 
+    # Shape and dtype come from the abstract value: a pending (fused) Tensor
+    # knows them without being computed.
     @property
-    def shape(self): return tuple(self._peek().shape)
+    def shape(self): return tuple(self._aval().shape)
     @property
-    def dtype(self): return np.dtype(self._peek().dtype)
+    def dtype(self): return np.dtype(self._aval().dtype)
     @property
-    def ndim(self): return self._peek().ndim
+    def ndim(self): return len(self._aval().shape)
     @property
-    def size(self): return int(self._peek().size)
+    def size(self): return int(np.prod(self._aval().shape, dtype=np.int64))
 
 
 def _method(fn, constant_output=False):
@@ -207,7 +209,9 @@ class Tensor(_TensorLike):
     <eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
 
-    __slots__ = ("_value", "__weakref__")
+    # _v: a jax.Array, or in fused mode a _Pending (shape and dtype known, value
+    # computed with its graph when first asked for).
+    __slots__ = ("_v", "__weakref__")
 
     def __init__(self, value):
         if isinstance(value, _TensorLike):
@@ -215,10 +219,19 @@ class Tensor(_TensorLike):
         elif not isinstance(value, jax.Array):
             raise TypeError(f"Tensor(value) takes a jax.Array or Tensor, got {type(value).__name__}; "
                             "use eagertape.constant(value) to convert other values")
-        self._value = value
+        self._v = value
+
+    @property
+    def _value(self):
+        v = self._v
+        if type(v) is _Pending:
+            v = self._v = v.get()
+        return v
 
     def _read(self): return self._value
     _peek = _read
+
+    def _aval(self): return self._v
 
     def __jax_array__(self):
         # jax.numpy would see only the raw value: while a tape tracks this Tensor
@@ -243,8 +256,33 @@ class Tensor(_TensorLike):
 
 def _wrap(value):
     t = object.__new__(Tensor)
-    t._value = value
+    t._v = value
     return t
+
+
+class _Pending:
+    """A value of a fused graph (eagertape._fused): its abstract value now, its
+    array once the graph is run (``get``)."""
+
+    __slots__ = ("graph", "index", "aval", "dtype", "value", "__weakref__")
+
+    def __init__(self, graph, index, aval):
+        self.graph, self.index = graph, index
+        self.aval = aval          # (shape, dtype, weak_type)
+        self.dtype = aval[1]      # read by every recording tape
+        self.value = None
+
+    @property
+    def shape(self): return self.aval[0]
+    @property
+    def weak_type(self): return self.aval[2]
+    @property
+    def ndim(self): return len(self.aval[0])
+
+    def get(self):
+        if self.value is None:
+            self.graph.materialize()
+        return self.value
 
 
 _PY_DTYPES = {float: np.dtype(np.float32), int: np.dtype(np.int32),

@@ -70,6 +70,8 @@ class Variable(_TensorLike):
     def _peek(self):
         return self._value
 
+    _aval = _peek
+
     def read_value(self):
         """A Tensor holding the current value: one recorded read of this Variable."""
         t = _wrap(self._value)

@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-SYSTEMS = ("eagertape", "jax.jit", "tf", "torch", "autograd")
-LABELS = {"eagertape": "eagertape", "jax.jit": "jax.jit(value_and_grad)",
+SYSTEMS = ("eagertape", "fused", "jax.jit", "tf", "torch", "autograd")
+LABELS = {"eagertape": "eagertape", "fused": "eagertape fused", "jax.jit": "jax.jit(value_and_grad)",
           "tf": "TF eager tape", "torch": "PyTorch eager", "autograd": "HIPS autograd"}
 WORKLOADS = ("chain10", "f4", "mlp_step", "d2_x3", "jacobian64", "long300")
 DESCRIPTIONS = {
@@ -32,10 +32,14 @@ DESCRIPTIONS = {
     "jacobian64": "Jacobian of tanh(outer(x, x)).sum(0), 64 -> 64",
     "long300": "300 steps of tanh(x*1.01 + 0.01) on 64 floats, gradient",
 }
-# Targets of the benchmark issue: (workload, other system, max ratio of eagertape's time).
-TARGETS = ([(w, "tf", 0.5) for w in WORKLOADS]
-           + [("mlp_step", "jax.jit", 1.5), ("jacobian64", "torch", 1.0)]
-           + [(w, "torch", 2.0) for w in ("chain10", "f4", "d2_x3")])
+# Targets: (subject, workload, other system, max ratio of the subject's time to the
+# other's). Eager mode's from the benchmark issue; fused mode's from the fused one.
+TARGETS = ([("eagertape", w, "tf", 0.5) for w in WORKLOADS]
+           + [("eagertape", "mlp_step", "jax.jit", 1.5), ("eagertape", "jacobian64", "torch", 1.0)]
+           + [("eagertape", w, "torch", 2.0) for w in ("chain10", "f4", "d2_x3")]
+           + [("fused", w, "torch", 1.0) for w in ("chain10", "f4", "d2_x3", "long300")]
+           + [("fused", "mlp_step", "jax.jit", 1.1)]
+           + [("fused", w, "eagertape", 1.0) for w in WORKLOADS])
 
 
 # ---------------------------------------------------------------------------
@@ -159,6 +163,18 @@ def _tape_style(system, name, d):
 
 def _eagertape(name, d):
     return _tape_style("eagertape", name, d)
+
+
+def _fused(name, d):
+    # The same TF-style code, every call inside et.execution_mode("fused").
+    import eagertape as et
+    with et.execution_mode("fused"):
+        step = _tape_style("eagertape", name, d)
+
+    def fused_step():
+        with et.execution_mode("fused"):
+            return step()
+    return fused_step
 
 
 def _tf(name, d):
@@ -308,7 +324,7 @@ def _autograd(name, d):
     return step
 
 
-_BUILDERS = {"eagertape": _eagertape, "jax.jit": _jaxjit, "tf": _tf, "torch": _torch,
+_BUILDERS = {"eagertape": _eagertape, "fused": _fused, "jax.jit": _jaxjit, "tf": _tf, "torch": _torch,
              "autograd": _autograd}
 _MODULES = {"tf": "tensorflow", "torch": "torch", "autograd": "autograd"}
 
@@ -421,7 +437,8 @@ def _timed_workload(name, systems, d, rounds, batch_s, progress):
     gc.collect()
     gc.freeze()
     import eagertape as et
-    before = et.replay_cache_info()
+    from eagertape import _fused as fused_mod
+    before, fused_before = et.replay_cache_info(), fused_mod.counters["misses"]
     times = {s: [] for s in systems}
     for r in range(rounds):
         progress(f"{name}: round {r + 1}/{rounds}")
@@ -445,6 +462,9 @@ def _timed_workload(name, systems, d, rounds, batch_s, progress):
     out["eagertape"]["compiled_while_timed"] = {
         "replays": after.misses - before.misses,
         "executables": after.executables - before.executables}
+    if "fused" in out:
+        out["fused"]["compiled_while_timed"] = {
+            "programs": fused_mod.counters["misses"] - fused_before}
     return out
 
 
@@ -667,7 +687,8 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
     missing = [s for s in systems if s not in have]
     systems = [s for s in systems if s in have]
     # eagertape is the subject; jax.jit the reference every value is checked against.
-    systems = ["eagertape", "jax.jit"] + [s for s in systems if s not in ("eagertape", "jax.jit")]
+    systems = ["eagertape"] + (["fused"] if "fused" in systems else []) + ["jax.jit"] + [
+        s for s in systems if s not in ("eagertape", "fused", "jax.jit")]
     _quiet_tf(systems)
     res = {"meta": _meta(systems), "systems": systems,
            "skipped": {s: f"{_MODULES[s]} is not importable" for s in missing},
@@ -684,10 +705,10 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
     import eagertape as et
     res["replay_cache"] = et.replay_cache_info()._asdict()
     res["targets"] = [
-        {"workload": w, "versus": o, "max_ratio": m, "ratio": r, "met": r <= m}
-        for w, o, m in TARGETS
-        if w in res["workloads"] and o in res["workloads"][w]
-        for r in [res["workloads"][w]["eagertape"]["median_us"] / res["workloads"][w][o]["median_us"]]]
+        {"system": s, "workload": w, "versus": o, "max_ratio": m, "ratio": r, "met": r <= m}
+        for s, w, o, m in TARGETS
+        if w in res["workloads"] and o in res["workloads"][w] and s in res["workloads"][w]
+        for r in [res["workloads"][w][s]["median_us"] / res["workloads"][w][o]["median_us"]]]
     progress("done", final=True)
     return res
 
@@ -706,9 +727,9 @@ def report(res, out=print):
     for s, why in res["skipped"].items():
         out(f"skipped {LABELS[s]}: {why}")
     systems = res["systems"]
-    others = [s for s in systems if s != "eagertape"]
+    others = [s for s in systems if s not in ("eagertape", "fused")]
     out(f"\nmedian µs per call (forward + gradient), {res['rounds']} interleaved rounds; "
-        "ratio = eagertape / other")
+        "ratio = eagertape (eager mode) / other")
     head = ["workload"] + [LABELS[s] for s in systems] + [f"vs {s}" for s in others]
     rows = []
     for w, r in res["workloads"].items():
@@ -719,6 +740,15 @@ def report(res, out=print):
     new = {w: r["eagertape"].get("compiled_while_timed") for w, r in res["workloads"].items()}
     out("compiled during the timed calls (replays, executables): " + ", ".join(
         f"{w} {c['replays']}/{c['executables']}" for w, c in new.items() if c))
+    if "fused" in systems:
+        vs = [s for s in ("eagertape", "torch", "jax.jit", "tf") if s in systems]
+        out("\nfused mode: median µs per call, ratio = fused / other")
+        rows = [[w, f"{r['fused']['median_us']:.1f}"]
+                + [f"{r['fused']['median_us'] / r[s]['median_us']:.2f}x" for s in vs]
+                + [str(r["fused"].get("compiled_while_timed", {}).get("programs", "-"))]
+                for w, r in res["workloads"].items()]
+        _table(["workload", "fused"] + [f"vs {LABELS[s]}" for s in vs]
+               + ["programs compiled while timed"], rows, out)
     if "training" in res:
         out("\ntraining loop (mlp_step model, SGD, lr 0.1): steps per second")
         rows = [[LABELS[s], f"{t['steps_per_s']:.1f}", f"{t['first_loss']:.4f}",
@@ -745,10 +775,10 @@ def report(res, out=print):
     out(f"replay cache: {rc['hits']} hits, {rc['misses']} misses (compiles), "
         f"{rc['size']} entries (max {rc['maxsize']})")
     if res["targets"]:
-        out("\ntargets (eagertape time <= max ratio x the other's, same run)")
-        rows = [[t["workload"], LABELS[t["versus"]], f"{t['max_ratio']:.2g}x",
+        out("\ntargets (time <= max ratio x the other's, same run)")
+        rows = [[LABELS[t["system"]], t["workload"], LABELS[t["versus"]], f"{t['max_ratio']:.2g}x",
                  f"{t['ratio']:.2f}x", "met" if t["met"] else "MISSED"] for t in res["targets"]]
-        _table(["workload", "versus", "target", "measured", ""], rows, out)
+        _table(["system", "workload", "versus", "target", "measured", ""], rows, out)
 
 
 def _table(head, rows, out):

@@ -1,0 +1,318 @@
+"""Fused execution: recorded calls build a pending graph, run as one XLA program.
+
+In fused mode a call whose kind can be traced does not run: its outputs'
+shapes and dtypes come from ``jax.eval_shape`` (cached by kind and input
+signature, so a repeated call costs a dictionary lookup), its outputs are
+Tensors holding ``_Pending`` values, and the call is appended to this thread's
+``_Graph``. Shape and dtype errors therefore still appear at the call site.
+
+A pending value is computed when something needs it (``Tensor._value``: numpy,
+float, bool, repr, ``.jax()``, a Variable assignment, an op that cannot be
+fused): the whole graph runs, and every pending value still referenced gets its
+array. ``tape.gradient`` runs the graph and the compiled replay together as one
+program (``_replay``). A graph seen for the first time is run op by op with the
+kinds' own executables; one that comes back (a training loop) is compiled
+whole and cached by its structure, which is built as calls are appended.
+"""
+import collections
+import threading
+import weakref
+
+import jax
+from jax.tree_util import tree_flatten
+
+from ._state import state
+from ._tensor import _Pending
+
+# Past this many calls a graph is run and a new one started, so that a loop that
+# never reads a value does not grow without end (and XLA's compile time, which
+# grows faster than linearly with a program's size, stays bounded).
+MAX_PENDING = 1000
+
+_abstract: dict = {}          # (kind id, input signature) -> (out treedef, out avals)
+_MAX_ABSTRACT = 16384
+
+_lock = threading.Lock()
+_programs = collections.OrderedDict()     # structure -> jitted program
+_seen = collections.OrderedDict()         # structures run once, op by op
+MAX_PROGRAMS = 512
+counters = {"hits": 0, "misses": 0, "interpreted": 0, "graphs": 0}
+
+_ArrayImpl = type(jax.numpy.zeros(()))
+
+
+_typeof = getattr(jax, "typeof", None) or jax.core.get_aval
+
+
+def _signature(v):
+    if type(v) is _ArrayImpl:
+        return (v.shape, v.dtype, v.weak_type)
+    a = _typeof(v)
+    return (a.shape, a.dtype, a.weak_type)
+
+
+class _Graph:
+    """Pending calls of one thread: inputs (arrays), nodes, and their structure key."""
+
+    def __init__(self):
+        self.inputs = []        # arrays the graph reads
+        self.input_pos = {}     # id(array) -> position in inputs (arrays are held, ids stable)
+        self.nodes = []         # (kind, refs): ref >= 0 a value of the graph, < 0 input -ref-1
+        self.key = []           # per node (kind id, refs): the structure, built as we go
+        self.outs = []          # value index -> weakref to its _Pending
+        self.sealed = False     # no more nodes (a later call starts a new graph)
+        self.done = False       # run: every value still referenced has its array
+        self.lock = threading.Lock()
+        counters["graphs"] += 1
+
+    def input(self, a):
+        """The reference and signature of array ``a`` as an input of the graph."""
+        e = self.input_pos.get(id(a))
+        if e is None:
+            e = self.input_pos[id(a)] = (-len(self.inputs) - 1, _signature(a))
+            self.inputs.append(a)
+        return e
+
+    def ref(self, v):
+        """The graph reference of a call's value ``v``: a pending value of this
+        graph, or an array taken as input."""
+        if type(v) is _Pending:
+            if v.graph is self and v.value is None:
+                return v.index
+            v = v.get()
+        return self.input(v)[0]
+
+    def live(self):
+        return [i for i, r in enumerate(self.outs) if (p := r()) is not None and p.value is None]
+
+    def seal(self):
+        self.sealed = True
+        if state.graph is self:
+            state.graph = None
+
+    def materialize(self):
+        """Run the graph; every pending value still referenced gets its array."""
+        with self.lock:
+            if self.done:
+                return
+            self.seal()
+            live = self.live()
+            if live:
+                results = run(self, live)
+                for i, a in zip(live, results):
+                    p = self.outs[i]()
+                    if p is not None:
+                        p.value = a
+            self.done = True
+            # The values are out: drop what the graph held.
+            self.inputs = self.nodes = self.outs = None
+            self.input_pos = None
+
+
+def current():
+    g = state.graph
+    if g is None or g.sealed:
+        g = state.graph = _Graph()
+    return g
+
+
+def pending(kind, vals):
+    """Append the call to the pending graph: its outputs (pending values) and
+    their treedef; None if the kind cannot be traced (it then runs at once)."""
+    g = state.graph
+    if g is None or g.sealed:
+        g = state.graph = _Graph()
+    refs, sig = [], [kind.id]
+    for v in vals:
+        if type(v) is _Pending and v.graph is g and v.value is None:
+            refs.append(v.index)
+            sig.append(v.aval)
+        else:
+            if type(v) is _Pending:
+                v = v.get()
+            r, s = g.input(v)
+            refs.append(r)
+            sig.append(s)
+    sig = tuple(sig)
+    ab = _abstract.get(sig)
+    if ab is None:
+        ab = _eval_shape(kind, sig)
+        if ab is None:
+            return None
+    treedef, avals = ab
+    gouts = g.outs
+    start = len(gouts)
+    if len(avals) == 1:
+        p = _Pending(g, start, avals[0])
+        gouts.append(weakref.ref(p))
+        outs = [p]
+    else:
+        outs = []
+        for j, aval in enumerate(avals):
+            p = _Pending(g, start + j, aval)
+            gouts.append(weakref.ref(p))
+            outs.append(p)
+    refs = tuple(refs)
+    g.nodes.append((kind, refs))
+    g.key.append((kind.id, refs))
+    if len(g.nodes) >= MAX_PENDING:
+        g.seal()
+    return outs, treedef
+
+
+def _eval_shape(kind, sig):
+    structs = [jax.ShapeDtypeStruct(shape, dtype, weak_type=weak) for shape, dtype, weak in sig[1:]]
+    try:
+        out = jax.eval_shape(kind.apply, *structs)
+    except Exception:
+        # An error, or a call that needs concrete values: it runs at once, where
+        # an error is raised as in eager mode.
+        return None
+    leaves, treedef = tree_flatten(out)
+    if not all(isinstance(leaf, jax.ShapeDtypeStruct) for leaf in leaves):
+        kind.fusable = False
+        return None
+    avals = tuple((tuple(a.shape), a.dtype, bool(getattr(a, "weak_type", False))) for a in leaves)
+    if len(_abstract) >= _MAX_ABSTRACT:
+        _abstract.clear()
+    _abstract[sig] = (treedef if len(leaves) != 1 or treedef.num_nodes != 1 else None, avals)
+    return _abstract[sig]
+
+
+def resolve(vals):
+    """``vals`` with every pending value computed."""
+    if any(type(v) is _Pending for v in vals):
+        return [v.get() if type(v) is _Pending else v for v in vals]
+    return vals
+
+
+def evaluate(nodes, inputs, env=None, eager=False):
+    """The graph's values: ``env`` extended node by node (traced, or eagerly with
+    each kind's own executable)."""
+    env = [] if env is None else env
+    for kind, refs in nodes:
+        args = [env[r] if r >= 0 else inputs[-r - 1] for r in refs]
+        fn = kind.jitted if eager and kind.jitted is not None else kind.apply
+        out = fn(*args)
+        if isinstance(out, jax.Array):
+            env.append(out)
+        else:
+            env.extend(tree_flatten(out)[0])
+    return env
+
+
+def program(key, make):
+    """The jitted program of a structure, or None the first time it is seen
+    (the caller then runs op by op: compiling pays when a structure comes back)."""
+    with _lock:
+        fn = _programs.get(key)
+        if fn is not None:
+            _programs.move_to_end(key)
+            counters["hits"] += 1
+            return fn
+        if key not in _seen and state.replay != "compiled":
+            _seen[key] = True
+            while len(_seen) > MAX_PROGRAMS:
+                _seen.popitem(last=False)
+            counters["interpreted"] += 1
+            return None
+        _seen.pop(key, None)
+        counters["misses"] += 1
+        fn = _programs[key] = jax.jit(make())
+        while len(_programs) > MAX_PROGRAMS:
+            _programs.popitem(last=False)
+        return fn
+
+
+def run(g, live):
+    nodes = g.nodes
+    fn = program((tuple(g.key), len(g.inputs), tuple(live)), lambda: _forward(nodes, live))
+    if fn is None:
+        env = evaluate(nodes, g.inputs, eager=True)
+        return [env[i] for i in live]
+    return fn(g.inputs)
+
+
+def _forward(nodes, live):
+    nodes = list(nodes)
+
+    def forward(inputs):
+        env = evaluate(nodes, inputs)
+        return [env[i] for i in live]
+    return forward
+
+
+def clear():
+    with _lock:
+        _programs.clear()
+        _seen.clear()
+        for k in counters:
+            counters[k] = 0
+
+
+# ---------------------------------------------------------------------------
+# The public switch
+# ---------------------------------------------------------------------------
+
+_MODES = ("eager", "fused")
+
+
+def _check_mode(mode):
+    if mode not in _MODES:
+        raise ValueError(f"argument `mode` must be 'eager' or 'fused', got {mode!r}")
+
+
+def get_execution_mode():
+    """This thread's execution mode: ``"eager"`` or ``"fused"``.
+
+    >>> et.get_execution_mode()
+    'eager'
+    """
+    return "fused" if state.fused else "eager"
+
+
+def set_execution_mode(mode):
+    """Set this thread's execution mode, and the mode threads started later begin in.
+
+    ``"eager"``: every recorded call runs at once. ``"fused"``: calls are
+    gathered into a pending graph that runs as one XLA program when a value is
+    needed; ``tape.gradient`` runs the graph and the backward pass together.
+    Values, gradients and errors are the same in both modes.
+
+    >>> et.set_execution_mode("fused")
+    """
+    _check_mode(mode)
+    from ._state import default_mode
+    default_mode[0] = mode
+    _switch(mode)
+
+
+def _switch(mode):
+    fused = mode == "fused"
+    if state.fused and not fused and state.graph is not None:
+        state.graph.seal()          # its values are still computed when asked for
+    state.fused = fused
+
+
+class execution_mode:
+    """Run a block in ``"fused"`` (or ``"eager"``) mode on this thread.
+
+    >>> with et.execution_mode("fused"):
+    ...     with et.GradientTape() as tape:
+    ...         loss = model(x)
+    ...     grads = tape.gradient(loss, model.variables)   # one XLA program
+    """
+
+    def __init__(self, mode):
+        _check_mode(mode)
+        self.mode = mode
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append(get_execution_mode())
+        _switch(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        _switch(self._saved.pop())
+        return False

@@ -1,0 +1,260 @@
+"""Fused execution: pending values, one program per step, the same results as eager mode.
+
+The whole suite also runs in fused mode (``pytest --execution-mode=fused``);
+these tests check what is particular to it: that values really are pending
+until needed, that a training step becomes one compiled program, that the
+pending graph is bounded, and the mode switch itself.
+"""
+import gc
+import threading
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import eagertape as et
+from eagertape import _fused, nn
+from eagertape import numpy as tnp
+from eagertape._errors import InvalidArgumentError
+from eagertape._state import state
+from eagertape._tensor import _Pending
+
+
+@pytest.fixture
+def fused():
+    with et.execution_mode("fused"):
+        yield
+
+
+def _pending(t):
+    return type(t._v) is _Pending and t._v.value is None
+
+
+def test_a_call_is_pending_with_its_shape_and_dtype_known(fused):
+    x = et.constant(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    y = tnp.sum(tnp.sin(x) * 2.0, axis=0)
+    assert _pending(y)
+    assert y.shape == (3,) and y.dtype == np.float32 and y.ndim == 1 and len(y) == 3
+    assert _pending(y)               # asking for the shape computed nothing
+    np.testing.assert_allclose(y.numpy(), np.sum(np.sin(x.numpy()) * 2.0, axis=0), rtol=1e-6)
+    assert not _pending(y)
+
+
+@pytest.mark.parametrize("read", [
+    lambda t: t.numpy(), lambda t: float(t[0]), lambda t: repr(t), lambda t: np.asarray(t),
+    lambda t: t.jax(), lambda t: bool(t[0] > 0), lambda t: str(t), lambda t: f"{t[1]:.3f}",
+    lambda t: t.tolist() if hasattr(t, "tolist") else t.numpy().tolist()])
+def test_every_way_of_reading_a_value_computes_it(fused, read):
+    x = et.constant([0.5, 1.5])
+    y = tnp.exp(x) + 1.0
+    assert _pending(y)
+    read(y)
+    assert not _pending(y)
+    np.testing.assert_allclose(y.numpy(), np.exp([0.5, 1.5]) + 1.0, rtol=1e-6)
+
+
+def test_shape_errors_are_raised_at_the_call_site_as_in_eager_mode(fused):
+    a, b = et.constant(np.ones((2, 3))), et.constant(np.ones((2, 3)))
+    pending = tnp.sin(a)
+    with pytest.raises(InvalidArgumentError) as fused_err:
+        tnp.matmul(pending, b)
+    with et.execution_mode("eager"):
+        with pytest.raises(InvalidArgumentError) as eager_err:
+            tnp.matmul(a, b)
+    assert str(fused_err.value) == str(eager_err.value)
+    np.testing.assert_allclose(pending.numpy(), np.sin(1.0))     # the graph is still good
+
+
+def _train(steps, mode):
+    rng = np.random.RandomState(0)
+    xs = et.constant(rng.normal(size=(16, 4)).astype(np.float32))
+    ys = et.constant(rng.normal(size=(16, 1)).astype(np.float32))
+    w = et.Variable(np.full((4, 1), 0.1, np.float32))
+    b = et.Variable(np.zeros((1,), np.float32))
+    opt = et.optimizers.SGD(0.1)
+    losses, grads = [], []
+    with et.execution_mode(mode):
+        for _ in range(steps):
+            with et.GradientTape() as tape:
+                loss = tnp.mean((nn.relu(xs @ w + b) - ys) ** 2)
+            gw, gb = tape.gradient(loss, [w, b])
+            opt.apply_gradients(zip([gw, gb], [w, b]))     # its own jitted update
+            losses.append(float(loss))
+            grads.append(gw.numpy())
+    return losses, grads, w.numpy()
+
+
+def test_a_training_step_is_one_program_compiled_once_and_equal_to_eager():
+    _fused.clear()
+    losses, grads, w = _train(12, "fused")
+    c = dict(_fused.counters)
+    # Step 1 runs op by op (a structure seen once is not compiled); step 2
+    # compiles forward and backward together; steps 3..12 reuse it.
+    assert c["misses"] == 1 and c["hits"] == 10, c
+    e_losses, e_grads, e_w = _train(12, "eager")
+    np.testing.assert_allclose(losses, e_losses, rtol=1e-5)
+    np.testing.assert_allclose(np.stack(grads), np.stack(e_grads), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(w, e_w, rtol=1e-5)
+
+
+def test_the_fused_program_holds_forward_and_backward():
+    _fused.clear()
+    x = et.constant(np.linspace(-1, 1, 8).astype(np.float32))
+    with et.execution_mode("fused"):
+        for _ in range(3):
+            with et.GradientTape() as tape:
+                tape.watch(x)
+                s = tnp.sum(tnp.sin(tnp.sin(x)))
+            g = tape.gradient(s, x)
+            assert not _pending(s)       # the loss came out of the same program
+    fn, = _fused._programs.values()
+    text = fn.lower([x.jax()]).as_text()
+    assert text.count("stablehlo.sine ") == 2 and text.count("stablehlo.cosine ") == 2
+    ref = jax.grad(lambda v: jnp.sum(jnp.sin(jnp.sin(v))))(x.numpy())
+    np.testing.assert_allclose(g.numpy(), ref, rtol=1e-6)
+
+
+def test_the_pending_graph_is_bounded(fused):
+    x = et.constant(np.ones(4, np.float32))
+    y = x
+    for _ in range(2 * _fused.MAX_PENDING + 10):
+        y = y * 1.0001
+        assert state.graph is None or len(state.graph.nodes) <= _fused.MAX_PENDING
+    np.testing.assert_allclose(y.numpy(), np.full(4, 1.0001 ** (2 * _fused.MAX_PENDING + 10)),
+                               rtol=1e-4)
+
+
+def test_python_control_flow_on_a_value(fused):
+    x = et.constant(3.0)
+    with et.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        z = y * 2.0 if float(y) > 5 else y * 0.0      # computes the graph so far
+        w = tnp.sin(z)
+    assert _pending(w)
+    np.testing.assert_allclose(float(tape.gradient(w, x)), np.cos(18.0) * 4 * 3.0, rtol=1e-5)
+
+
+def test_a_value_not_returned_by_the_gradient_is_still_computed_later(fused):
+    x = et.constant([0.3, 0.7])
+    for _ in range(3):      # from the second step on, the fused program serves
+        with et.GradientTape() as tape:
+            tape.watch(x)
+            h = tnp.tanh(x)
+            loss = tnp.sum(h * h)
+        g = tape.gradient(loss, x)
+    assert not _pending(loss) and _pending(h)
+    np.testing.assert_allclose(h.numpy(), np.tanh([0.3, 0.7]), rtol=1e-6)
+    t = np.tanh([0.3, 0.7])
+    np.testing.assert_allclose(g.numpy(), 2 * t * (1 - t * t), rtol=1e-5)
+
+
+def test_a_pending_value_used_in_eager_mode_and_in_another_thread():
+    with et.execution_mode("fused"):
+        a = tnp.exp(et.constant([1.0, 2.0]))
+        b = tnp.log(et.constant([3.0]))
+    assert _pending(a) and _pending(b)
+    np.testing.assert_allclose((a * 2.0).numpy(), 2 * np.exp([1.0, 2.0]), rtol=1e-6)
+    out = []
+    th = threading.Thread(target=lambda: out.append(b.numpy()))
+    th.start()
+    th.join()
+    np.testing.assert_allclose(out[0], np.log([3.0]), rtol=1e-6)
+
+
+def test_a_variable_assigned_a_pending_value_holds_an_array(fused):
+    v = et.Variable([1.0, 2.0])
+    v.assign(tnp.sin(v) + 1.0)
+    assert type(v._val) is not _Pending
+    np.testing.assert_allclose(v.numpy(), np.sin([1.0, 2.0]) + 1.0, rtol=1e-6)
+
+
+def test_nested_tapes_and_jacobians_in_fused_mode(fused):
+    x = et.Variable(1.5)
+    for _ in range(3):
+        with et.GradientTape() as outer:
+            with et.GradientTape() as inner:
+                y = x * x * x
+            dy = inner.gradient(y, x)
+        d2 = outer.gradient(dy, x)
+        assert float(dy) == pytest.approx(3 * 1.5 ** 2) and float(d2) == pytest.approx(6 * 1.5)
+    z = et.constant(np.linspace(-0.5, 0.5, 5).astype(np.float32))
+    with et.GradientTape() as tape:
+        tape.watch(z)
+        y = tnp.tanh(z[:, None] * z[None, :]).sum(0)
+    ref = jax.jacrev(lambda v: jnp.tanh(v[:, None] * v[None, :]).sum(0))(z.numpy())
+    np.testing.assert_allclose(tape.jacobian(y, z).numpy(), ref, rtol=1e-5, atol=1e-7)
+
+
+def test_a_non_persistent_tape_releases_its_values_after_gradient(fused):
+    x = et.constant(np.linspace(0.0, 1.0, 16))
+    refs = []
+    with et.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        for _ in range(5):
+            y = tnp.sin(y) * 2.0
+            refs.append(weakref.ref(y))
+        loss = tnp.sum(y)
+    tape.gradient(loss, x)
+    del y
+    gc.collect()
+    assert [i for i, r in enumerate(refs) if r() is not None] == []
+
+
+def test_check_numerics_runs_each_op_at_once_in_fused_mode(fused):
+    with pytest.raises(et.debug.NumericsError, match="op 'log'"):
+        with et.debug.check_numerics():
+            tnp.log(et.constant(-1.0))
+
+
+def test_the_mode_switch():
+    assert et.get_execution_mode() in ("eager", "fused")
+    before = et.get_execution_mode()
+    with et.execution_mode("fused"):
+        assert et.get_execution_mode() == "fused"
+        with et.execution_mode("eager"):
+            assert et.get_execution_mode() == "eager"
+        assert et.get_execution_mode() == "fused"
+    assert et.get_execution_mode() == before
+    with pytest.raises(ValueError, match="argument `mode` must be 'eager' or 'fused', got 'lazy'"):
+        et.execution_mode("lazy")
+    with pytest.raises(ValueError, match="argument `mode`"):
+        et.set_execution_mode(None)
+    try:
+        et.set_execution_mode("fused")
+        seen = []
+        th = threading.Thread(target=lambda: seen.append(et.get_execution_mode()))
+        th.start()
+        th.join()
+        assert seen == ["fused"]       # threads started later begin in the mode set
+    finally:
+        et.set_execution_mode(before)
+
+
+_OPS = [tnp.sin, tnp.tanh, lambda a: a * 1.5, lambda a: a + 0.25, tnp.exp,
+        lambda a: a * a, lambda a: tnp.maximum(a, 0.1), lambda a: tnp.cumsum(a)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, len(_OPS) - 1), min_size=1, max_size=12),
+       st.lists(st.floats(-1.0, 1.0, width=32), min_size=1, max_size=5))
+def test_random_programs_give_the_same_values_and_gradients_in_both_modes(ops, xs):
+    def run(mode):
+        x = et.constant(np.asarray(xs, np.float64))
+        with et.execution_mode(mode):
+            with et.GradientTape() as tape:
+                tape.watch(x)
+                y = x
+                for k in ops:
+                    y = _OPS[k](y) * 0.5
+                s = tnp.sum(y)
+            g = tape.gradient(s, x)
+        return s.numpy(), g.numpy()
+    (fs, fg), (es, eg) = run("fused"), run("eager")
+    np.testing.assert_allclose(fs, es, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fg, eg, rtol=1e-12, atol=1e-12)
