@@ -63,8 +63,9 @@ class _Trace:
             for p, v in zip(dyn, vals):
                 filled[p] = _wrap(v)
             args, kwargs = tree_unflatten(treedef, filled)
-            saved = state.tapes, state.accumulators, state.capture
-            state.tapes, state.accumulators, state.capture = [], [], cap
+            # Traced ops run at once (fused mode would hold tracers in a pending graph).
+            saved = state.tapes, state.accumulators, state.capture, state.fused
+            state.tapes, state.accumulators, state.capture, state.fused = [], [], cap, False
             try:
                 out = fn(*args, **kwargs)
                 out_leaves, box["tree"] = tree_flatten(out, is_leaf=_is_tl)
@@ -77,7 +78,7 @@ class _Trace:
                     static.append(o)     # Python values come back as they were
                 written = [cap.current[k] for k in cap.written]
             finally:
-                state.tapes, state.accumulators, state.capture = saved
+                state.tapes, state.accumulators, state.capture, state.fused = saved
             return arrays, written
 
         closed = jax.make_jaxpr(pure)(*dyn_vals)

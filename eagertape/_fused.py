@@ -118,7 +118,8 @@ def current():
 
 def pending(kind, vals):
     """Append the call to the pending graph: its outputs (pending values) and
-    their treedef; None if the kind cannot be traced (it then runs at once)."""
+    their treedef; None if the kind cannot be traced, False if this call is
+    inside a JAX transformation (it then runs at once)."""
     g = state.graph
     if g is None or g.sealed:
         g = state.graph = _Graph()
@@ -130,6 +131,8 @@ def pending(kind, vals):
         else:
             if type(v) is _Pending:
                 v = v.get()
+            elif type(v) is not _ArrayImpl and isinstance(v, jax.core.Tracer):
+                return False      # called inside a JAX transformation: run it there
             r, s = g.input(v)
             refs.append(r)
             sig.append(s)

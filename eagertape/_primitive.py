@@ -250,13 +250,14 @@ def _run(kind, objs, vals, constant_output):
         # Checking numerics needs every op's values: ops run at once.
         if kind.fusable and not state.check_numerics:
             r = _fused.pending(kind, vals)
-            if r is not None:
+            if r:
                 outs, out_treedef = r
                 outs = [_wrap(outs[0])] if len(outs) == 1 else [_wrap(p) for p in outs]
                 return _finish(kind, objs, vals, outs, out_treedef, constant_output)
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)
-            kind.fusable = False       # it runs but cannot be traced: at once from now on
+            if r is None:
+                kind.fusable = False   # it runs but cannot be traced: at once from now on
         else:
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)

@@ -48,9 +48,9 @@ class _TapeData:
     """
 
     __slots__ = ("nodes", "tracked", "keep", "variables", "var_reads", "ops", "struct",
-                 "vals", "plain_ops")
+                 "vals", "plain_ops", "persistent")
 
-    def __init__(self):
+    def __init__(self, persistent=False):
         self.nodes = {}      # id(tensor) -> slot
         self.tracked = []    # slot -> whether gradients are wanted through it
         self.keep = []       # watched tensors and reads: keeps their ids theirs
@@ -60,6 +60,9 @@ class _TapeData:
         self.struct = []     # per op: (kind id, input slots, output slots)
         self.vals = []       # values the ops read, flattened in op order
         self.plain_ops = 0   # custom_gradient ops and ops JAX could not trace
+        # Fused mode runs a persistent tape's forward on its own, so that every
+        # query differentiates the same values.
+        self.persistent = persistent
 
     def new_slot(self, t, tracked=True):
         s = self.nodes[id(t)] = len(self.tracked)
@@ -95,7 +98,7 @@ class GradientTape:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
         if self._tape is None:
-            self._tape = _TapeData()
+            self._tape = _TapeData(self._persistent)
         state.tapes.append(self)
         self._recording = True
 

@@ -179,6 +179,7 @@ def test_threads_never_record_each_others_ops():
     del tape
 
 
+@pytest.mark.eager       # counts the eager replay's compilations
 def test_training_loop_compiles_its_replay_once():
     et.clear_replay_cache()
     w = et.Variable(np.full((3, 1), 0.1, np.float32))

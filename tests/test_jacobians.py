@@ -370,6 +370,7 @@ def _jac64_step(x):
     return tape.jacobian(y, x)
 
 
+@pytest.mark.eager       # counts the eager replay's compilations
 def test_second_jacobian_of_the_same_structure_compiles_nothing():
     et.clear_replay_cache()
     x = et.constant(np.linspace(-1, 1, 64).astype(np.float32))

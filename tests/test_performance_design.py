@@ -52,6 +52,7 @@ def _jax_step(x, plan):
     return jax.grad(f)(x)
 
 
+@pytest.mark.eager       # counts the eager replay's compilations
 def test_changing_structure_compiles_only_what_comes_back(auto_replay):
     rng = np.random.RandomState(0)
     x0 = rng.uniform(-1, 1, 8)
@@ -73,6 +74,7 @@ def test_changing_structure_compiles_only_what_comes_back(auto_replay):
     assert (info.misses, info.hits, info.size) == (churn + 1, 2, churn + 1)
 
 
+@pytest.mark.eager       # counts the eager replay's compilations
 def test_replay_cache_is_a_bounded_lru(auto_replay):
     et.set_replay_cache_size(2)
     x = et.constant([0.1, 0.2, 0.3], dtype="float64")
@@ -90,6 +92,7 @@ def test_replay_cache_is_a_bounded_lru(auto_replay):
     assert et.replay_cache_info().deferred == info.deferred + 1
 
 
+@pytest.mark.eager       # counts the eager replay's compilations
 def test_new_shapes_reuse_the_structure_and_add_an_executable(auto_replay):
     for n in (3, 3, 3, 5, 5):
         x = et.constant(np.linspace(0.1, 1.0, n))

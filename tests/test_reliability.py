@@ -61,6 +61,7 @@ def _jax_loop(w0, x, y, steps, lr=0.05):
     return np.asarray(w), float(loss)
 
 
+@pytest.mark.eager       # counts the eager replay's compilations
 def test_a_10000_step_training_loop_matches_jax_and_compiles_once():
     rng = np.random.default_rng(3)
     x, y = rng.normal(size=(32, 4)), rng.normal(size=(32, 1)) * 0.5
