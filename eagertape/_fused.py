@@ -21,7 +21,7 @@ import weakref
 import jax
 from jax.tree_util import tree_flatten
 
-from ._state import state
+from ._state import state, update_fused
 from ._tensor import _Pending
 
 # Past this many calls a graph is run and a new one started, so that a loop that
@@ -57,8 +57,9 @@ class _Graph:
     def __init__(self):
         self.inputs = []        # arrays the graph reads
         self.input_pos = {}     # id(array) -> position in inputs (arrays are held, ids stable)
-        self.nodes = []         # (kind, refs): ref >= 0 a value of the graph, < 0 input -ref-1
-        self.key = []           # per node (kind id, refs): the structure, built as we go
+        self.kinds = []         # per node its kind
+        self.key = []           # per node its kind id and refs (ref >= 0: a value of the
+                                # graph, < 0: input -ref-1): the structure, built as we go
         self.outs = []          # value index -> weakref to its _Pending
         self.sealed = False     # no more nodes (a later call starts a new graph)
         self.done = False       # run: every value still referenced has its array
@@ -105,7 +106,7 @@ class _Graph:
                         p.value = a
             self.done = True
             # The values are out: drop what the graph held.
-            self.inputs = self.nodes = self.outs = None
+            self.inputs = self.kinds = self.key = self.outs = None
             self.input_pos = None
 
 
@@ -155,10 +156,11 @@ def pending(kind, vals):
             p = _Pending(g, start + j, aval)
             gouts.append(weakref.ref(p))
             outs.append(p)
-    refs = tuple(refs)
-    g.nodes.append((kind, refs))
-    g.key.append((kind.id, refs))
-    if len(g.nodes) >= MAX_PENDING:
+    g.kinds.append(kind)
+    key = g.key
+    key.append(kind.id)
+    key.append(tuple(refs))
+    if len(key) >= 2 * MAX_PENDING:
         g.seal()
     return outs, treedef
 
@@ -187,6 +189,11 @@ def resolve(vals):
     if any(type(v) is _Pending for v in vals):
         return [v.get() if type(v) is _Pending else v for v in vals]
     return vals
+
+
+def nodes(g):
+    """The graph's calls: (kind, refs) pairs."""
+    return list(zip(g.kinds, g.key[1::2]))
 
 
 def evaluate(nodes, inputs, env=None, eager=False):
@@ -228,10 +235,10 @@ def program(key, make):
 
 
 def run(g, live):
-    nodes = g.nodes
-    fn = program((tuple(g.key), len(g.inputs), tuple(live)), lambda: _forward(nodes, live))
+    ns = nodes(g)
+    fn = program((tuple(g.key), len(g.inputs), tuple(live)), lambda: _forward(ns, live))
     if fn is None:
-        env = evaluate(nodes, g.inputs, eager=True)
+        env = evaluate(ns, g.inputs, eager=True)
         return [env[i] for i in live]
     return fn(g.inputs)
 
@@ -271,7 +278,7 @@ def get_execution_mode():
     >>> et.get_execution_mode()
     'eager'
     """
-    return "fused" if state.fused else "eager"
+    return state.mode
 
 
 def set_execution_mode(mode):
@@ -291,10 +298,10 @@ def set_execution_mode(mode):
 
 
 def _switch(mode):
-    fused = mode == "fused"
-    if state.fused and not fused and state.graph is not None:
+    if mode == "eager" and state.graph is not None:
         state.graph.seal()          # its values are still computed when asked for
-    state.fused = fused
+    state.mode = mode
+    update_fused()
 
 
 class execution_mode:

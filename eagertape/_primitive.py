@@ -344,9 +344,14 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
         if not hit:
             continue
         if op is None:
-            out_ok = [type(o) is Tensor and is_inexact(o._v.dtype) for o in outs]
-            if True not in out_ok:
-                return None     # integer and bool results are constants for the tape
+            if len(outs) == 1:
+                o = outs[0]
+                if not (type(o) is Tensor and is_inexact(o._v.dtype)):
+                    return None     # integer and bool results are constants for the tape
+            else:
+                out_ok = [type(o) is Tensor and is_inexact(o._v.dtype) for o in outs]
+                if True not in out_ok:
+                    return None
             op = _Op(kind, objs, vals, outs, custom, name)
             if state.check_numerics:
                 from .debug import call_site
@@ -359,17 +364,22 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
                 if s is None:
                     o = objs[i]
                     in_slots[i] = d.new_slot(o, False) if is_inexact(o._v.dtype) else -1
-        out_slots = []
-        for o, ok in zip(outs, out_ok):
-            if ok:
-                nodes[id(o)] = s = len(tracked)
-                tracked.append(True)
-                out_slots.append(s)
-            else:
-                out_slots.append(-1)
+        if len(outs) == 1:      # the common case, without the loop
+            nodes[id(outs[0])] = s = len(tracked)
+            tracked.append(True)
+            out_slots = (s,)
+        else:
+            out_slots = []
+            for o, ok in zip(outs, out_ok):
+                if ok:
+                    nodes[id(o)] = s = len(tracked)
+                    tracked.append(True)
+                    out_slots.append(s)
+                else:
+                    out_slots.append(-1)
+            out_slots = tuple(out_slots)
         d.ops.append(op)
-        d.struct.append((kind.id if kind is not None else None, tuple(in_slots),
-                         tuple(out_slots)))
+        d.struct.append((kind.id if kind is not None else None, tuple(in_slots), out_slots))
         d.vals += vals
         if custom is not None or not kind.traceable:
             d.plain_ops += 1

@@ -346,7 +346,14 @@ def _compiled(data, seeds, live, first_sight, jac=None):
 def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
     """Fused mode: the pending graph and the replay as one program, which also
     gives the targets' values; None the first time a structure is seen."""
-    refs = tuple(g.ref(v) for v in data.vals)
+    refs, pending = [], False
+    for v in data.vals:
+        if type(v) is _Pending and v.graph is g and v.value is None:
+            refs.append(v.index)
+            pending = True
+        else:
+            refs.append(g.ref(v))
+    refs = tuple(refs)
     seed_refs = tuple(g.ref(o._aval()) for o in seed_objs)
     targets = []
     for _, t, _ in seeds:
@@ -354,11 +361,10 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
         if type(p) is _Pending and p.graph is g and p.value is None:
             targets.append(p.index)
     targets = tuple(sorted(set(targets)))
-    if not any(r >= 0 for r in refs + seed_refs + targets):
+    if not (pending or targets or any(r >= 0 for r in seed_refs)):
         return None          # nothing pending: the replay alone
-    nodes = list(g.nodes)
-
-    def make():
+    def make():      # called at once, on a miss
+        nodes = _fused.nodes(g)
         ops = [(op.kind, ins, outs, len(op.vals))
                for op, (_, ins, outs) in zip(data.ops, data.struct)]
         replay = _build(ops, seed_spec, src_spec)

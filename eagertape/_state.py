@@ -17,7 +17,10 @@ class _State(threading.local):
         # "auto": compile a structure when it comes back; "compiled": at once;
         # "eager": always op by op (the tests run both of the latter).
         self.replay = "auto"
-        self.fused = default_mode[0] == "fused"   # execution mode: fused or eager
+        self.mode = default_mode[0]    # execution mode: "eager" or "fused"
+        # Whether calls are deferred now: fused mode, and no persistent tape
+        # recording (one is queried several times, on values computed once).
+        self.fused = self.mode == "fused"
         self.graph = None        # fused mode: the pending graph calls are appended to
 
 
@@ -31,3 +34,8 @@ def remove_last(stack, obj):
         if stack[i] is obj:
             del stack[i]
             return
+
+
+def update_fused():
+    """Recompute ``state.fused`` after the mode or the tape stack changed."""
+    state.fused = state.mode == "fused" and not any(t._persistent for t in state.tapes)

@@ -9,7 +9,7 @@ from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 from . import _replay
 from ._logging import log_first_n
 from ._primitive import call, is_inexact
-from ._state import remove_last, state
+from ._state import remove_last, state, update_fused
 from ._tensor import Tensor, _TensorLike, convert_to_tensor
 from ._variables import Variable
 
@@ -101,12 +101,16 @@ class GradientTape:
             self._tape = _TapeData(self._persistent)
         state.tapes.append(self)
         self._recording = True
+        if self._persistent and state.fused:
+            state.fused = False     # see _state.update_fused
 
     def _pop_tape(self):
         if not self._recording:
             raise ValueError("Tape is not recording.")
         remove_last(state.tapes, self)
         self._recording = False
+        if self._persistent and state.mode == "fused":
+            update_fused()
 
     def __enter__(self):
         self._push_tape()
