@@ -22,7 +22,7 @@ import jax
 from jax.tree_util import tree_flatten
 
 from ._state import state, update_fused
-from ._tensor import _Pending
+from ._tensor import _Pending, _wrap
 
 # Past this many calls a graph is run and a new one started, so that a loop that
 # never reads a value does not grow without end (and XLA's compile time, which
@@ -118,8 +118,8 @@ def current():
 
 
 def pending(kind, vals):
-    """Append the call to the pending graph: its outputs (pending values) and
-    their treedef; None if the kind cannot be traced, False if this call is
+    """Append the call to the pending graph: its outputs (Tensors of pending
+    values) and their treedef; None if the kind cannot be traced, False if this call is
     inside a JAX transformation (it then runs at once)."""
     g = state.graph
     if g is None or g.sealed:
@@ -149,13 +149,13 @@ def pending(kind, vals):
     if len(avals) == 1:
         p = _Pending(g, start, avals[0])
         gouts.append(weakref.ref(p))
-        outs = [p]
+        outs = [_wrap(p)]
     else:
         outs = []
         for j, aval in enumerate(avals):
             p = _Pending(g, start + j, aval)
             gouts.append(weakref.ref(p))
-            outs.append(p)
+            outs.append(_wrap(p))
     g.kinds.append(kind)
     key = g.key
     key.append(kind.id)

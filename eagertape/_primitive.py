@@ -110,7 +110,7 @@ class _Op:
     (slots) of the op's inputs and outputs.
     """
 
-    __slots__ = ("kind", "objs", "vals", "outputs", "custom", "name", "where")
+    __slots__ = ("kind", "objs", "vals", "outputs", "custom", "_name", "where")
 
     def __init__(self, kind, objs, vals, outputs, custom=None, name=None):
         self.kind = kind          # None for a custom_gradient op
@@ -118,8 +118,12 @@ class _Op:
         self.vals = vals          # their values
         self.outputs = outputs    # flat outputs (Tensors and any other leaves)
         self.custom = custom      # backward of a custom_gradient op, else None
-        self.name = name or (kind.name if kind is not None else "op")
+        self._name = name
         self.where = None         # file:line of the call, kept while checking numerics
+
+    @property
+    def name(self):
+        return self._name or (self.kind.name if self.kind is not None else "op")
 
 
 # Static leaves the fast path keys on directly (no tree_flatten, no treedef hash).
@@ -251,9 +255,14 @@ def _run(kind, objs, vals, constant_output):
         if kind.fusable and not state.check_numerics:
             r = _fused.pending(kind, vals)
             if r:
-                outs, out_treedef = r
-                outs = [_wrap(outs[0])] if len(outs) == 1 else [_wrap(p) for p in outs]
-                return _finish(kind, objs, vals, outs, out_treedef, constant_output)
+                outs, out_treedef = r       # Tensors of pending values
+                if not constant_output:
+                    tapes = state.tapes
+                    if tapes:
+                        _record(kind, objs, vals, outs, tapes)
+                    if state.accumulators:
+                        _forward_hook(kind, objs, outs)
+                return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)
             if r is None:
