@@ -3,34 +3,43 @@ import os
 import pytest
 
 import eagertape as et
-from eagertape._state import default_mode, state
+from eagertape._state import state
 
 
 def pytest_addoption(parser):
-    parser.addoption("--execution-mode", choices=("eager", "fused"),
-                     default=os.environ.get("EAGERTAPE_EXECUTION_MODE", "eager"),
-                     help="run every test in this eagertape execution mode")
+    parser.addoption("--execution-mode", choices=("both", "eager", "fused"),
+                     default=os.environ.get("EAGERTAPE_TEST_MODES", "both"),
+                     help="run every test in eager mode, in fused mode, or in both (default)")
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "eager: runs in eager mode in either suite run (it "
-                            "counts the eager replay's compilations)")
-    mode = config.getoption("--execution-mode")
-    # Examples and notebooks run in subprocesses: they read the environment.
-    os.environ["EAGERTAPE_EXECUTION_MODE"] = mode
-    default_mode[0] = mode
+    config.addinivalue_line("markers", "eager: runs in eager mode only (it counts the eager "
+                            "replay's compilations)")
 
 
 def pytest_report_header(config):
-    return f"eagertape execution mode: {config.getoption('--execution-mode')}"
+    return f"eagertape execution modes: {config.getoption('--execution-mode')}"
+
+
+def pytest_generate_tests(metafunc):
+    # Every test runs once per execution mode: values, gradients and errors
+    # must not depend on it.
+    if "_et_mode" in metafunc.fixturenames:
+        opt = metafunc.config.getoption("--execution-mode")
+        modes = ["eager", "fused"] if opt == "both" else [opt]
+        if metafunc.definition.get_closest_marker("eager"):
+            modes = ["eager"]
+        metafunc.parametrize("_et_mode", modes, ids=[f"{m}-mode" for m in modes])
 
 
 @pytest.fixture(autouse=True)
-def _execution_mode(request):
-    """Every test starts in the mode asked for (a test may switch inside)."""
-    mode = request.config.getoption("--execution-mode")
-    et.set_execution_mode("eager" if request.node.get_closest_marker("eager") else mode)
+def _execution_mode(_et_mode):
+    """Every test starts in its mode (a test may switch inside); examples and
+    notebooks run in subprocesses, which read the environment."""
+    et.set_execution_mode(_et_mode)
+    os.environ["EAGERTAPE_EXECUTION_MODE"] = _et_mode
     yield
+    et.set_execution_mode("eager")
 
 
 @pytest.fixture(params=["compiled", "eager"])
