@@ -256,13 +256,7 @@ def _run(kind, objs, vals, constant_output):
             r = _fused.pending(kind, vals)
             if r:
                 outs, out_treedef = r       # Tensors of pending values
-                if not constant_output:
-                    tapes = state.tapes
-                    if tapes:
-                        _record(kind, objs, vals, outs, tapes)
-                    if state.accumulators:
-                        _forward_hook(kind, objs, outs)
-                return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
+                return _finish(kind, objs, vals, outs, out_treedef, constant_output)
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)
             if r is None:

@@ -484,17 +484,24 @@ def _training(systems, d, steps, progress):
     for s in systems:
         progress(f"training loop: {s}")
         losses = []
-        if s in ("eagertape", "tf"):
-            api = _TapeAPI(s)
+        if s in ("eagertape", "fused", "tf"):
+            api = _TapeAPI("eagertape" if s == "fused" else s)
             xb, oh = api.constant(d["xb"]), api.constant(d["onehot"])
             ws = [api.Variable(d[k]) for k in ("w1", "w2", "w3")]
 
-            def step():
+            def tape_step():
                 with api.GradientTape() as tape:
                     loss = _mlp_loss(api, xb, oh, ws)
                 for w, g in zip(ws, tape.gradient(loss, ws)):
                     w.assign_sub(lr * g)
                 return loss
+            step = tape_step
+            if s == "fused":
+                import eagertape as et
+
+                def step():
+                    with et.execution_mode("fused"):
+                        return tape_step()
             final = lambda: [api.block(w.value()) for w in ws]  # noqa: E731
         elif s == "jax.jit":
             import jax
@@ -538,7 +545,12 @@ def _training(systems, d, steps, progress):
                 state["ws"] = [w - np.float32(lr) * g for w, g in zip(state["ws"], gs)]
                 return loss
             final = lambda: None  # noqa: E731
-        first = float(_to_numpy(step()))   # warm-up (compiles), not timed
+        else:
+            raise KeyError(s)
+        # Warm-up, not timed: eager mode compiles its replay at step 1, fused mode
+        # its step program at step 2 (a structure is compiled when it comes back).
+        first = float(_to_numpy(step()))
+        step()
         losses = []
         t0 = time.perf_counter()
         for _ in range(steps):
