@@ -110,13 +110,6 @@ class _Graph:
             self.input_pos = None
 
 
-def current():
-    g = state.graph
-    if g is None or g.sealed:
-        g = state.graph = _Graph()
-    return g
-
-
 def pending(kind, vals):
     """Append the call to the pending graph: its outputs (Tensors of pending
     values) and their treedef; None if the kind cannot be traced, False if this call is
@@ -161,7 +154,7 @@ def pending(kind, vals):
     key.append(kind.id)
     key.append(tuple(refs))
     if len(key) >= 2 * MAX_PENDING:
-        g.seal()
+        g.materialize()
     return outs, treedef
 
 
@@ -232,6 +225,11 @@ def program(key, make):
         while len(_programs) > MAX_PROGRAMS:
             _programs.popitem(last=False)
         return fn
+
+
+def forget(key):
+    with _lock:
+        _programs.pop(key, None)
 
 
 def run(g, live):

@@ -378,10 +378,17 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
             return replay(vals, seed_vals), [env[i] for i in targets]
         return step
 
-    fn = _fused.program((key, tuple(g.key), len(g.inputs), refs, seed_refs, targets), make)
+    pkey = (key, tuple(g.key), len(g.inputs), refs, seed_refs, targets)
+    fn = _fused.program(pkey, make)
     if fn is None:
         return None
-    grads, values = fn(g.inputs)
+    try:
+        grads, values = fn(g.inputs)
+    except Exception:
+        # It cannot be traced as one program: forward, then replay, as in eager
+        # mode (where a real error shows itself again).
+        _fused.forget(pkey)
+        return None
     g.seal()     # the rest of the graph stays pending, computed if it is asked for
     for i, a in zip(targets, values):
         p = g.outs[i]()
