@@ -205,8 +205,9 @@ def evaluate(nodes, inputs, env=None, eager=False):
 
 
 def program(key, make):
-    """The jitted program of a structure, or None the first time it is seen
-    (the caller then runs op by op: compiling pays when a structure comes back)."""
+    """The jitted program of a structure; None the first time it is seen (the
+    caller then runs op by op: compiling pays when a structure comes back), False
+    for one that cannot be traced."""
     with _lock:
         fn = _programs.get(key)
         if fn is not None:
@@ -228,14 +229,15 @@ def program(key, make):
 
 
 def forget(key):
+    """Mark a structure whose program cannot be traced: it runs op by op from now on."""
     with _lock:
-        _programs.pop(key, None)
+        _programs[key] = False
 
 
 def run(g, live):
     ns = nodes(g)
     fn = program((tuple(g.key), len(g.inputs), tuple(live)), lambda: _forward(ns, live))
-    if fn is None:
+    if not fn:
         env = evaluate(ns, g.inputs, eager=True)
         return [env[i] for i in live]
     return fn(g.inputs)

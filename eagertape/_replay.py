@@ -380,7 +380,7 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
 
     pkey = (key, tuple(g.key), len(g.inputs), refs, seed_refs, targets)
     fn = _fused.program(pkey, make)
-    if fn is None:
+    if not fn:
         return None
     try:
         grads, values = fn(g.inputs)
