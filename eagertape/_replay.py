@@ -188,7 +188,28 @@ def _can_compile(data):
             and len(data.ops) <= COMPILE_MAX_OPS)
 
 
+class _at_once:
+    """Fused mode: a persistent tape's queries run at once, so that every query
+    (each replays on the same recorded values) computes the same way."""
+
+    def __init__(self, data):
+        self.on = data.persistent and state.fused
+
+    def __enter__(self):
+        if self.on:
+            state.fused = False
+
+    def __exit__(self, *exc):
+        if self.on:
+            state.fused = True
+
+
 def gradient(data, targets, sources, output_gradients, zero):
+    with _at_once(data):
+        return _gradient(data, targets, sources, output_gradients, zero)
+
+
+def _gradient(data, targets, sources, output_gradients, zero):
     seeds, live = _plan(data, targets, sources, output_gradients)
     grads = {}
     if seeds and live:
@@ -213,6 +234,11 @@ def jacobian(data, target, sources, zero, batch):
     """Rows of d target / d sources, all at once: the compiled replay vmapped over
     one-hot seeds (per element of ``target``; per element of a batch row with
     ``batch``). Unconnected sources: None, or zeros (``batch``: always zeros)."""
+    with _at_once(data):
+        return _jacobian(data, target, sources, zero, batch)
+
+
+def _jacobian(data, target, sources, zero, batch):
     tv = target._aval()
     tshape = tuple(tv.shape)
     seeds, live = _plan(data, [target], sources, None)

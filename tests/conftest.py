@@ -3,6 +3,7 @@ import os
 import pytest
 
 import eagertape as et
+from eagertape import _logging
 from eagertape._state import state
 
 
@@ -38,6 +39,7 @@ def _execution_mode(_et_mode):
     notebooks run in subprocesses, which read the environment."""
     et.set_execution_mode(_et_mode)
     os.environ["EAGERTAPE_EXECUTION_MODE"] = _et_mode
+    _logging._counts.clear()     # TF's warnings count per call site: each test starts afresh
     yield
     et.set_execution_mode("eager")
 
