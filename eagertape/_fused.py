@@ -168,8 +168,7 @@ def _eval_shape(kind, sig):
         return None
     leaves, treedef = tree_flatten(out)
     if not all(isinstance(leaf, jax.ShapeDtypeStruct) for leaf in leaves):
-        kind.fusable = False
-        return None
+        return None          # runs at once; _run then stops deferring this kind
     avals = tuple((tuple(a.shape), a.dtype, bool(getattr(a, "weak_type", False))) for a in leaves)
     if len(_abstract) >= _MAX_ABSTRACT:
         _abstract.clear()

@@ -326,7 +326,7 @@ def _compiled(data, seeds, live, first_sight, jac=None):
         seed_spec.append((s, v.shape, v.dtype, si, _is_complex(v.dtype)))
     src_spec = tuple((slots, _is_complex(src._aval().dtype)) for src, slots in live)
     key = (tuple(data.struct), tuple(seed_spec), src_spec, jac)
-    if state.fused and not (state.tapes or state.accumulators or data.persistent):
+    if state.fused and not (state.tapes or state.accumulators):
         g = state.graph
         if g is not None and not g.sealed:
             out = _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac)

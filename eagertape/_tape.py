@@ -60,8 +60,8 @@ class _TapeData:
         self.struct = []     # per op: (kind id, input slots, output slots)
         self.vals = []       # values the ops read, flattened in op order
         self.plain_ops = 0   # custom_gradient ops and ops JAX could not trace
-        # Fused mode runs a persistent tape's forward on its own, so that every
-        # query differentiates the same values.
+        # Fused mode answers a persistent tape's queries with calls run at once
+        # (_replay._at_once), so every query computes as the last one did.
         self.persistent = persistent
 
     def new_slot(self, t, tracked=True):
