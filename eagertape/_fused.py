@@ -12,7 +12,8 @@ fused): the whole graph runs, and every pending value still referenced gets its
 array. ``tape.gradient`` runs the graph and the compiled replay together as one
 program (``_replay``). A graph seen for the first time is run op by op with the
 kinds' own executables; one that comes back (a training loop) is compiled
-whole and cached by its structure, which is built as calls are appended.
+whole and cached by its structure, whose id is built as calls are appended
+(``_keys``).
 """
 import collections
 import threading
@@ -21,8 +22,13 @@ import weakref
 import jax
 from jax.tree_util import tree_flatten
 
+from . import _keys
 from ._state import state, update_fused
-from ._tensor import _Pending, _wrap
+from ._tensor import Tensor, _Pending
+
+_new = object.__new__
+_weakref = weakref.ref
+_key_ids = _keys._table
 
 # Past this many calls a graph is run and a new one started, so that a loop that
 # never reads a value does not grow without end (and XLA's compile time, which
@@ -37,6 +43,7 @@ _programs = collections.OrderedDict()     # structure -> jitted program
 _seen = collections.OrderedDict()         # structures run once, op by op
 MAX_PROGRAMS = 512
 counters = {"hits": 0, "misses": 0, "interpreted": 0, "graphs": 0}
+made = False     # whether any graph was made: only then may a value be pending
 
 _ArrayImpl = type(jax.numpy.zeros(()))
 
@@ -52,19 +59,21 @@ def _signature(v):
 
 
 class _Graph:
-    """Pending calls of one thread: inputs (arrays), nodes, and their structure key."""
+    """Pending calls of one thread: inputs (arrays), nodes, and their structure id."""
 
     def __init__(self):
         self.inputs = []        # arrays the graph reads
         self.input_pos = {}     # id(array) -> position in inputs (arrays are held, ids stable)
-        self.kinds = []         # per node its kind
-        self.key = []           # per node its kind id and refs (ref >= 0: a value of the
-                                # graph, < 0: input -ref-1): the structure, built as we go
+        self.nodes = []         # per node (kind, refs); ref >= 0: a value of the graph,
+                                # < 0: input -ref-1
+        self.sid = _keys.EMPTY  # the nodes' structure (kind ids and refs), built as we go
         self.outs = []          # value index -> weakref to its _Pending
         self.sealed = False     # no more nodes (a later call starts a new graph)
         self.done = False       # run: every value still referenced has its array
         self.lock = threading.Lock()
         counters["graphs"] += 1
+        global made
+        made = True
 
     def input(self, a):
         """The reference and signature of array ``a`` as an input of the graph."""
@@ -106,14 +115,18 @@ class _Graph:
                         p.value = a
             self.done = True
             # The values are out: drop what the graph held.
-            self.inputs = self.kinds = self.key = self.outs = None
+            self.inputs = self.nodes = self.outs = None
             self.input_pos = None
 
 
 def pending(kind, vals):
     """Append the call to the pending graph: its outputs (Tensors of pending
     values) and their treedef; None if the kind cannot be traced, False if this call is
-    inside a JAX transformation (it then runs at once)."""
+    inside a JAX transformation (it then runs at once).
+
+    This runs for every call in fused mode: making the ``_Pending`` and its
+    Tensor, and ``_keys.step``, are inlined (a call costs more than its body).
+    """
     g = state.graph
     if g is None or g.sealed:
         g = state.graph = _Graph()
@@ -138,22 +151,20 @@ def pending(kind, vals):
             return None
     treedef, avals = ab
     gouts = g.outs
-    start = len(gouts)
-    if len(avals) == 1:
-        p = _Pending(g, start, avals[0])
-        gouts.append(weakref.ref(p))
-        outs = [_wrap(p)]
-    else:
-        outs = []
-        for j, aval in enumerate(avals):
-            p = _Pending(g, start + j, aval)
-            gouts.append(weakref.ref(p))
-            outs.append(_wrap(p))
-    g.kinds.append(kind)
-    key = g.key
-    key.append(kind.id)
-    key.append(tuple(refs))
-    if len(key) >= 2 * MAX_PENDING:
+    outs = []
+    for aval in avals:
+        p = _new(_Pending)
+        p.graph, p.index, p.aval, p.dtype, p.value = g, len(gouts), aval, aval[1], None
+        gouts.append(_weakref(p))
+        t = _new(Tensor)
+        t._v = p
+        outs.append(t)
+    refs = tuple(refs)
+    g.nodes.append((kind, refs))
+    k = (g.sid, kind.id, refs)
+    sid = _key_ids.get(k)
+    g.sid = sid if sid is not None else _keys.step(k)
+    if len(g.nodes) >= MAX_PENDING:
         g.materialize()
     return outs, treedef
 
@@ -181,11 +192,6 @@ def resolve(vals):
     if any(type(v) is _Pending for v in vals):
         return [v.get() if type(v) is _Pending else v for v in vals]
     return vals
-
-
-def nodes(g):
-    """The graph's calls: (kind, refs) pairs."""
-    return list(zip(g.kinds, g.key[1::2]))
 
 
 def evaluate(nodes, inputs, env=None, eager=False):
@@ -234,8 +240,8 @@ def forget(key):
 
 
 def run(g, live):
-    ns = nodes(g)
-    fn = program((tuple(g.key), len(g.inputs), tuple(live)), lambda: _forward(ns, live))
+    ns = g.nodes
+    fn = program((g.sid, len(g.inputs), tuple(live)), lambda: _forward(ns, live))
     if not fn:
         env = evaluate(ns, g.inputs, eager=True)
         return [env[i] for i in live]

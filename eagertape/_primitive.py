@@ -16,10 +16,10 @@ import jax
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from . import _fused
+from . import _fused, _keys
 from ._errors import InvalidArgumentError
 from ._state import state
-from ._tensor import Tensor, _Pending, _TensorLike, _wrap
+from ._tensor import Tensor, _TensorLike, _wrap
 
 _inexact_cache: dict = {}
 
@@ -107,19 +107,18 @@ class _Op:
     """One recorded call: its kind, the values it read and the Tensors it made.
 
     The same record may sit on several tapes; each tape keeps its own wiring
-    (slots) of the op's inputs and outputs.
+    (slots) of the op's inputs and outputs. Made only by ``_record``, which sets
+    the fields one by one (an ``__init__`` call costs more than the rest of
+    the record):
+
+    - kind: the call's ``_Kind``; None for a custom_gradient op
+    - objs: dynamic leaves as passed (Tensors, floats, arrays); vals: their values
+    - outputs: flat outputs (Tensors and any other leaves)
+    - custom: backward of a custom_gradient op, else None; _name: its name
+    - where: file:line of the call, kept while checking numerics
     """
 
     __slots__ = ("kind", "objs", "vals", "outputs", "custom", "_name", "where")
-
-    def __init__(self, kind, objs, vals, outputs, custom=None, name=None):
-        self.kind = kind          # None for a custom_gradient op
-        self.objs = objs          # dynamic leaves as passed (Tensors, floats, arrays)
-        self.vals = vals          # their values
-        self.outputs = outputs    # flat outputs (Tensors and any other leaves)
-        self.custom = custom      # backward of a custom_gradient op, else None
-        self._name = name
-        self.where = None         # file:line of the call, kept while checking numerics
 
     @property
     def name(self):
@@ -173,6 +172,49 @@ def call(fn, args, kwargs=None, *, constant_output=False, jit=True, name=None):
     ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
     functions that are jitted already).
     """
+    if not kwargs:
+        # The common call: positional Tensors, Variables, floats and ints. Its
+        # kind's key (as the loop below builds it) is made first, without side
+        # effects: a Variable read is recorded, so it happens only once the
+        # kind is found (a new kind goes the long way, which reads it there).
+        key = [id(fn), len(args), ()]
+        arith = None
+        for a in args:
+            tp = type(a)
+            if tp is Tensor or tp is float:
+                key.append(_D)
+            elif tp is int:
+                if arith is None:
+                    arith = jit and id(fn) in _ARITHMETIC
+                if arith:
+                    key.append(_D)
+                else:
+                    key.append(int)
+                    key.append(a)
+            elif isinstance(a, _TensorLike):
+                key.append(_D)
+            else:
+                break
+        else:
+            kind = _kinds.get(tuple(key))
+            if kind is not None:
+                objs, vals = [], []
+                for a in args:
+                    tp = type(a)
+                    if tp is Tensor:
+                        v = a._v
+                    elif tp is float:
+                        v = _device_scalar(a) if jit else a
+                    elif tp is int:
+                        if not arith:
+                            continue            # static: fixed in the kind
+                        v = _device_scalar(a)
+                    else:                       # a Variable: one recorded read
+                        a = a.read_value()
+                        v = a._v
+                    objs.append(a)
+                    vals.append(v)
+                return _run(kind, objs, vals, constant_output)
     # Sorted: a dict's leaves come in key order in the treedef that rebuilds the call.
     kwnames = tuple(sorted(kwargs)) if kwargs else ()
     leaves = list(args) + [kwargs[k] for k in kwnames] if kwnames else list(args)
@@ -208,10 +250,7 @@ def _dynamic(leaf, tp, objs, vals, jit):
     read); None if ``leaf`` is not a value."""
     if tp is Tensor:
         objs.append(leaf)
-        v = leaf._v
-        if type(v) is _Pending and not state.fused:
-            v = leaf._value        # made in fused mode, used in eager mode: computed now
-        vals.append(v)
+        vals.append(leaf._v)
     elif tp is float or tp is complex:
         objs.append(leaf)
         vals.append(_device_scalar(leaf) if jit else leaf)
@@ -256,7 +295,13 @@ def _run(kind, objs, vals, constant_output):
             r = _fused.pending(kind, vals)
             if r:
                 outs, out_treedef = r       # Tensors of pending values
-                return _finish(kind, objs, vals, outs, out_treedef, constant_output)
+                if not constant_output:     # _finish, less the numerics check
+                    tapes = state.tapes
+                    if tapes:
+                        _record(kind, objs, vals, outs, tapes)
+                    if state.accumulators:
+                        _forward_hook(kind, objs, outs)
+                return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)
             if r is None:
@@ -265,6 +310,8 @@ def _run(kind, objs, vals, constant_output):
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)
     else:
+        if _fused.made:             # a value made in fused mode, used in eager mode
+            vals = _fused.resolve(vals)
         out = _execute(kind, objs, vals)
     if type(out) is _ArrayImpl or isinstance(out, jax.Array):
         outs, out_treedef = [_wrap(out)], None
@@ -307,6 +354,8 @@ def _finish(kind, objs, vals, outs, out_treedef, constant_output):
 
 
 _ArrayImpl = type(jax.numpy.zeros(()))
+_new = object.__new__
+_key_ids = _keys._table
 
 
 def _apply(kind, objs, vals):
@@ -355,7 +404,9 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
                 out_ok = [type(o) is Tensor and is_inexact(o._v.dtype) for o in outs]
                 if True not in out_ok:
                     return None
-            op = _Op(kind, objs, vals, outs, custom, name)
+            op = _new(_Op)
+            op.kind, op.objs, op.vals, op.outputs = kind, objs, vals, outs
+            op.custom, op._name, op.where = custom, name, None
             if state.check_numerics:
                 from .debug import call_site
                 op.where = call_site()
@@ -382,7 +433,14 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
                     out_slots.append(-1)
             out_slots = tuple(out_slots)
         d.ops.append(op)
-        d.struct.append((kind.id if kind is not None else None, tuple(in_slots), out_slots))
+        entry = (kind.id if kind is not None else None, tuple(in_slots), out_slots)
+        d.struct.append(entry)
+        sid = d.sid
+        if sid is not None:
+            k = (sid, entry)
+            sid = _key_ids.get(k)         # _keys.step, inlined
+            d.sid = (sid if sid is not None else _keys.step(k)) \
+                if len(d.ops) <= _keys.LONGEST else None
         d.vals += vals
         if custom is not None or not kind.traceable:
             d.plain_ops += 1

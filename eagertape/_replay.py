@@ -116,6 +116,7 @@ def replay_cache_info():
 def clear_replay_cache():
     """Drop every compiled replay and pullback and reset the counters."""
     _replays.clear()
+    _flat_replays.clear()
     _pullbacks.clear()
     _seen.clear()
     _recent.clear()
@@ -188,25 +189,21 @@ def _can_compile(data):
             and len(data.ops) <= COMPILE_MAX_OPS)
 
 
-class _at_once:
-    """Fused mode: a persistent tape's queries run at once, so that every query
-    (each replays on the same recorded values) computes the same way."""
-
-    def __init__(self, data):
-        self.on = data.persistent and state.fused
-
-    def __enter__(self):
-        if self.on:
-            state.fused = False
-
-    def __exit__(self, *exc):
-        if self.on:
-            state.fused = True
+def _at_once(query, data, *args):
+    """``query(data, *args)``; in fused mode a persistent tape's queries run at
+    once, so that every query (each replays on the same recorded values)
+    computes the same way."""
+    if not (data.persistent and state.fused):
+        return query(data, *args)
+    state.fused = False
+    try:
+        return query(data, *args)
+    finally:
+        state.fused = True
 
 
 def gradient(data, targets, sources, output_gradients, zero):
-    with _at_once(data):
-        return _gradient(data, targets, sources, output_gradients, zero)
+    return _at_once(_gradient, data, targets, sources, output_gradients, zero)
 
 
 def _gradient(data, targets, sources, output_gradients, zero):
@@ -234,8 +231,7 @@ def jacobian(data, target, sources, zero, batch):
     """Rows of d target / d sources, all at once: the compiled replay vmapped over
     one-hot seeds (per element of ``target``; per element of a batch row with
     ``batch``). Unconnected sources: None, or zeros (``batch``: always zeros)."""
-    with _at_once(data):
-        return _jacobian(data, target, sources, zero, batch)
+    return _at_once(_jacobian, data, target, sources, zero, batch)
 
 
 def _jacobian(data, target, sources, zero, batch):
@@ -325,7 +321,9 @@ def _compiled(data, seeds, live, first_sight, jac=None):
             seed_objs.append(og)
         seed_spec.append((s, v.shape, v.dtype, si, _is_complex(v.dtype)))
     src_spec = tuple((slots, _is_complex(src._aval().dtype)) for src, slots in live)
-    key = (tuple(data.struct), tuple(seed_spec), src_spec, jac)
+    if data.sid is None:
+        return None
+    key = (data.sid, tuple(seed_spec), src_spec, jac)
     if state.fused and not (state.tapes or state.accumulators):
         g = state.graph
         if g is not None and not g.sealed:
@@ -358,7 +356,7 @@ def _compiled(data, seeds, live, first_sight, jac=None):
             # An outer (or this persistent) tape records the replay itself; an
             # accumulator forwards tangents through it.
             objs = [o for op in data.ops for o in op.objs]   # Tensors, not values
-            return call(fn, (objs, seed_objs), jit=False)
+            return call(_flat(key, fn, len(objs)), (*objs, *seed_objs), jit=False)
         seed_vals = [g._value for g in seed_objs]
         vals = _fused.resolve(data.vals) if _fused.counters["graphs"] else data.vals
         return [None if g is None else _wrap(g) for g in fn(vals, seed_vals)]
@@ -367,6 +365,21 @@ def _compiled(data, seeds, live, first_sight, jac=None):
         # real error shows itself again.
         _replays.put(key, _UNTRACEABLE)
         return None
+
+
+_flat_replays = _Cache(512)   # structure -> its replay taking flat arguments
+
+
+def _flat(key, fn, n):
+    """``fn(vals, seeds)`` as a jitted function of ``*vals, *seeds``: recorded as
+    one op whose arguments are flat (no nest to walk at every call)."""
+    flat = _flat_replays.lookup(key)
+    if flat is None:
+        def replay(*args):
+            return fn(list(args[:n]), list(args[n:]))
+        flat = jax.jit(replay)
+        _flat_replays.put(key, flat)
+    return flat
 
 
 def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
@@ -390,7 +403,7 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
     if not (pending or targets or any(r >= 0 for r in seed_refs)):
         return None          # nothing pending: the replay alone
     def make():      # called at once, on a miss
-        nodes = _fused.nodes(g)
+        nodes = list(g.nodes)
         ops = [(op.kind, ins, outs, len(op.vals))
                for op, (_, ins, outs) in zip(data.ops, data.struct)]
         replay = _build(ops, seed_spec, src_spec)
@@ -404,7 +417,7 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
             return replay(vals, seed_vals), [env[i] for i in targets]
         return step
 
-    pkey = (key, tuple(g.key), len(g.inputs), refs, seed_refs, targets)
+    pkey = (key, g.sid, len(g.inputs), refs, seed_refs, targets)
     fn = _fused.program(pkey, make)
     if not fn:
         return None

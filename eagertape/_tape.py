@@ -6,7 +6,7 @@ import logging
 import jax.numpy as jnp
 from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 
-from . import _replay
+from . import _keys, _replay
 from ._logging import log_first_n
 from ._primitive import call, is_inexact
 from ._state import remove_last, state, update_fused
@@ -30,6 +30,8 @@ class UnconnectedGradients(enum.Enum):
 
 
 def _unconnected(value):
+    if type(value) is UnconnectedGradients:
+        return value
     try:
         return UnconnectedGradients(value)
     except ValueError:
@@ -42,13 +44,14 @@ class _TapeData:
     Every floating Tensor the tape knows gets a slot (an index): watched tensors,
     Variable reads, op outputs (all tracked) and the untracked floating inputs
     of recorded ops. ``struct`` is the tape's structure, built as ops are
-    recorded: per op its kind id and the slots of its inputs and outputs. With
-    the gradient's targets and sources it keys the compiled replay, and ``vals``
+    recorded: per op its kind id and the slots of its inputs and outputs; ``sid``
+    names it (``_keys``). With the gradient's targets and sources that id keys
+    the compiled replay, and ``vals``
     (the values the ops read, in order) are that replay's arguments.
     """
 
     __slots__ = ("nodes", "tracked", "keep", "variables", "var_reads", "ops", "struct",
-                 "vals", "plain_ops", "persistent")
+                 "sid", "vals", "plain_ops", "persistent")
 
     def __init__(self, persistent=False):
         self.nodes = {}      # id(tensor) -> slot
@@ -58,6 +61,7 @@ class _TapeData:
         self.var_reads = {}  # id(v) -> [slots of its reads recorded here]
         self.ops = []        # recorded ops, in order
         self.struct = []     # per op: (kind id, input slots, output slots)
+        self.sid = _keys.EMPTY   # id of struct; None past _keys.LONGEST ops
         self.vals = []       # values the ops read, flattened in op order
         self.plain_ops = 0   # custom_gradient ops and ops JAX could not trace
         # Fused mode answers a persistent tape's queries with calls run at once
@@ -68,6 +72,10 @@ class _TapeData:
         s = self.nodes[id(t)] = len(self.tracked)
         self.tracked.append(tracked)
         return s
+
+
+def _in_order(variables):
+    return tuple(sorted(variables.values(), key=lambda v: v._uid))
 
 
 def _is_leaf(x):
@@ -132,9 +140,12 @@ class GradientTape:
             if not (self._watch_accessed_variables and v._trainable):
                 return
             d.variables[key] = v
-        if is_inexact(t._aval().dtype):
+        if is_inexact(t._v.dtype):     # a read's value is an array, never pending
             d.keep.append(t)
-            d.var_reads.setdefault(key, []).append(d.new_slot(t))
+            reads = d.var_reads.get(key)
+            if reads is None:
+                reads = d.var_reads[key] = []
+            reads.append(d.new_slot(t))
 
     # -- public API ---------------------------------------------------------
     def watch(self, tensor):
@@ -175,9 +186,11 @@ class GradientTape:
 
     def watched_variables(self):
         """The Variables this tape watches, in order of construction."""
-        if self._tape is None:
-            return self._watched_variables
-        return tuple(sorted(self._tape.variables.values(), key=lambda v: v._uid))
+        if self._tape is not None:
+            return _in_order(self._tape.variables)
+        if type(self._watched_variables) is dict:     # kept by _used, sorted when asked
+            self._watched_variables = _in_order(self._watched_variables)
+        return self._watched_variables
 
     @contextlib.contextmanager
     def stop_recording(self):
@@ -221,6 +234,8 @@ class GradientTape:
         results = _replay.gradient(self._tape, flat_targets, flat_sources, flat_og,
                                    unconnected is UnconnectedGradients.ZERO)
         self._used()
+        if source_tree.num_leaves == 1 and source_tree.num_nodes == 1:
+            return results[0]
         return tree_unflatten(source_tree, results)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -314,7 +329,7 @@ class GradientTape:
 
     def _used(self):
         if not self._persistent:
-            self._watched_variables = self.watched_variables()
+            self._watched_variables = self._tape.variables
             self._tape = None
 
 
@@ -356,8 +371,20 @@ def _flatten_sources(sources):
     if sources is None:
         raise TypeError("argument `sources` must be a Tensor, Variable, or nest of them, got None")
     flat = _flatten_checked(sources, "sources")
+    tp = type(sources)
+    if isinstance(sources, _TensorLike) or ((tp is list or tp is tuple) and len(flat) == len(sources)):
+        # The common structures (one source, a flat list or tuple): no pytree walk.
+        key = (tp, len(sources)) if tp is list or tp is tuple else None
+        tree = _flat_trees.get(key)
+        if tree is None:
+            tree = _flat_trees[key] = tree_flatten(
+                0 if key is None else tp(range(len(sources))))[1]
+        return flat, tree
     _, tree = tree_flatten(sources, is_leaf=_is_leaf)
     return flat, tree
+
+
+_flat_trees: dict = {}     # (list or tuple, length), or None for one source -> treedef
 
 
 def _flatten_output_gradients(output_gradients, flat_targets):

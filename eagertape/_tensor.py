@@ -74,7 +74,7 @@ class _TensorLike:
 
     # -- indexing and iteration -------------------------------------------
     def __getitem__(self, idx):
-        return _call(_getitem, (self, _concrete_slices(idx)))
+        return _call(_getitem, (self, idx if type(idx) is int else _concrete_slices(idx)))
 
     def __iter__(self):
         n = len(self)
@@ -262,15 +262,14 @@ def _wrap(value):
 
 class _Pending:
     """A value of a fused graph (eagertape._fused): its abstract value now, its
-    array once the graph is run (``get``)."""
+    array once the graph is run (``get``).
+
+    Made only by ``_fused.pending``, field by field: graph and index (its place
+    in the graph), aval ``(shape, dtype, weak_type)``, dtype (read by every
+    recording tape), value (None until the graph runs).
+    """
 
     __slots__ = ("graph", "index", "aval", "dtype", "value", "__weakref__")
-
-    def __init__(self, graph, index, aval):
-        self.graph, self.index = graph, index
-        self.aval = aval          # (shape, dtype, weak_type)
-        self.dtype = aval[1]      # read by every recording tape
-        self.value = None
 
     @property
     def shape(self): return self.aval[0]

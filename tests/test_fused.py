@@ -123,7 +123,7 @@ def test_the_pending_graph_is_bounded(fused):
     y = x
     for _ in range(2 * _fused.MAX_PENDING + 10):
         y = y * 1.0001
-        assert state.graph is None or len(state.graph.kinds) <= _fused.MAX_PENDING
+        assert state.graph is None or len(state.graph.nodes) <= _fused.MAX_PENDING
         if state.graph is None:
             assert not _pending(y)          # the full graph was run
     np.testing.assert_allclose(y.numpy(), np.full(4, 1.0001 ** (2 * _fused.MAX_PENDING + 10)),

@@ -1,0 +1,32 @@
+"""Structure ids: a structure built one step at a time, named by one int.
+
+Compiled programs are cached by structure (a tape's ops and their wiring, a
+pending graph's calls). Hashing and comparing such a key costs time in its
+length at every lookup; instead a structure gets an id as it is built:
+``step((sid, item))`` looks the pair up in a table (one small tuple's hash), so
+at gradient time the key is one int.
+
+Ids are never reused, so an id names one structure for the life of the
+process. The table is bounded: clearing it only means that a structure met
+again gets a new id (a cache miss, never a wrong hit).
+"""
+import itertools
+
+EMPTY = 0                 # the id of the empty structure
+LONGEST = 4096            # longer structures are never compiled: they get no id (None)
+MAX_ENTRIES = 100_000     # about 25 MB of small tuples at most
+
+_table: dict = {}
+_ids = itertools.count(1)
+
+
+def step(key):
+    """The id of structure ``key[0]`` extended by ``key[1:]``."""
+    s = _table.get(key)
+    if s is None:
+        if len(_table) >= MAX_ENTRIES:
+            _table.clear()
+        # Two threads may both miss on one key: the structure then has two ids,
+        # which costs a cache miss and nothing else.
+        s = _table[key] = next(_ids)
+    return s
