@@ -121,8 +121,9 @@ class _Graph:
 
 def pending(kind, vals):
     """Append the call to the pending graph: its outputs (Tensors of pending
-    values) and their treedef; None if the kind cannot be traced, False if this call is
-    inside a JAX transformation (it then runs at once).
+    values), their treedef, and (graph, refs of ``vals``); None if the kind cannot
+    be traced, False if this call is inside a JAX transformation (it then runs
+    at once).
 
     This runs for every call in fused mode: making the ``_Pending`` and its
     Tensor, and ``_keys.step``, are inlined (a call costs more than its body).
@@ -166,7 +167,7 @@ def pending(kind, vals):
     g.sid = sid if sid is not None else _keys.step(k)
     if len(g.nodes) >= MAX_PENDING:
         g.materialize()
-    return outs, treedef
+    return outs, treedef, (g, refs)
 
 
 def _eval_shape(kind, sig):

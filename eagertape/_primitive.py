@@ -294,11 +294,11 @@ def _run(kind, objs, vals, constant_output):
         if kind.fusable and not state.check_numerics:
             r = _fused.pending(kind, vals)
             if r:
-                outs, out_treedef = r       # Tensors of pending values
+                outs, out_treedef, node = r   # Tensors of pending values
                 if not constant_output:     # _finish, less the numerics check
                     tapes = state.tapes
                     if tapes:
-                        _record(kind, objs, vals, outs, tapes)
+                        _record(kind, objs, vals, outs, tapes, node=node)
                     if state.accumulators:
                         _forward_hook(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
@@ -378,8 +378,11 @@ def _as_passed(objs, vals):
     return [o if type(o) in (float, complex, int) else v for o, v in zip(objs, vals)]
 
 
-def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
-    """Append the op to every tape on which one of its floating inputs is tracked."""
+def _record(kind, objs, vals, outs, tapes, custom=None, name=None, node=None):
+    """Append the op to every tape on which one of its floating inputs is tracked.
+
+    ``node``: in fused mode, the pending graph and the graph refs of ``vals``
+    (kept by the tape, so a fused gradient need not look its values up)."""
     op = out_ok = None
     for tape in tapes:
         d = tape._tape
@@ -442,6 +445,14 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None):
             d.sid = (sid if sid is not None else _keys.step(k)) \
                 if len(d.ops) <= _keys.LONGEST else None
         d.vals += vals
+        refs = d.refs
+        if refs is not None:
+            g = d.graph
+            if node is not None and (g is node[0] or g is None):   # None: the first op
+                d.graph = node[0]
+                refs += node[1]
+            else:
+                d.refs = None     # values of several graphs, or run at once
         if custom is not None or not kind.traceable:
             d.plain_ops += 1
     return op

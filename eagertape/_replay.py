@@ -385,14 +385,18 @@ def _flat(key, fn, n):
 def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
     """Fused mode: the pending graph and the replay as one program, which also
     gives the targets' values; None the first time a structure is seen."""
-    refs, pending = [], False
-    for v in data.vals:
-        if type(v) is _Pending and v.graph is g and v.value is None:
-            refs.append(v.index)
-            pending = True
-        else:
-            refs.append(g.ref(v))
-    refs = tuple(refs)
+    if data.graph is g and data.refs is not None:
+        refs = tuple(data.refs)            # kept as the ops were recorded
+        pending = bool(refs) and max(refs) >= 0
+    else:
+        refs, pending = [], False
+        for v in data.vals:
+            if type(v) is _Pending and v.graph is g and v.value is None:
+                refs.append(v.index)
+                pending = True
+            else:
+                refs.append(g.ref(v))
+        refs = tuple(refs)
     seed_refs = tuple(g.ref(o._aval()) for o in seed_objs)
     targets = []
     for _, t, _ in seeds:

@@ -51,7 +51,7 @@ class _TapeData:
     """
 
     __slots__ = ("nodes", "tracked", "keep", "variables", "var_reads", "ops", "struct",
-                 "sid", "vals", "plain_ops", "persistent")
+                 "sid", "vals", "graph", "refs", "plain_ops", "persistent")
 
     def __init__(self, persistent=False):
         self.nodes = {}      # id(tensor) -> slot
@@ -63,6 +63,10 @@ class _TapeData:
         self.struct = []     # per op: (kind id, input slots, output slots)
         self.sid = _keys.EMPTY   # id of struct; None past _keys.LONGEST ops
         self.vals = []       # values the ops read, flattened in op order
+        # Fused mode: the pending graph the ops were appended to, and the graph
+        # refs of vals (None once the ops span graphs or ran at once).
+        self.graph = None
+        self.refs = []
         self.plain_ops = 0   # custom_gradient ops and ops JAX could not trace
         # Fused mode answers a persistent tape's queries with calls run at once
         # (_replay._at_once), so every query computes as the last one did.
@@ -154,7 +158,10 @@ class GradientTape:
         >>> with et.GradientTape() as tape:
         ...     tape.watch(x)
         """
-        leaves, _ = tree_flatten(tensor, is_leaf=_is_leaf)
+        if isinstance(tensor, _TensorLike):
+            leaves = [tensor]
+        else:
+            leaves, _ = tree_flatten(tensor, is_leaf=_is_leaf)
         if not leaves and tensor is None:
             leaves = [None]
         for leaf in leaves:
