@@ -28,7 +28,6 @@ from ._tensor import Tensor, _Pending
 
 _new = object.__new__
 _weakref = weakref.ref
-_key_ids = _keys._table
 
 # Past this many calls a graph is run and a new one started, so that a loop that
 # never reads a value does not grow without end (and XLA's compile time, which
@@ -37,6 +36,11 @@ MAX_PENDING = 1000
 
 _abstract: dict = {}          # (kind id, input signature) -> (out treedef, out avals)
 _MAX_ABSTRACT = 16384
+# (graph structure id, kind id, refs) -> (structure id after the call, out treedef,
+# out avals). A structure id covers its inputs' signatures, so it fixes the
+# call's input avals: one lookup gives a repeated call both its outputs' avals
+# and the graph's next id.
+_steps: dict = {}
 
 _lock = threading.Lock()
 _programs = collections.OrderedDict()     # structure -> jitted program
@@ -66,7 +70,8 @@ class _Graph:
         self.input_pos = {}     # id(array) -> position in inputs (arrays are held, ids stable)
         self.nodes = []         # per node (kind, refs); ref >= 0: a value of the graph,
                                 # < 0: input -ref-1
-        self.sid = _keys.EMPTY  # the nodes' structure (kind ids and refs), built as we go
+        self.sid = _keys.EMPTY  # the structure (inputs' signatures, nodes' kind ids and
+                                # refs), built as we go
         self.outs = []          # value index -> weakref to its _Pending
         self.sealed = False     # no more nodes (a later call starts a new graph)
         self.done = False       # run: every value still referenced has its array
@@ -81,6 +86,7 @@ class _Graph:
         if e is None:
             e = self.input_pos[id(a)] = (-len(self.inputs) - 1, _signature(a))
             self.inputs.append(a)
+            self.sid = _keys.step((self.sid, None, e[1]))
         return e
 
     def ref(self, v):
@@ -126,31 +132,29 @@ def pending(kind, vals):
     at once).
 
     This runs for every call in fused mode: making the ``_Pending`` and its
-    Tensor, and ``_keys.step``, are inlined (a call costs more than its body).
+    Tensor is inlined (a call costs more than its body).
     """
     g = state.graph
     if g is None or g.sealed:
         g = state.graph = _Graph()
-    refs, sig = [], [kind.id]
+    refs = []
     for v in vals:
         if type(v) is _Pending and v.graph is g and v.value is None:
             refs.append(v.index)
-            sig.append(v.aval)
         else:
             if type(v) is _Pending:
                 v = v.get()
             elif type(v) is not _ArrayImpl and isinstance(v, jax.core.Tracer):
                 return False      # called inside a JAX transformation: run it there
-            r, s = g.input(v)
-            refs.append(r)
-            sig.append(s)
-    sig = tuple(sig)
-    ab = _abstract.get(sig)
-    if ab is None:
-        ab = _eval_shape(kind, sig)
-        if ab is None:
+            refs.append(g.input(v)[0])
+    refs = tuple(refs)
+    k = (g.sid, kind.id, refs)
+    e = _steps.get(k)
+    if e is None:
+        e = _new_step(g, kind, refs, k)
+        if e is None:
             return None
-    treedef, avals = ab
+    g.sid, treedef, avals = e
     gouts = g.outs
     outs = []
     for aval in avals:
@@ -160,14 +164,30 @@ def pending(kind, vals):
         t = _new(Tensor)
         t._v = p
         outs.append(t)
-    refs = tuple(refs)
     g.nodes.append((kind, refs))
-    k = (g.sid, kind.id, refs)
-    sid = _key_ids.get(k)
-    g.sid = sid if sid is not None else _keys.step(k)
     if len(g.nodes) >= MAX_PENDING:
         g.materialize()
     return outs, treedef, (g, refs)
+
+
+def _new_step(g, kind, refs, k):
+    # The call's input avals from the graph, its outputs' from the abstract cache.
+    sig = [kind.id]
+    for r in refs:
+        if r >= 0:
+            sig.append(g.outs[r]().aval)     # alive: the call's own vals hold it
+        else:
+            sig.append(g.input_pos[id(g.inputs[-r - 1])][1])
+    sig = tuple(sig)
+    ab = _abstract.get(sig)
+    if ab is None:
+        ab = _eval_shape(kind, sig)
+        if ab is None:
+            return None
+    if len(_steps) >= _keys.MAX_ENTRIES:
+        _steps.clear()
+    e = _steps[k] = (_keys.new_id(),) + ab
+    return e
 
 
 def _eval_shape(kind, sig):

@@ -30,3 +30,8 @@ def step(key):
         # which costs a cache miss and nothing else.
         s = _table[key] = next(_ids)
     return s
+
+
+def new_id():
+    """A fresh id, for tables that map their own keys to ids (``_fused._steps``)."""
+    return next(_ids)

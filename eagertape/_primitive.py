@@ -356,6 +356,7 @@ def _finish(kind, objs, vals, outs, out_treedef, constant_output):
 _ArrayImpl = type(jax.numpy.zeros(()))
 _new = object.__new__
 _key_ids = _keys._table
+_LONGEST = _keys.LONGEST
 
 
 def _apply(kind, objs, vals):
@@ -401,7 +402,8 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, node=None):
         if op is None:
             if len(outs) == 1:
                 o = outs[0]
-                if not (type(o) is Tensor and is_inexact(o._v.dtype)):
+                if not (type(o) is Tensor and (_inexact_cache.get(o._v.dtype)
+                                               or is_inexact(o._v.dtype))):
                     return None     # integer and bool results are constants for the tape
             else:
                 out_ok = [type(o) is Tensor and is_inexact(o._v.dtype) for o in outs]
@@ -443,7 +445,7 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, node=None):
             k = (sid, entry)
             sid = _key_ids.get(k)         # _keys.step, inlined
             d.sid = (sid if sid is not None else _keys.step(k)) \
-                if len(d.ops) <= _keys.LONGEST else None
+                if len(d.ops) <= _LONGEST else None
         d.vals += vals
         refs = d.refs
         if refs is not None:

@@ -397,13 +397,13 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
             else:
                 refs.append(g.ref(v))
         refs = tuple(refs)
-    seed_refs = tuple(g.ref(o._aval()) for o in seed_objs)
+    seed_refs = tuple(g.ref(o._aval()) for o in seed_objs) if seed_objs else ()
     targets = []
     for _, t, _ in seeds:
         p = t._aval()
         if type(p) is _Pending and p.graph is g and p.value is None:
             targets.append(p.index)
-    targets = tuple(sorted(set(targets)))
+    targets = tuple(targets) if len(targets) < 2 else tuple(sorted(set(targets)))
     if not (pending or targets or any(r >= 0 for r in seed_refs)):
         return None          # nothing pending: the replay alone
     def make():      # called at once, on a miss

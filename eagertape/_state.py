@@ -38,4 +38,5 @@ def remove_last(stack, obj):
 
 def update_fused():
     """Recompute ``state.fused`` after the mode or the tape stack changed."""
-    state.fused = state.mode == "fused" and not any(t._persistent for t in state.tapes)
+    tapes = state.tapes
+    state.fused = state.mode == "fused" and not (tapes and any(t._persistent for t in tapes))
