@@ -320,7 +320,10 @@ def _compiled(data, seeds, live, first_sight, jac=None):
             si = len(seed_objs)
             seed_objs.append(og)
         seed_spec.append((s, v.shape, v.dtype, si, _is_complex(v.dtype)))
-    src_spec = tuple((slots, _is_complex(src._aval().dtype)) for src, slots in live)
+    src_spec = []
+    for src, slots in live:
+        src_spec.append((slots, _is_complex(src._aval().dtype)))
+    src_spec = tuple(src_spec)
     if data.sid is None:
         return None
     key = (data.sid, tuple(seed_spec), src_spec, jac)

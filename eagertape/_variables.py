@@ -74,12 +74,14 @@ class Variable(_TensorLike):
 
     def read_value(self):
         """A Tensor holding the current value: one recorded read of this Variable."""
-        t = _wrap(self._value)
-        for w in state.var_watchers:
+        st = state
+        c = st.capture
+        t = _wrap(self._val if c is None else c.read(self))
+        for w in st.var_watchers:
             w.append(self)
-        for tape in state.tapes:
+        for tape in st.tapes:
             tape._on_read(self, t)
-        for acc in state.accumulators:
+        for acc in st.accumulators:
             acc._on_read(self, t)
         return t
 
