@@ -101,13 +101,14 @@ def replay_cache_info():
     compiled; ``deferred``: new structures replayed op by op without compiling
     (while structures churn, one is compiled only when it comes back);
     ``size``/``maxsize``: structures held (LRU); ``executables``: XLA
-    executables they hold (one per shape signature). A training loop of fixed
+    executables they hold (one per shape signature; a replay recorded on an
+    outer tape has its own). A training loop of fixed
     structure misses once, then hits.
 
     >>> et.replay_cache_info()
     CacheInfo(hits=99, misses=1, size=1, maxsize=512, deferred=0, executables=1)
     """
-    execs = sum(fn._cache_size() for fn in _replays.values()
+    execs = sum(fn._cache_size() for fn in _replays.values() + _flat_replays.values()
                 if fn is not _UNTRACEABLE and hasattr(fn, "_cache_size"))
     return CacheInfo(_replays.hits, _replays.misses, len(_replays), _replays.maxsize,
                      _replays.deferred, execs)

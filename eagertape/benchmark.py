@@ -14,6 +14,7 @@ import gc
 import json
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -442,8 +443,11 @@ def _timed_workload(name, systems, d, rounds, batch_s, progress):
     times = {s: [] for s in systems}
     for r in range(rounds):
         progress(f"{name}: round {r + 1}/{rounds}")
-        # Rotate the order each round so no system always runs right after another.
-        order = systems[r % len(systems):] + systems[:r % len(systems)]
+        # A new order each round, so that no system always runs right after the
+        # same other one (a rotation would keep every neighbour: what runs before
+        # leaves caches and threads in its own state).
+        order = list(systems)
+        random.Random(r).shuffle(order)
         for s in order:
             fn, n = steps[s], numbers[s]
             # TF's and PyTorch's worker threads spin for a while after their last

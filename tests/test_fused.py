@@ -277,3 +277,90 @@ def test_while_a_persistent_tape_records_calls_run_at_once(fused):
     np.testing.assert_array_equal(first, second)
     np.testing.assert_allclose(first, np.sin([0.2, 0.4]) + np.array([0.2, 0.4]) * np.cos([0.2, 0.4]),
                                rtol=1e-6)
+
+
+def _sin_chain(x, n):
+    with et.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        for _ in range(n):
+            y = tnp.sin(y)
+        s = tnp.sum(y)
+    return tape, s
+
+
+def test_structure_ids_name_structures(fused):
+    # Built as calls are recorded: equal for equal structures, different when an
+    # op, its wiring or an input's signature differs.
+    x4, x5 = et.constant(np.ones(4, np.float32)), et.constant(np.ones(5, np.float32))
+    ids = {}
+    for name, (x, n) in {"a": (x4, 3), "a again": (x4, 3), "longer": (x4, 4),
+                         "other shape": (x5, 3)}.items():
+        tape, y = _sin_chain(x, n)
+        ids[name] = (tape._tape.sid, state.graph.sid)
+        state.graph.seal()
+    assert ids["a"] == ids["a again"]
+    assert len({ids["a"], ids["longer"]}) == 2
+    assert ids["a"][1] != ids["other shape"][1]      # the graph's id covers input signatures
+    with et.GradientTape() as tape:
+        tape.watch(x4)
+        y = tnp.sin(x4) * tnp.cos(x4)
+    with et.GradientTape() as tape2:
+        tape2.watch(x4)
+        c = tnp.cos(x4)                              # same kinds, in another order
+        y2 = tnp.sin(x4) * c
+    assert tape._tape.sid != tape2._tape.sid
+    np.testing.assert_allclose(y.numpy(), y2.numpy())
+
+
+def test_a_cleared_id_table_costs_a_compile_never_a_wrong_program():
+    from eagertape import _keys
+    _fused.clear()
+    x = et.constant(np.linspace(-1, 1, 6).astype(np.float32))
+    ref = jax.grad(lambda v: jnp.sum(jnp.sin(jnp.sin(v))))(x.numpy())
+    sids = []
+    with et.execution_mode("fused"):
+        for step in range(6):
+            if step == 3:
+                _keys._table.clear()
+                _fused._steps.clear()
+            tape, s = _sin_chain(x, 2)
+            sids.append((tape._tape.sid, state.graph.sid))
+            g = tape.gradient(s, x)
+            np.testing.assert_allclose(g.numpy(), ref, rtol=1e-6)
+    assert _fused.counters["misses"] == 2, _fused.counters     # once before, once after
+    assert sids[0] == sids[1] == sids[2] and sids[3] == sids[4] == sids[5]
+    # New ids after the clear, never one given before (so never another's program).
+    assert min(sids[3]) > max(sids[0])
+
+
+def test_a_tape_over_two_graphs_gives_the_same_gradient(fused):
+    # A value read mid-tape runs the graph: the tape's values then span two
+    # graphs, and the gradient finds them one by one instead of by recorded refs.
+    x = et.constant(np.array([0.3, -0.7, 1.1], np.float32))
+
+    def f(v):
+        return jnp.sum(jnp.exp(jnp.sin(v) * v) * v)
+
+    for _ in range(3):                       # also once compiled
+        with et.GradientTape() as tape:
+            tape.watch(x)
+            y = tnp.sin(x) * x
+            assert float(tnp.sum(y)) == pytest.approx(float(np.sum(np.sin(x.numpy()) * x.numpy())),
+                                                      rel=1e-6)
+            assert tape._tape.graph is not None
+            z = tnp.sum(tnp.exp(y) * x)
+        assert tape._tape.refs is None       # spans two graphs
+        g = tape.gradient(z, x)
+        np.testing.assert_allclose(g.numpy(), jax.grad(f)(x.numpy()), rtol=1e-5)
+
+
+def test_recorded_refs_serve_a_tape_on_one_graph(fused):
+    v = et.Variable(np.array([1.0, 2.0, 3.0, 4.0], np.float32))
+    for _ in range(3):
+        with et.GradientTape() as tape:
+            s = 2.0 * (v[0] * v[1] * v[2] + v[1] * v[2] * v[3])
+        assert tape._tape.refs is not None and tape._tape.graph is state.graph
+        g = tape.gradient(s, v)
+        ref = jax.grad(lambda a: 2.0 * (a[0] * a[1] * a[2] + a[1] * a[2] * a[3]))(v.numpy())
+        np.testing.assert_allclose(g.numpy(), ref, rtol=1e-6)
