@@ -362,7 +362,7 @@ def _compiled(data, seeds, live, first_sight, jac=None):
             objs = [o for op in data.ops for o in op.objs]   # Tensors, not values
             return call(_flat(key, fn, len(objs)), (*objs, *seed_objs), jit=False)
         seed_vals = [g._value for g in seed_objs]
-        vals = _fused.resolve(data.vals) if _fused.counters["graphs"] else data.vals
+        vals = _fused.resolve(data.vals) if _fused.made else data.vals
         return [None if g is None else _wrap(g) for g in fn(vals, seed_vals)]
     except Exception:
         # Tracing failed (an op needs concrete values): replay op by op, where a
@@ -391,16 +391,9 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
     gives the targets' values; None the first time a structure is seen."""
     if data.graph is g and data.refs is not None:
         refs = tuple(data.refs)            # kept as the ops were recorded
-        pending = bool(refs) and max(refs) >= 0
-    else:
-        refs, pending = [], False
-        for v in data.vals:
-            if type(v) is _Pending and v.graph is g and v.value is None:
-                refs.append(v.index)
-                pending = True
-            else:
-                refs.append(g.ref(v))
-        refs = tuple(refs)
+    else:                                  # the ops' values span graphs, or ran at once
+        refs = tuple([g.ref(v) for v in data.vals])
+    pending = bool(refs) and max(refs) >= 0
     seed_refs = tuple(g.ref(o._aval()) for o in seed_objs) if seed_objs else ()
     targets = []
     for _, t, _ in seeds:
