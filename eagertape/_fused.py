@@ -125,7 +125,7 @@ class _Graph:
             self.input_pos = None
 
 
-def pending(kind, vals):
+def pending(kind, vals, h):
     """Append the call to the pending graph: its outputs (Tensors of pending
     values), their treedef, and (graph, refs of ``vals``); None if the kind cannot
     be traced, False if this call is inside a JAX transformation (it then runs
@@ -134,9 +134,9 @@ def pending(kind, vals):
     This runs for every call in fused mode: making the ``_Pending`` and its
     Tensor is inlined (a call costs more than its body).
     """
-    g = state.graph
+    g = h.graph                # h: this thread's state.hot
     if g is None or g.sealed:
-        g = state.graph = _Graph()
+        g = h.graph = _Graph()
     refs = []
     for v in vals:
         if type(v) is _Pending and v.graph is g and v.value is None:

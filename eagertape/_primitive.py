@@ -1,7 +1,7 @@
 """The one choke point: every recorded call goes through `call`.
 
 `call` unwraps Tensors (reading Variables), runs the JAX function, wraps the
-result, and appends one `_Op` to each recording tape that tracks a floating
+result, and appends one op record to each recording tape that tracks a floating
 input. No gradient rules live here: replay asks `jax.vjp` for every pullback.
 
 A call's static part (function, argument structure, non-array arguments) is its
@@ -103,26 +103,20 @@ def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
     return kind
 
 
-class _Op:
-    """One recorded call: its kind, the values it read and the Tensors it made.
+# One recorded call (an "op") is a plain tuple, made on every recorded call (an
+# object with named fields costs ~300 ns more to make):
+#   (kind, objs, vals, outputs, custom, name, where)
+# - kind: the call's ``_Kind``; None for a custom_gradient op
+# - objs: dynamic leaves as passed (Tensors, floats, arrays); vals: their values
+# - outputs: flat outputs (Tensors and any other leaves)
+# - custom: backward of a custom_gradient op, else None; name: its name, else None
+# - where: file:line of the call, kept while checking numerics
+# The same record may sit on several tapes; each tape keeps its own wiring
+# (slots) of the op's inputs and outputs.
 
-    The same record may sit on several tapes; each tape keeps its own wiring
-    (slots) of the op's inputs and outputs. Made only by ``_record``, which sets
-    the fields one by one (an ``__init__`` call costs more than the rest of
-    the record):
 
-    - kind: the call's ``_Kind``; None for a custom_gradient op
-    - objs: dynamic leaves as passed (Tensors, floats, arrays); vals: their values
-    - outputs: flat outputs (Tensors and any other leaves)
-    - custom: backward of a custom_gradient op, else None; _name: its name
-    - where: file:line of the call, kept while checking numerics
-    """
-
-    __slots__ = ("kind", "objs", "vals", "outputs", "custom", "_name", "where")
-
-    @property
-    def name(self):
-        return self._name or (self.kind.name if self.kind is not None else "op")
+def op_name(op):
+    return op[5] or (op[0].name if op[0] is not None else "op")
 
 
 # Static leaves the fast path keys on directly (no tree_flatten, no treedef hash).
@@ -164,7 +158,7 @@ def _device_scalar(x):
     return a
 
 
-def call(fn, args, kwargs=None, *, constant_output=False, jit=True, name=None):
+def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     """Run ``fn(*args, **kwargs)`` on unwrapped values and record it on the tapes.
 
     ``constant_output=True`` marks functions whose result is a constant for the
@@ -290,17 +284,18 @@ def _call_nested(fn, args, kwargs, constant_output, jit, name):
 
 
 def _run(kind, objs, vals, constant_output):
-    if state.fused:
+    h = state.hot
+    if h.fused:
         # Checking numerics needs every op's values: ops run at once.
-        if kind.fusable and not state.check_numerics:
-            r = _fused.pending(kind, vals)
+        if kind.fusable and not h.check_numerics:
+            r = _fused.pending(kind, vals, h)
             if r:
                 outs, out_treedef, node = r   # Tensors of pending values
                 if not constant_output:     # _finish, less the numerics check
-                    tapes = state.tapes
+                    tapes = h.tapes
                     if tapes:
                         _record(kind, objs, vals, outs, tapes, node=node)
-                    if state.accumulators:
+                    if h.accumulators:
                         _forward_hook(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
             vals = _fused.resolve(vals)
@@ -342,20 +337,20 @@ def _execute(kind, objs, vals):
 
 
 def _finish(kind, objs, vals, outs, out_treedef, constant_output):
-    if state.check_numerics:
+    h = state.hot
+    if h.check_numerics:
         from .debug import call_site, check_outputs
         check_outputs(kind.name, outs, call_site())
     if not constant_output:
-        tapes = state.tapes
+        tapes = h.tapes
         if tapes:
             _record(kind, objs, vals, outs, tapes)
-        if state.accumulators:
+        if h.accumulators:
             _forward_hook(kind, objs, outs)
     return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
 
 
 _ArrayImpl = type(jax.numpy.zeros(()))
-_new = object.__new__
 _key_ids = _keys._table
 _LONGEST = _keys.LONGEST
 
@@ -409,12 +404,12 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, node=None):
                 out_ok = [type(o) is Tensor and is_inexact(o._v.dtype) for o in outs]
                 if True not in out_ok:
                     return None
-            op = _new(_Op)
-            op.kind, op.objs, op.vals, op.outputs = kind, objs, vals, outs
-            op.custom, op._name, op.where = custom, name, None
-            if state.check_numerics:
+            # A fused call (node) is deferred only while numerics go unchecked.
+            if node is None and state.hot.check_numerics:
                 from .debug import call_site
-                op.where = call_site()
+                op = (kind, objs, vals, outs, custom, name, call_site())
+            else:
+                op = (kind, objs, vals, outs, custom, name, None)
         # Every floating Tensor input gets a slot, tracked or not: as in TF, a
         # recorded op passes gradients to all its inputs, so a tensor watched
         # after the op still receives its share (an unwatched one does not).
@@ -487,7 +482,7 @@ def primitive(fn, *, constant_output=False, name=None, jit=False):
                         f"got {type(fn).__name__}")
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        return call(fn, args, kwargs, constant_output=constant_output, jit=jit, name=name)
+        return call(fn, args, kwargs, constant_output, jit, name)   # positional: cheaper
     wrapped.__wrapped__ = fn
     if name:
         wrapped.__name__ = name

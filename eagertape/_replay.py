@@ -23,7 +23,7 @@ import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from . import _fused
-from ._primitive import call, is_inexact
+from ._primitive import call, is_inexact, op_name
 from ._state import state
 from ._tensor import Tensor, _Pending, _wrap
 from ._variables import Variable
@@ -186,7 +186,7 @@ def _plan(data, targets, sources, output_gradients):
 
 def _can_compile(data):
     # Checking numerics replays op by op, so a bad gradient is named by its op.
-    return (state.replay != "eager" and not data.plain_ops and not state.check_numerics
+    return (state.replay != "eager" and not data.plain_ops and not state.hot.check_numerics
             and len(data.ops) <= COMPILE_MAX_OPS)
 
 
@@ -328,8 +328,9 @@ def _compiled(data, seeds, live, first_sight, jac=None):
     if data.sid is None:
         return None
     key = (data.sid, tuple(seed_spec), src_spec, jac)
-    if state.fused and not (state.tapes or state.accumulators):
-        g = state.graph
+    h = state.hot
+    if h.fused and not (h.tapes or h.accumulators):
+        g = h.graph
         if g is not None and not g.sealed:
             out = _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac)
             if out is not None:
@@ -345,7 +346,7 @@ def _compiled(data, seeds, live, first_sight, jac=None):
             return None
         _seen.pop(key)
         _replays.misses += 1
-        ops = [(op.kind, ins, outs, len(op.vals))
+        ops = [(op[0], ins, outs, len(op[2]))       # op: (kind, objs, vals, ...)
                for op, (_, ins, outs) in zip(data.ops, data.struct)]
         replay = _build(ops, seed_spec, src_spec)
         fn = jax.jit(replay if jac is None else _vmapped(replay, seed_spec, jac))
@@ -356,10 +357,10 @@ def _compiled(data, seeds, live, first_sight, jac=None):
         _replays.hits += 1
         _recent.append(False)
     try:
-        if state.tapes or state.accumulators:
+        if h.tapes or h.accumulators:
             # An outer (or this persistent) tape records the replay itself; an
             # accumulator forwards tangents through it.
-            objs = [o for op in data.ops for o in op.objs]   # Tensors, not values
+            objs = [o for op in data.ops for o in op[1]]   # Tensors, not values
             return call(_flat(key, fn, len(objs)), (*objs, *seed_objs), jit=False)
         seed_vals = [g._value for g in seed_objs]
         vals = _fused.resolve(data.vals) if _fused.made else data.vals
@@ -405,7 +406,7 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
         return None          # nothing pending: the replay alone
     def make():      # called at once, on a miss
         nodes = list(g.nodes)
-        ops = [(op.kind, ins, outs, len(op.vals))
+        ops = [(op[0], ins, outs, len(op[2]))       # op: (kind, objs, vals, ...)
                for op, (_, ins, outs) in zip(data.ops, data.struct)]
         replay = _build(ops, seed_spec, src_spec)
         if jac is not None:
@@ -528,15 +529,15 @@ def _pullback_fn(kind, diff):
     return e
 
 
-def _run_pullback(op, diff, cts):
-    e = _pullback_fn(op.kind, diff)
+def _run_pullback(kind, objs, diff, cts):
+    e = _pullback_fn(kind, diff)
     try:
-        return call(e.fn, (op.objs, cts), jit=False)
+        return call(e.fn, (objs, cts), jit=False)
     except Exception:
         if not hasattr(e.fn, "lower"):
             raise
         e.fn = e.fn.__wrapped__        # cannot be traced: run it as is from now on
-        return call(e.fn, (op.objs, cts), jit=False)
+        return call(e.fn, (objs, cts), jit=False)
 
 
 def _eager(data, seeds, live):
@@ -562,23 +563,24 @@ def _eager(data, seeds, live):
                      if s >= 0 and (tracked[s] or s in wanted_slots))
         if not diff:
             continue
-        if op.custom is not None:
+        kind, objs, _, outputs, custom, _, where = op
+        if custom is not None:
             for j, s in enumerate(out_slots):
                 if s >= 0 and cts[j] is None:    # TF: the other outputs get zeros
-                    v = op.outputs[j]._value
+                    v = outputs[j]._value
                     cts[j] = _wrap(jnp.zeros(v.shape, v.dtype))
-            all_in = op.custom(cts)
+            all_in = custom(cts)
             in_cts = [all_in[i] for i in diff]
         else:
             # A pullback's results are checked below, named by the op they belong to.
             checking, state.check_numerics = state.check_numerics, False
             try:
-                in_cts = _run_pullback(op, diff, cts)
+                in_cts = _run_pullback(kind, objs, diff, cts)
             finally:
                 state.check_numerics = checking
         if state.check_numerics:
             from .debug import check_gradients
-            check_gradients(op.name, [in_cts[k] for k in range(len(diff))], op.where)
+            check_gradients(op_name(op), [in_cts[k] for k in range(len(diff))], where)
         for i, c in zip(diff, in_cts):
             if c is not None:
                 acc(in_slots[i], c)

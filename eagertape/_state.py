@@ -7,8 +7,24 @@ import threading
 default_mode = [os.environ.get("EAGERTAPE_EXECUTION_MODE", "eager")]
 
 
+class Hot:
+    """The part of a thread's state read on every recorded call, as plain slots:
+    a call reads ``state.hot`` once (a ``threading.local`` attribute costs
+    ~100 ns a read, a slot ~15 ns)."""
+
+    __slots__ = ("tapes", "var_watchers", "accumulators", "capture", "fused", "graph",
+                 "check_numerics")
+
+
+def _forward(name):
+    # state.<name> reads and writes state.hot.<name>: one place for each field.
+    return property(lambda self: getattr(self.hot, name),
+                    lambda self, value: setattr(self.hot, name, value))
+
+
 class _State(threading.local):
     def __init__(self):
+        self.hot = Hot()
         self.tapes = []          # GradientTapes recording on this thread, in entry order
         self.var_watchers = []   # lists collecting the Variables read (custom_gradient)
         self.accumulators = []   # ForwardAccumulators recording on this thread, in entry order
@@ -22,6 +38,14 @@ class _State(threading.local):
         # recording (one is queried several times, on values computed once).
         self.fused = self.mode == "fused"
         self.graph = None        # fused mode: the pending graph calls are appended to
+
+    tapes = _forward("tapes")
+    var_watchers = _forward("var_watchers")
+    accumulators = _forward("accumulators")
+    capture = _forward("capture")
+    fused = _forward("fused")
+    graph = _forward("graph")
+    check_numerics = _forward("check_numerics")
 
 
 state = _State()

@@ -111,15 +111,16 @@ class GradientTape:
                              "an already-active tape.")
         if self._tape is None:
             self._tape = _TapeData(self._persistent)
-        state.tapes.append(self)
+        h = state.hot
+        h.tapes.append(self)
         self._recording = True
-        if self._persistent and state.fused:
-            state.fused = False     # see _state.update_fused
+        if self._persistent and h.fused:
+            h.fused = False     # see _state.update_fused
 
     def _pop_tape(self):
         if not self._recording:
             raise ValueError("Tape is not recording.")
-        remove_last(state.tapes, self)
+        remove_last(state.hot.tapes, self)
         self._recording = False
         if self._persistent and state.mode == "fused":
             update_fused()

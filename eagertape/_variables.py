@@ -55,12 +55,12 @@ class Variable(_TensorLike):
     # stands for the Variable and writes are collected as outputs of the call.
     @property
     def _value(self):
-        c = state.capture
+        c = state.hot.capture
         return self._val if c is None else c.read(self)
 
     @_value.setter
     def _value(self, new):
-        c = state.capture
+        c = state.hot.capture
         if c is None:
             self._val = new
         else:
@@ -74,7 +74,7 @@ class Variable(_TensorLike):
 
     def read_value(self):
         """A Tensor holding the current value: one recorded read of this Variable."""
-        st = state
+        st = state.hot
         c = st.capture
         t = _wrap(self._val if c is None else c.read(self))
         for w in st.var_watchers:
@@ -89,7 +89,7 @@ class Variable(_TensorLike):
     value = read_value
 
     def __jax_array__(self):
-        if any(tape._may_watch(self) for tape in state.tapes):
+        if any(tape._may_watch(self) for tape in state.hot.tapes):
             raise TypeError(
                 "a Variable was passed to raw jax.numpy while a GradientTape records; use "
                 "eagertape.numpy so the read is recorded, or .jax() to read it off the tape")
