@@ -127,7 +127,7 @@ class _Graph:
 
 def pending(kind, vals, h):
     """Append the call to the pending graph: its outputs (Tensors of pending
-    values), their treedef, and (graph, refs of ``vals``); None if the kind cannot
+    values), their treedef, the graph and the refs of ``vals``; None if the kind cannot
     be traced, False if this call is inside a JAX transformation (it then runs
     at once).
 
@@ -146,7 +146,8 @@ def pending(kind, vals, h):
                 v = v.get()
             elif type(v) is not _ArrayImpl and isinstance(v, jax.core.Tracer):
                 return False      # called inside a JAX transformation: run it there
-            refs.append(g.input(v)[0])
+            e = g.input_pos.get(id(v))       # g.input, inlined
+            refs.append(e[0] if e is not None else g.input(v)[0])
     refs = tuple(refs)
     k = (g.sid, kind.id, refs)
     e = _steps.get(k)
@@ -167,7 +168,7 @@ def pending(kind, vals, h):
     g.nodes.append((kind, refs))
     if len(g.nodes) >= MAX_PENDING:
         g.materialize()
-    return outs, treedef, (g, refs)
+    return outs, treedef, g, refs
 
 
 def _new_step(g, kind, refs, k):

@@ -132,7 +132,8 @@ def _flat_treedef(n, kwnames):
     return td
 
 
-_scalars: dict = {}
+_scalars: dict = {}     # (type, value) -> device scalar
+_floats: dict = {}      # float -> device scalar (the fast path's lookup)
 
 # Elementwise arithmetic, where a Python int is an operand (``y * t`` in a loop
 # over t), not a parameter such as an axis: a value, so each int compiles nothing.
@@ -146,15 +147,20 @@ def _device_scalar(x):
     # A Python float as a weakly typed device scalar, cached by value: jit then
     # takes it like any array (converting a Python float costs ~4 us a call),
     # and promotes it as it would the float.
-    key = (type(x), x)
-    a = _scalars.get(key)
+    tp = type(x)
+    if tp is float and x != 0:
+        cache, key = _floats, x
+    else:
+        # 0.0 and -0.0 are equal keys, different values: zeros go by their repr.
+        cache, key = _scalars, (tp, repr(x)) if x == 0 else (tp, x)
+    a = cache.get(key)
     if a is None:
         a = jax.numpy.asarray(x)
         if isinstance(a, jax.core.Tracer):   # made while a function is traced: not kept
             return a
-        if len(_scalars) >= 4096:
-            _scalars.clear()
-        _scalars[key] = a
+        if len(cache) >= 4096:
+            cache.clear()
+        cache[key] = a
     return a
 
 
@@ -167,48 +173,53 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     functions that are jitted already).
     """
     if not kwargs:
-        # The common call: positional Tensors, Variables, floats and ints. Its
-        # kind's key (as the loop below builds it) is made first, without side
-        # effects: a Variable read is recorded, so it happens only once the
-        # kind is found (a new kind goes the long way, which reads it there).
+        # The common call: positional Tensors, Variables, floats and ints, in
+        # one pass that builds its kind's key (as the loop below does) and its
+        # values. A Variable read is recorded, so it waits until the kind is
+        # found (a new kind goes the long way, which reads it there).
         # The loop below alone would do, at 3-5% more per fused training step.
         key = [id(fn), len(args), ()]
-        arith = None
+        objs, vals = [], []
+        arith = reads = None
         for a in args:
             tp = type(a)
-            if tp is Tensor or tp is float:
+            if tp is Tensor:
                 key.append(_D)
+                objs.append(a)
+                vals.append(a._v)
+            elif tp is float:
+                key.append(_D)
+                objs.append(a)
+                if jit:
+                    v = _floats.get(a)
+                    vals.append(v if v is not None else _device_scalar(a))
+                else:
+                    vals.append(a)
             elif tp is int:
                 if arith is None:
                     arith = jit and id(fn) in _ARITHMETIC
                 if arith:
                     key.append(_D)
+                    objs.append(a)
+                    vals.append(_device_scalar(a))
                 else:
-                    key.append(int)
+                    key.append(int)     # static: fixed in the kind
                     key.append(a)
             elif isinstance(a, _TensorLike):
                 key.append(_D)
+                objs.append(a)
+                vals.append(None)       # read below
+                reads = True
             else:
                 break
         else:
             kind = _kinds.get(tuple(key))
             if kind is not None:
-                objs, vals = [], []
-                for a in args:
-                    tp = type(a)
-                    if tp is Tensor:
-                        v = a._v
-                    elif tp is float:
-                        v = _device_scalar(a) if jit else a
-                    elif tp is int:
-                        if not arith:
-                            continue            # static: fixed in the kind
-                        v = _device_scalar(a)
-                    else:                       # a Variable: one recorded read
-                        a = a.read_value()
-                        v = a._v
-                    objs.append(a)
-                    vals.append(v)
+                if reads:
+                    for i, o in enumerate(objs):
+                        if vals[i] is None:          # a Variable: one recorded read
+                            objs[i] = o = o.read_value()
+                            vals[i] = o._v
                 return _run(kind, objs, vals, constant_output)
     # Sorted: a dict's leaves come in key order in the treedef that rebuilds the call.
     kwnames = tuple(sorted(kwargs)) if kwargs else ()
@@ -290,11 +301,11 @@ def _run(kind, objs, vals, constant_output):
         if kind.fusable and not h.check_numerics:
             r = _fused.pending(kind, vals, h)
             if r:
-                outs, out_treedef, node = r   # Tensors of pending values
+                outs, out_treedef, g, refs = r   # Tensors of pending values
                 if not constant_output:     # _finish, less the numerics check
                     tapes = h.tapes
                     if tapes:
-                        _record(kind, objs, vals, outs, tapes, node=node)
+                        _record(kind, objs, vals, outs, tapes, None, None, g, refs)
                     if h.accumulators:
                         _forward_hook(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
@@ -375,11 +386,11 @@ def _as_passed(objs, vals):
     return [o if type(o) in (float, complex, int) else v for o, v in zip(objs, vals)]
 
 
-def _record(kind, objs, vals, outs, tapes, custom=None, name=None, node=None):
+def _record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, refs=None):
     """Append the op to every tape on which one of its floating inputs is tracked.
 
-    ``node``: in fused mode, the pending graph and the graph refs of ``vals``
-    (kept by the tape, so a fused gradient need not look its values up)."""
+    ``graph``, ``refs``: in fused mode, the pending graph and the graph refs of
+    ``vals`` (kept by the tape, so a fused gradient need not look its values up)."""
     op = out_ok = None
     for tape in tapes:
         d = tape._tape
@@ -404,8 +415,8 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, node=None):
                 out_ok = [type(o) is Tensor and is_inexact(o._v.dtype) for o in outs]
                 if True not in out_ok:
                     return None
-            # A fused call (node) is deferred only while numerics go unchecked.
-            if node is None and state.hot.check_numerics:
+            # A fused call (graph) is deferred only while numerics go unchecked.
+            if graph is None and state.hot.check_numerics:
                 from .debug import call_site
                 op = (kind, objs, vals, outs, custom, name, call_site())
             else:
@@ -442,12 +453,12 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, node=None):
             d.sid = (sid if sid is not None else _keys.step(k)) \
                 if len(d.ops) <= _LONGEST else None
         d.vals += vals
-        refs = d.refs
-        if refs is not None:
+        trefs = d.refs
+        if trefs is not None:
             g = d.graph
-            if node is not None and (g is node[0] or g is None):   # None: the first op
-                d.graph = node[0]
-                refs += node[1]
+            if graph is not None and (g is graph or g is None):   # None: the first op
+                d.graph = graph
+                trefs += refs
             else:
                 d.refs = None     # values of several graphs, or run at once
         if custom is not None or not kind.traceable:

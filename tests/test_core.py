@@ -70,6 +70,19 @@ def test_constant_dtypes_follow_tensorflow():
     assert et.convert_to_tensor(t) is t
 
 
+def test_signed_zero_operands_keep_their_sign():
+    # Python floats become cached device scalars; 0.0 and -0.0 are equal dict keys,
+    # so one must never be handed out for the other.
+    x = et.constant(np.float32(2.0))
+    assert float(1 / (x * 0.0)) == np.inf
+    assert float(1 / (x * -0.0)) == -np.inf
+    assert float(1 / (x + -0.0 * x)) == 0.5
+    with et.GradientTape() as tape:
+        tape.watch(x)
+        y = x * -0.0
+    assert float(1 / tape.gradient(y, x)) == -np.inf
+
+
 def test_variable_api_and_failed_assign_leaves_it_unchanged():
     v = et.Variable([1.0, 2.0], name="w")
     assert v.name == "w:0" and v.trainable and v.dtype == np.float32 and v.shape == (2,)
