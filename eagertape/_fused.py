@@ -103,8 +103,9 @@ class _Graph:
 
     def seal(self):
         self.sealed = True
-        if state.graph is self:
-            state.graph = None
+        h = state.hot
+        if h.graph is self:
+            h.graph = None
 
     def materialize(self):
         """Run the graph; every pending value still referenced gets its array."""
@@ -235,11 +236,17 @@ def program(key, make):
     """The jitted program of a structure; None the first time it is seen (the
     caller then runs op by op: compiling pays when a structure comes back), False
     for one that cannot be traced."""
+    fn = _programs.get(key)       # a hit takes no lock: the GIL makes each call atomic
+    if fn is not None:
+        try:
+            _programs.move_to_end(key)
+        except KeyError:              # evicted meanwhile by another thread
+            pass
+        counters["hits"] += 1
+        return fn
     with _lock:
         fn = _programs.get(key)
         if fn is not None:
-            _programs.move_to_end(key)
-            counters["hits"] += 1
             return fn
         if key not in _seen and state.replay != "compiled":
             _seen[key] = True
@@ -325,8 +332,9 @@ def set_execution_mode(mode):
 
 
 def _switch(mode):
-    if mode == "eager" and state.graph is not None:
-        state.graph.seal()          # its values are still computed when asked for
+    g = state.hot.graph
+    if mode == "eager" and g is not None:
+        g.seal()          # its values are still computed when asked for
     state.mode = mode
     update_fused()
 

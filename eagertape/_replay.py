@@ -46,11 +46,15 @@ class _Cache:
         self._lock = threading.Lock()
 
     def lookup(self, key):
-        with self._lock:
-            fn = self._d.get(key)
-            if fn is not None:
+        # No lock: the GIL makes each OrderedDict call atomic, and a hit is the
+        # common case (every step of a training loop).
+        fn = self._d.get(key)
+        if fn is not None:
+            try:
                 self._d.move_to_end(key)
-            return fn
+            except KeyError:          # evicted meanwhile by another thread
+                pass
+        return fn
 
     def put(self, key, value):
         with self._lock:

@@ -62,5 +62,6 @@ def remove_last(stack, obj):
 
 def update_fused():
     """Recompute ``state.fused`` after the mode or the tape stack changed."""
-    tapes = state.tapes
-    state.fused = state.mode == "fused" and not (tapes and any(t._persistent for t in tapes))
+    h = state.hot
+    tapes = h.tapes
+    h.fused = state.mode == "fused" and not (tapes and any(t._persistent for t in tapes))
