@@ -196,15 +196,18 @@ def _can_compile(data):
 
 def _at_once(query, data, *args):
     """``query(data, *args)``; in fused mode a persistent tape's queries run at
-    once, so that every query (each replays on the same recorded values)
+    once, on the recorded values computed first (their pending graph runs once,
+    as one program), so that every query replays on the same values and
     computes the same way."""
-    if not (data.persistent and state.fused):
+    h = state.hot
+    if not (data.persistent and h.fused):
         return query(data, *args)
-    state.fused = False
+    data.vals = _fused.resolve(data.vals)
+    h.fused = False
     try:
         return query(data, *args)
     finally:
-        state.fused = True
+        h.fused = True
 
 
 def gradient(data, targets, sources, output_gradients, zero):

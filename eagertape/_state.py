@@ -34,8 +34,8 @@ class _State(threading.local):
         # "eager": always op by op (the tests run both of the latter).
         self.replay = "auto"
         self.mode = default_mode[0]    # execution mode: "eager" or "fused"
-        # Whether calls are deferred now: fused mode, and no persistent tape
-        # recording (one is queried several times, on values computed once).
+        # Whether calls are deferred now: fused mode, outside eagertape.function
+        # traces and persistent tapes' queries (_replay._at_once).
         self.fused = self.mode == "fused"
         self.graph = None        # fused mode: the pending graph calls are appended to
 
@@ -61,7 +61,5 @@ def remove_last(stack, obj):
 
 
 def update_fused():
-    """Recompute ``state.fused`` after the mode or the tape stack changed."""
-    h = state.hot
-    tapes = h.tapes
-    h.fused = state.mode == "fused" and not (tapes and any(t._persistent for t in tapes))
+    """Recompute ``state.fused`` after the mode changed."""
+    state.hot.fused = state.mode == "fused"

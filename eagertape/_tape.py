@@ -9,7 +9,7 @@ from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 from . import _keys, _replay
 from ._logging import log_first_n
 from ._primitive import call, is_inexact
-from ._state import remove_last, state, update_fused
+from ._state import remove_last, state
 from ._tensor import Tensor, _TensorLike, convert_to_tensor
 from ._variables import Variable
 
@@ -68,7 +68,7 @@ class _TapeData:
         self.graph = None
         self.refs = []
         self.plain_ops = 0   # custom_gradient ops and ops JAX could not trace
-        # Fused mode answers a persistent tape's queries with calls run at once
+        # Fused mode answers a persistent tape's queries on computed values
         # (_replay._at_once), so every query computes as the last one did.
         self.persistent = persistent
 
@@ -111,19 +111,14 @@ class GradientTape:
                              "an already-active tape.")
         if self._tape is None:
             self._tape = _TapeData(self._persistent)
-        h = state.hot
-        h.tapes.append(self)
+        state.hot.tapes.append(self)
         self._recording = True
-        if self._persistent and h.fused:
-            h.fused = False     # see _state.update_fused
 
     def _pop_tape(self):
         if not self._recording:
             raise ValueError("Tape is not recording.")
         remove_last(state.hot.tapes, self)
         self._recording = False
-        if self._persistent and state.mode == "fused":
-            update_fused()
 
     def __enter__(self):
         self._push_tape()
