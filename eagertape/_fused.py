@@ -37,9 +37,11 @@ MAX_PENDING = 1000
 _abstract: dict = {}          # (kind id, input signature) -> (out treedef, out avals)
 _MAX_ABSTRACT = 16384
 # (graph structure id, kind id, refs) -> (structure id after the call, out treedef,
-# out avals). A structure id covers its inputs' signatures, so it fixes the
+# out avals, node). A structure id covers its inputs' signatures, so it fixes the
 # call's input avals: one lookup gives a repeated call both its outputs' avals
-# and the graph's next id.
+# and the graph's next id. The node, (kind, refs), is shared by every graph that
+# makes this step: a call keeps no tuples of its own (fewer objects for Python's
+# cyclic collector to track and count while a long step records).
 _steps: dict = {}
 
 _lock = threading.Lock()
@@ -156,7 +158,7 @@ def pending(kind, vals, h):
         e = _new_step(g, kind, refs, k)
         if e is None:
             return None
-    g.sid, treedef, avals = e
+    g.sid, treedef, avals, node = e
     gouts = g.outs
     outs = []
     for aval in avals:
@@ -166,10 +168,10 @@ def pending(kind, vals, h):
         t = _new(Tensor)
         t._v = p
         outs.append(t)
-    g.nodes.append((kind, refs))
+    g.nodes.append(node)       # the step's own (kind, refs): this call's refs are dropped
     if len(g.nodes) >= MAX_PENDING:
         g.materialize()
-    return outs, treedef, g, refs
+    return outs, treedef, g, node[1]
 
 
 def _new_step(g, kind, refs, k):
@@ -188,7 +190,7 @@ def _new_step(g, kind, refs, k):
             return None
     if len(_steps) >= _keys.MAX_ENTRIES:
         _steps.clear()
-    e = _steps[k] = (_keys.new_id(),) + ab
+    e = _steps[k] = (_keys.new_id(),) + ab + ((kind, refs),)
     return e
 
 

@@ -32,6 +32,27 @@ def step(key):
     return s
 
 
+_items: dict = {}
+
+
+def step_item(key):
+    """``(id, item)``: as ``step``, the id of structure ``key[0]`` extended by
+    ``key[1]``, and one shared copy of ``key[1]``, so that a structure built
+    again keeps no tuples of its own (a tape's records, ``_primitive._record``)."""
+    e = _items.get(key)
+    if e is None:
+        if len(_items) >= MAX_ENTRIES:
+            _items.clear()
+        e = _items[key] = (next(_ids), key[1])
+    return e
+
+
+def clear():
+    """Forget every structure (the tests' way to check that a miss is only a miss)."""
+    _table.clear()
+    _items.clear()
+
+
 def new_id():
     """A fresh id, for tables that map their own keys to ids (``_fused._steps``)."""
     return next(_ids)

@@ -362,7 +362,7 @@ def _finish(kind, objs, vals, outs, out_treedef, constant_output):
 
 
 _ArrayImpl = type(jax.numpy.zeros(()))
-_key_ids = _keys._table
+_key_items = _keys._items
 _LONGEST = _keys.LONGEST
 
 
@@ -445,13 +445,13 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, r
             out_slots = tuple(out_slots)
         d.ops.append(op)
         entry = (kind.id if kind is not None else None, tuple(in_slots), out_slots)
-        d.struct.append(entry)
         sid = d.sid
         if sid is not None:
             k = (sid, entry)
-            sid = _key_ids.get(k)         # _keys.step, inlined
-            d.sid = (sid if sid is not None else _keys.step(k)) \
-                if len(d.ops) <= _LONGEST else None
+            e = _key_items.get(k)         # _keys.step_item, inlined
+            sid, entry = e if e is not None else _keys.step_item(k)
+            d.sid = sid if len(d.ops) <= _LONGEST else None
+        d.struct.append(entry)            # shared: this call's copy is dropped
         d.vals += vals
         trefs = d.refs
         if trefs is not None:

@@ -327,7 +327,7 @@ def test_a_cleared_id_table_costs_a_compile_never_a_wrong_program():
     with et.execution_mode("fused"):
         for step in range(6):
             if step == 3:
-                _keys._table.clear()
+                _keys.clear()
                 _fused._steps.clear()
             tape, s = _sin_chain(x, 2)
             sids.append((tape._tape.sid, state.graph.sid))
