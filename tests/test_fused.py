@@ -294,6 +294,23 @@ def _sin_chain(x, n):
     return tape, s
 
 
+def test_a_repeated_step_shares_its_records_and_keeps_its_gradient(fused):
+    # A structure built again keeps the first build's graph nodes and tape entries
+    # (a call keeps no tuples of its own), and its gradient is still jax.grad's.
+    x = et.constant(np.linspace(-1, 1, 5).astype(np.float32))
+    ref = jax.grad(lambda v: jnp.sum(jnp.sin(jnp.sin(jnp.sin(v)))))(x.numpy())
+    builds = []
+    for _ in range(3):
+        tape, s = _sin_chain(x, 3)
+        graph = state.graph
+        builds.append((list(tape._tape.struct), list(graph.nodes)))
+        np.testing.assert_allclose(tape.gradient(s, x).numpy(), ref, rtol=1e-6)
+    (struct0, nodes0), (struct1, nodes1), (struct2, nodes2) = builds
+    assert len(struct0) == len(nodes0) == 4
+    assert all(a is b is c for a, b, c in zip(struct0, struct1, struct2))
+    assert all(a is b is c for a, b, c in zip(nodes0, nodes1, nodes2))
+
+
 def test_structure_ids_name_structures(fused):
     # Built as calls are recorded: equal for equal structures, different when an
     # op, its wiring or an input's signature differs.
