@@ -15,7 +15,6 @@ kinds' own executables; one that comes back (a training loop) is compiled
 whole and cached by its structure, whose id is built as calls are appended
 (``_keys``).
 """
-import collections
 import threading
 import weakref
 
@@ -23,6 +22,7 @@ import jax
 from jax.tree_util import tree_flatten
 
 from . import _keys
+from ._cache import Cache
 from ._state import state, update_fused
 from ._tensor import Tensor, _Pending
 
@@ -45,9 +45,9 @@ _MAX_ABSTRACT = 16384
 _steps: dict = {}
 
 _lock = threading.Lock()
-_programs = collections.OrderedDict()     # structure -> jitted program
-_seen = collections.OrderedDict()         # structures run once, op by op
 MAX_PROGRAMS = 512
+_programs = Cache(MAX_PROGRAMS)     # structure -> jitted program (False: untraceable)
+_seen = Cache(MAX_PROGRAMS)         # structures run once, op by op
 counters = {"hits": 0, "misses": 0, "interpreted": 0, "graphs": 0}
 made = False     # whether any graph was made: only then may a value be pending
 
@@ -88,7 +88,7 @@ class _Graph:
         if e is None:
             e = self.input_pos[id(a)] = (-len(self.inputs) - 1, _signature(a))
             self.inputs.append(a)
-            self.sid = _keys.step((self.sid, None, e[1]))
+            self.sid = _keys.step((self.sid, (None, e[1])))[0]
         return e
 
     def ref(self, v):
@@ -238,36 +238,28 @@ def program(key, make):
     """The jitted program of a structure; None the first time it is seen (the
     caller then runs op by op: compiling pays when a structure comes back), False
     for one that cannot be traced."""
-    fn = _programs.get(key)       # a hit takes no lock: the GIL makes each call atomic
+    fn = _programs.lookup(key)
     if fn is not None:
-        try:
-            _programs.move_to_end(key)
-        except KeyError:              # evicted meanwhile by another thread
-            pass
         counters["hits"] += 1
         return fn
     with _lock:
-        fn = _programs.get(key)
+        fn = _programs.lookup(key)      # compiled meanwhile by another thread
         if fn is not None:
             return fn
         if key not in _seen and state.replay != "compiled":
-            _seen[key] = True
-            while len(_seen) > MAX_PROGRAMS:
-                _seen.popitem(last=False)
+            _seen.put(key, True)
             counters["interpreted"] += 1
             return None
-        _seen.pop(key, None)
+        _seen.pop(key)
         counters["misses"] += 1
-        fn = _programs[key] = jax.jit(make())
-        while len(_programs) > MAX_PROGRAMS:
-            _programs.popitem(last=False)
+        fn = jax.jit(make())
+        _programs.put(key, fn)
         return fn
 
 
 def forget(key):
     """Mark a structure whose program cannot be traced: it runs op by op from now on."""
-    with _lock:
-        _programs[key] = False
+    _programs.put(key, False)
 
 
 def run(g, live):

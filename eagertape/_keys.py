@@ -3,7 +3,7 @@
 Compiled programs are cached by structure (a tape's ops and their wiring, a
 pending graph's calls). Hashing and comparing such a key costs time in its
 length at every lookup; instead a structure gets an id as it is built:
-``step((sid, item))`` looks the pair up in a table (one small tuple's hash), so
+``step((sid, item))`` looks the pair up in one table (one small tuple's hash), so
 at gradient time the key is one int.
 
 Ids are never reused, so an id names one structure for the life of the
@@ -16,41 +16,28 @@ EMPTY = 0                 # the id of the empty structure
 LONGEST = 4096            # longer structures are never compiled: they get no id (None)
 MAX_ENTRIES = 100_000     # about 25 MB of small tuples at most
 
+# (structure id, item) -> (id of the structure extended by item, the shared item)
 _table: dict = {}
 _ids = itertools.count(1)
 
 
 def step(key):
-    """The id of structure ``key[0]`` extended by ``key[1:]``."""
-    s = _table.get(key)
-    if s is None:
+    """``(id, item)``: the id of structure ``key[0]`` extended by ``key[1]``, and
+    one shared copy of ``key[1]``, so that a structure built again keeps no
+    tuples of its own (a tape's entries, ``_primitive._record``)."""
+    e = _table.get(key)
+    if e is None:
         if len(_table) >= MAX_ENTRIES:
             _table.clear()
         # Two threads may both miss on one key: the structure then has two ids,
         # which costs a cache miss and nothing else.
-        s = _table[key] = next(_ids)
-    return s
-
-
-_items: dict = {}
-
-
-def step_item(key):
-    """``(id, item)``: as ``step``, the id of structure ``key[0]`` extended by
-    ``key[1]``, and one shared copy of ``key[1]``, so that a structure built
-    again keeps no tuples of its own (a tape's records, ``_primitive._record``)."""
-    e = _items.get(key)
-    if e is None:
-        if len(_items) >= MAX_ENTRIES:
-            _items.clear()
-        e = _items[key] = (next(_ids), key[1])
+        e = _table[key] = (next(_ids), key[1])
     return e
 
 
 def clear():
     """Forget every structure (the tests' way to check that a miss is only a miss)."""
     _table.clear()
-    _items.clear()
 
 
 def new_id():

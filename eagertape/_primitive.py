@@ -362,7 +362,7 @@ def _finish(kind, objs, vals, outs, out_treedef, constant_output):
 
 
 _ArrayImpl = type(jax.numpy.zeros(()))
-_key_items = _keys._items
+_key_table = _keys._table
 _LONGEST = _keys.LONGEST
 
 
@@ -448,8 +448,8 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, r
         sid = d.sid
         if sid is not None:
             k = (sid, entry)
-            e = _key_items.get(k)         # _keys.step_item, inlined
-            sid, entry = e if e is not None else _keys.step_item(k)
+            e = _key_table.get(k)         # _keys.step, inlined
+            sid, entry = e if e is not None else _keys.step(k)
             d.sid = sid if len(d.ops) <= _LONGEST else None
         d.struct.append(entry)            # shared: this call's copy is dropped
         d.vals += vals

@@ -15,7 +15,6 @@ grad_fn must run on Tensors) and ops JAX cannot trace.
 """
 import collections
 import math
-import threading
 
 import jax
 import jax.numpy as jnp
@@ -23,6 +22,7 @@ import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from . import _fused
+from ._cache import Cache as _Cache
 from ._primitive import call, is_inexact, op_name
 from ._state import state
 from ._tensor import Tensor, _Pending, _wrap
@@ -34,53 +34,6 @@ _UNTRACEABLE = object()   # cache value: this structure replays op by op
 # 1000 small ops on 2 cores): longer tapes always replay op by op, with per-op
 # pullbacks compiled once per op kind.
 COMPILE_MAX_OPS = 2500
-
-
-class _Cache:
-    """A bounded LRU with hit/miss counters."""
-
-    def __init__(self, maxsize):
-        self.maxsize = maxsize
-        self.hits = self.misses = self.deferred = 0
-        self._d = collections.OrderedDict()
-        self._lock = threading.Lock()
-
-    def lookup(self, key):
-        # No lock: the GIL makes each OrderedDict call atomic, and a hit is the
-        # common case (every step of a training loop).
-        fn = self._d.get(key)
-        if fn is not None:
-            try:
-                self._d.move_to_end(key)
-            except KeyError:          # evicted meanwhile by another thread
-                pass
-        return fn
-
-    def put(self, key, value):
-        with self._lock:
-            self._d[key] = value
-            self._d.move_to_end(key)
-            while len(self._d) > self.maxsize:
-                self._d.popitem(last=False)
-
-    def pop(self, key):
-        with self._lock:
-            return self._d.pop(key, None)
-
-    def clear(self):
-        with self._lock:
-            self._d.clear()
-            self.hits = self.misses = self.deferred = 0
-
-    def values(self):
-        with self._lock:
-            return list(self._d.values())
-
-    def __contains__(self, key):
-        return key in self._d
-
-    def __len__(self):
-        return len(self._d)
 
 
 _replays = _Cache(512)     # structure -> compiled whole-tape replay
