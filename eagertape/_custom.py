@@ -43,18 +43,19 @@ def _accepts_variables(grad_fn):
 
 
 def _call_custom(f, args, kwargs):
-    # The forward runs with no tape recording (its ops are replaced by grad_fn),
-    # but a tape entered inside f records normally, and Variable reads are noted.
+    if state.capture is not None:      # traced by eagertape.function: a jax.custom_vjp
+        return _traced_custom(f, args, kwargs)
+    # As TF's eager decorator: f's ops are recorded on the tapes, then its
+    # results are replaced by fresh Tensors that only the custom op produces.
+    # So a gradient of the results runs grad_fn, and grad_fn's ops (recorded by
+    # outer tapes) see f's values as the functions of the inputs they are:
+    # second derivatives differentiate through them. Variable reads are noted.
     read = []
-    # ForwardAccumulators do see f's ops: forward mode differentiates the
-    # forward computation, not grad_fn (as TF does).
-    saved, state.tapes = state.tapes, []
     state.var_watchers.append(read)
     try:
         pair = f(*args, **kwargs)
     finally:
         state.var_watchers.remove(read)
-        state.tapes = saved
     if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
         raise TypeError(f"custom_gradient function {f.__name__!r} must return a pair "
                         f"(result, grad_fn), got {type(pair).__name__}")
@@ -85,8 +86,8 @@ def _call_custom(f, args, kwargs):
         for acc in state.accumulators:
             acc._carry(inner, outs[-1])
 
-    # Inputs of the recorded op: the flat args (Variables read once here, with the
-    # tapes back on, so they are auto-watched), then the variables f read.
+    # Inputs of the recorded op: the flat args (Variables read once here, so they
+    # are auto-watched), then the variables f read.
     inputs = [a.read_value() if isinstance(a, Variable) else a for a in arg_leaves]
     inputs += [v.read_value() for v in variables]
     n_args = len(arg_leaves)
@@ -128,3 +129,60 @@ def _checked(g, x, i, f):
         raise ValueError(f"custom_gradient function {f.__name__!r}: gradient {i} has shape "
                          f"{g.shape} but its input has shape {x.shape}")
     return g
+
+
+def _traced_custom(f, args, kwargs):
+    """custom_gradient inside a trace (eagertape.function): ``jax.custom_vjp``
+    over the array arguments. The backward runs ``f`` again on the saved inputs
+    to get ``grad_fn`` (a closure over the forward's traced values cannot leave
+    the forward), so ``f``'s Python side effects run twice while tracing."""
+    leaves, tree = tree_flatten((args, kwargs), is_leaf=_is_tl)
+    pos = [i for i, leaf in enumerate(leaves) if isinstance(leaf, _TensorLike)]
+    if any(isinstance(leaves[i], Variable) for i in pos):
+        raise NotImplementedError(
+            "a custom_gradient function taking Variables as arguments cannot be called "
+            "inside eagertape.function / tf.function yet; pass their values (v.read_value())")
+
+    def run(vals):
+        filled = list(leaves)
+        for i, v in zip(pos, vals):
+            filled[i] = _wrap(v)
+        a, k = tree_unflatten(tree, filled)
+        read = []
+        state.var_watchers.append(read)
+        try:
+            result, grad_fn = f(*a, **k)
+        finally:
+            state.var_watchers.remove(read)
+        if read:
+            raise NotImplementedError(
+                "a custom_gradient function that reads Variables cannot be called inside "
+                "eagertape.function / tf.function yet")
+        return result, grad_fn
+
+    def unwrap(nest):
+        return jax.tree_util.tree_map(lambda t: t._peek() if _is_tl(t) else t, nest,
+                                      is_leaf=_is_tl)
+
+    @jax.custom_vjp
+    def g(vals):
+        return unwrap(run(vals)[0])
+
+    def fwd(vals):
+        return g(vals), vals
+
+    def bwd(vals, cts):
+        result, grad_fn = run(vals)
+        flat_cts, _ = tree_flatten(cts)
+        grads = grad_fn(*[_wrap(c) for c in flat_cts])
+        flat, _ = tree_flatten(grads, is_leaf=lambda x: x is None or _is_tl(x))
+        if len(flat) != len(vals):
+            raise ValueError(f"custom_gradient function expected to return {len(vals)} "
+                             f"gradients, but returned {len(flat)} instead.")
+        return ([jax.numpy.zeros_like(v) if gr is None else
+                 jax.numpy.asarray(gr._peek() if _is_tl(gr) else gr, dtype=v.dtype).reshape(v.shape)
+                 for gr, v in zip(flat, vals)],)
+
+    g.defvjp(fwd, bwd)
+    out = g([leaves[i]._peek() for i in pos])
+    return jax.tree_util.tree_map(_wrap, out)

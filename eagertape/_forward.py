@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from . import _primitive
+from . import _connected, _primitive
 from ._logging import log_first_n
 from ._primitive import _is_tl, call, is_inexact
 from ._state import remove_last, state
@@ -157,8 +157,8 @@ def _on_op(kind, objs, outs):
             continue
         saved = acc._paused()
         try:
-            out_tans = call(_jvp_fn(kind, tuple(pos)), (list(objs), tan_in), jit=False,
-                            name=f"{kind.name}_jvp")
+            out_tans = call(_jvp_fn(kind, tuple(pos), objs, tan_in), (list(objs), tan_in),
+                            jit=False, name=f"{kind.name}_jvp")
         finally:
             state.tapes, state.accumulators = saved
         for o, t in zip(outs, out_tans):
@@ -166,15 +166,28 @@ def _on_op(kind, objs, outs):
                 tans[id(o)] = (o, t)
 
 
-def _jvp_fn(kind, pos):
+def _jvp_fn(kind, pos, objs, tan_in):
     key = (kind.id, pos)
     fn = _jvps.get(key)
     if fn is None:
-        def jvp(vals, tans):
+        def tangents(vals, tans):
             _, out = jax.jvp(kind.at(vals, pos), tuple(vals[i] for i in pos), tuple(tans))
-            flat, _ = tree_flatten(out)
-            return [None if t.dtype == jax.dtypes.float0 or not is_inexact(t.dtype) else t
-                    for t in flat]
+            return tree_flatten(out)[0]
+
+        # TF's forward mode transposes the op's backward function: a tangent
+        # that does not depend on the input tangents (sign, ones_like) is None.
+        vals = [o._aval() if isinstance(o, Tensor) else o for o in objs]
+        deps = _connected.function_deps(lambda *a: tangents(a[:len(vals)], a[len(vals):]),
+                                        vals + [t._aval() for t in tan_in])
+        moving = range(len(vals), len(vals) + len(tan_in))
+        keep = None if deps is None else [any(i in d for i in moving) for d in deps]
+        if keep is not None and getattr(kind.fn, "one_op", False):
+            keep = [any(keep)] * len(keep)     # one op in TF: zeros for the others
+
+        def jvp(vals, tans):
+            flat = tangents(vals, tans)
+            return [None if t.dtype == jax.dtypes.float0 or not is_inexact(t.dtype)
+                    or (keep is not None and not keep[j]) else t for j, t in enumerate(flat)]
         jvp.__name__ = f"{kind.name}_jvp"
         fn = jax.jit(jvp) if kind.traceable else jvp
         if len(_jvps) >= 4096:

@@ -107,6 +107,11 @@ class _Trace:
         run.__name__ = self.name
         self.run = jax.jit(run)
 
+        def call_run(var_vals, vals):     # what a tape records: one op, as in TF
+            return self.run(var_vals, vals)
+        call_run.__name__, call_run.one_op = self.name, True
+        self.recorded = call_run
+
     def outputs(self, arrays):
         it = iter(arrays)
         leaves = [next(it) if s is _ARRAY else s for s in self.static]
@@ -170,7 +175,7 @@ class Function:
             self._traces[key] = trace
         reads = [v.read_value() for v in trace.variables]
         if state.tapes or state.accumulators:
-            arrays, written = call(trace.run, (reads, objs), jit=False, name=trace.name)
+            arrays, written = call(trace.recorded, (reads, objs), jit=False, name=trace.name)
             written = [w._value for w in written]
         else:
             arrays, written = trace.run([r._value for r in reads], vals)

@@ -17,6 +17,7 @@ import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from . import _fused, _keys
+from ._connected import NO_GRADIENT
 from ._errors import InvalidArgumentError
 from ._state import state
 from ._tensor import Tensor, _TensorLike, _wrap
@@ -47,7 +48,7 @@ class _Kind:
     """The static part of a call; ``apply(*dynamic_values)`` runs it."""
 
     __slots__ = ("id", "fn", "treedef", "template", "dyn", "jitted", "traceable", "name",
-                 "fusable", "__weakref__")
+                 "fusable", "deps", "__weakref__")
 
     def __init__(self, fn, treedef, leaves, dyn, jit, name=None):
         self.id = next(_kind_ids)
@@ -60,6 +61,7 @@ class _Kind:
         # Fused mode may defer it: jitted kinds, and functions jitted already.
         self.fusable = jit or hasattr(fn, "lower")
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
+        self.deps = None          # which inputs its outputs depend on (_connected), when asked
 
     def apply(self, *vals):
         leaves = list(self.template)
@@ -167,8 +169,9 @@ def _device_scalar(x):
 def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     """Run ``fn(*args, **kwargs)`` on unwrapped values and record it on the tapes.
 
-    ``constant_output=True`` marks functions whose result is a constant for the
-    tape even when it is floating (TF registers no gradient for floor, round, ...).
+    ``constant_output=True`` marks functions TF registers no gradient for (floor,
+    round, ...): recorded, so their outputs can be sources, but passing no
+    gradient to their inputs.
     ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
     functions that are jitted already).
     """
@@ -295,6 +298,10 @@ def _call_nested(fn, args, kwargs, constant_output, jit, name):
 
 
 def _run(kind, objs, vals, constant_output):
+    if constant_output:
+        # TF records such an op (its outputs can be sources) but its backward
+        # function gives its inputs no gradient.
+        kind.deps = NO_GRADIENT
     h = state.hot
     if h.fused:
         # Checking numerics needs every op's values: ops run at once.
@@ -302,12 +309,11 @@ def _run(kind, objs, vals, constant_output):
             r = _fused.pending(kind, vals, h)
             if r:
                 outs, out_treedef, g, refs = r   # Tensors of pending values
-                if not constant_output:     # _finish, less the numerics check
-                    tapes = h.tapes
-                    if tapes:
-                        _record(kind, objs, vals, outs, tapes, None, None, g, refs)
-                    if h.accumulators:
-                        _forward_hook(kind, objs, outs)
+                tapes = h.tapes        # _finish, less the numerics check
+                if tapes:
+                    _record(kind, objs, vals, outs, tapes, None, None, g, refs)
+                if h.accumulators and not constant_output:
+                    _forward_hook(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)
@@ -352,12 +358,11 @@ def _finish(kind, objs, vals, outs, out_treedef, constant_output):
     if h.check_numerics:
         from .debug import call_site, check_outputs
         check_outputs(kind.name, outs, call_site())
-    if not constant_output:
-        tapes = h.tapes
-        if tapes:
-            _record(kind, objs, vals, outs, tapes)
-        if h.accumulators:
-            _forward_hook(kind, objs, outs)
+    tapes = h.tapes
+    if tapes:
+        _record(kind, objs, vals, outs, tapes)
+    if h.accumulators and not constant_output:   # no gradient: no JVP (None, as TF)
+        _forward_hook(kind, objs, outs)
     return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
 
 

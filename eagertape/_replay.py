@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from . import _fused
+from . import _connected, _fused
 from ._cache import Cache as _Cache
 from ._primitive import call, is_inexact, op_name
 from ._state import state
@@ -132,13 +132,32 @@ def _plan(data, targets, sources, output_gradients):
             slots = list(data.var_reads.get(k, ()))
         else:
             # An input no tape tracked (never watched, not recorded) is no source
-            # in TF (fact 25), unless it is also a target (fact 37).
+            # in TF (fact 25), unless it is also a target (fact 37); and then TF
+            # drops its gradient once an op that reads it has run backwards, so
+            # it keeps its seed only where no such op is on the way.
             s = nodes.get(k)
-            slots = [s] if s is not None and (tracked[s] or k in target_ids) else []
+            if s is not None and not tracked[s] and k in target_ids and \
+                    _read_on_the_way(data, seeds, s):
+                s = None
+                slots = []
+            else:
+                slots = [s] if s is not None and (tracked[s] or k in target_ids) else []
         if k in extra:
             slots.append(extra[k])
         wanted[k] = (src, tuple(slots))
     return seeds, [(src, slots) for src, slots in wanted.values() if slots]
+
+
+def _read_on_the_way(data, seeds, slot):
+    """Whether an op on the way back from the seeds' slots reads ``slot``."""
+    tracked = data.tracked
+    needed = {s for s, _, _ in seeds if s < len(tracked) and tracked[s]}
+    for _, ins, outs in reversed(data.struct):
+        if any(o in needed for o in outs):
+            if slot in ins:
+                return True
+            needed.update(i for i in ins if i >= 0 and tracked[i])
+    return False
 
 
 def _can_compile(data):
@@ -306,8 +325,7 @@ def _compiled(data, seeds, live, first_sight, jac=None):
             return None
         _seen.pop(key)
         _replays.misses += 1
-        ops = [(op[0], ins, outs, len(op[2]))       # op: (kind, objs, vals, ...)
-               for op, (_, ins, outs) in zip(data.ops, data.struct)]
+        ops = _static_ops(data)
         replay = _build(ops, seed_spec, src_spec)
         fn = jax.jit(replay if jac is None else _vmapped(replay, seed_spec, jac))
         _replays.put(key, fn)
@@ -366,8 +384,7 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
         return None          # nothing pending: the replay alone
     def make():      # called at once, on a miss
         nodes = list(g.nodes)
-        ops = [(op[0], ins, outs, len(op[2]))       # op: (kind, objs, vals, ...)
-               for op, (_, ins, outs) in zip(data.ops, data.struct)]
+        ops = _static_ops(data)
         replay = _build(ops, seed_spec, src_spec)
         if jac is not None:
             replay = _vmapped(replay, seed_spec, jac)
@@ -423,10 +440,16 @@ def _kind_vjp(kind, vals, diff, cts):
     return pullback(tree_unflatten(tree, full))
 
 
+def _static_ops(data):
+    # What a compiled replay closes over, per op: kind, slots, value count, deps.
+    return [(op[0], ins, outs, len(op[2]), _connected.of(op))   # op: (kind, objs, vals, ...)
+            for op, (_, ins, outs) in zip(data.ops, data.struct)]
+
+
 def _build(ops, seed_spec, src_spec):
     # Only static structure is closed over (kinds, slots; no values), so one
     # executable serves every later tape of the same structure.
-    total = sum(n for *_, n in ops)
+    total = sum(op[3] for op in ops)
 
     def replay(vals, seeds):
         ct = {}
@@ -438,12 +461,14 @@ def _build(ops, seed_spec, src_spec):
             g = seeds[si] if si is not None else jnp.ones(shape, dtype)
             acc(s, jnp.conj(g) if cplx else g)
         pos = total
-        for kind, in_slots, out_slots, n in reversed(ops):
+        for kind, in_slots, out_slots, n, deps in reversed(ops):
             pos -= n
             cts = [ct.get(s) if s >= 0 else None for s in out_slots]
             if all(c is None for c in cts):
                 continue
-            diff = tuple(i for i, s in enumerate(in_slots) if s >= 0)
+            diff = _connected.receiving(deps, cts, tuple(i for i, s in enumerate(in_slots) if s >= 0))
+            if not diff:
+                continue
             in_cts = _kind_vjp(kind, vals[pos:pos + n], diff, cts)
             for i, c in zip(diff, in_cts):
                 acc(in_slots[i], c)
@@ -519,8 +544,9 @@ def _eager(data, seeds, live):
             continue
         # Gradients go only where they can reach a source: tracked slots (the
         # others are constants no op produced) and the sources themselves.
-        diff = tuple(i for i, s in enumerate(in_slots)
-                     if s >= 0 and (tracked[s] or s in wanted_slots))
+        diff = _connected.receiving(
+            _connected.of(op), cts,
+            tuple(i for i, s in enumerate(in_slots) if s >= 0 and (tracked[s] or s in wanted_slots)))
         if not diff:
             continue
         kind, objs, _, outputs, custom, _, where = op

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from . import _keys, _replay
+from ._errors import InvalidArgumentError
 from ._logging import log_first_n
 from ._primitive import call, is_inexact
 from ._state import remove_last, state
@@ -303,6 +304,10 @@ class GradientTape:
         _check_single(target, "target", "batch_jacobian")
         _check_single(source, "source", "batch_jacobian")
         tshape, sshape = tuple(target.shape), tuple(source.shape)
+        if not tshape:     # TF fails on a scalar target indexing its shape: an IndexError
+            raise _ScalarTargetError("argument `target` of GradientTape.batch_jacobian is a "
+                                     "scalar; it must have rank at least 2 (a batch axis "
+                                     "first), or use GradientTape.gradient")
         for shape in (tshape, sshape):
             if len(shape) < 2:
                 raise ValueError(f"Shape {shape} must have rank at least 2")
@@ -334,6 +339,11 @@ class GradientTape:
         if not self._persistent:
             self._watched_variables = self._tape.variables
             self._tape = None
+
+
+class _ScalarTargetError(ValueError, IndexError):
+    """A scalar target of batch_jacobian: TF's IndexError, and a ValueError as the
+    rank error of other shapes."""
 
 
 def _check_single(value, argname, method):
@@ -375,7 +385,8 @@ def _flatten_sources(sources):
         raise TypeError("argument `sources` must be a Tensor, Variable, or nest of them, got None")
     flat = _flatten_checked(sources, "sources")
     tp = type(sources)
-    if isinstance(sources, _TensorLike) or ((tp is list or tp is tuple) and len(flat) == len(sources)):
+    if isinstance(sources, _TensorLike) or ((tp is list or tp is tuple) and len(flat) == len(sources)
+                                            and all(isinstance(s, _TensorLike) for s in sources)):
         # The common structures (one source, a flat list or tuple): no pytree walk.
         key = (tp, len(sources)) if tp is list or tp is tuple else None
         tree = _flat_trees.get(key)
@@ -408,12 +419,9 @@ def _flatten_output_gradients(output_gradients, flat_targets):
         tshape = tuple(t._aval().shape)
         if isinstance(g, _TensorLike):
             gv = g if isinstance(g, Tensor) else g.read_value()
-            if gv.dtype != tdtype:
-                raise TypeError(f"argument `output_gradients`[{i}] has dtype {gv.dtype} but its "
-                                f"target has dtype {tdtype}; cast it with .astype")
         else:
-            try:
-                gv = convert_to_tensor(g, dtype=tdtype)
+            try:     # TF's conversion: Python floats float32, ints int32, arrays as they are
+                gv = convert_to_tensor(g)
             except TypeError as e:
                 raise TypeError(f"argument `output_gradients`[{i}]: {e}") from None
         if gv.shape != tshape:
@@ -422,5 +430,10 @@ def _flatten_output_gradients(output_gradients, flat_targets):
             else:
                 raise ValueError(f"argument `output_gradients`[{i}] has shape {gv.shape} but its "
                                  f"target has shape {tshape}")
+        if gv.dtype != tdtype:
+            raise InvalidArgumentError(
+                f"argument `output_gradients`[{i}] has dtype {gv.dtype} but its target has dtype "
+                f"{tdtype}; as in TF it is not converted (Python floats are float32, ints int32): "
+                f"pass a Tensor or array of dtype {tdtype}")
         out.append(gv)
     return out

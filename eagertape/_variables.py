@@ -110,20 +110,31 @@ class Variable(_TensorLike):
                              f"{self._name!r} has shape {tuple(self._value.shape)}")
         return new
 
+    # TF returns the Variable itself, unread (an alias that reads the value when
+    # used, and whose gradient is the Variable's): so do we.
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        """Replace the value (shape and dtype must match); returns a read of the new value."""
+        """Replace the value (shape and dtype must match). Returns this Variable
+        (as TF's alias of it: a later read sees later assignments), or None with
+        ``read_value=False``.
+
+        >>> v = et.Variable(3.0)
+        >>> r = v.assign(6.0)
+        >>> v.assign_add(1.0)
+        >>> float(r)
+        7.0
+        """
         self._value = self._check(value, "value")
-        return self.read_value() if read_value else None
+        return self if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        """Add ``delta`` in place; not differentiated through."""
+        """Add ``delta`` in place; not differentiated through. Returns this Variable."""
         self._value = self._value + self._check(delta, "delta")
-        return self.read_value() if read_value else None
+        return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        """Subtract ``delta`` in place; not differentiated through."""
+        """Subtract ``delta`` in place; not differentiated through. Returns this Variable."""
         self._value = self._value - self._check(delta, "delta")
-        return self.read_value() if read_value else None
+        return self if read_value else None
 
     # -- attributes --------------------------------------------------------
     @property

@@ -775,6 +775,202 @@ def _(tf):
     return out
 
 
+# -- connectivity: which sources a gradient reaches, None or zeros (issue 16) -------
+
+@fact("custom_gradient: second derivative of the documented log1pexp")
+def _(tf):
+    @tf.custom_gradient
+    def log1pexp(x):
+        e = tf.exp(x)
+
+        def grad(upstream):
+            return upstream * (1 - 1 / (1 + e))
+        return tf.math.log(1 + e), grad
+
+    x = tf.constant(1.0)
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = log1pexp(x)
+        g = t1.gradient(y, x)
+    return [y, g, t2.gradient(g, x)]
+
+
+@fact("custom_gradient: grad_fn using the forward output")
+def _(tf):
+    @tf.custom_gradient
+    def f(a):
+        y = tf.exp(a)
+        return y, lambda dy: dy * y
+
+    x = tf.constant(0.7)
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = f(x) * x
+        g = t1.gradient(y, x)
+    return [g, t2.gradient(g, x)]
+
+
+@fact("custom_gradient: a tape around an accumulator through a custom op")
+def _(tf):
+    @tf.custom_gradient
+    def cg(a):
+        return a * a, lambda dy: dy * 3.0
+
+    x = tf.constant(0.7)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as acc:
+            y = cg(x) * x
+        j = acc.jvp(y)
+    return [j, tape.gradient(j, x)]
+
+
+@fact("custom_gradient inside tf.function")
+def _(tf):
+    @tf.custom_gradient
+    def cg(a):
+        return a * a, lambda dy: dy * 22.0
+
+    @tf.function
+    def f(x):
+        return cg(x) + x
+
+    x = tf.constant(2.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = f(x)
+    return [y, t.gradient(y, x)]
+
+
+@fact("higher order: an inner gradient that is the seed itself is connected to nothing")
+def _(tf):
+    x, v = tf.constant(1.0), tf.Variable(2.0)
+    with tf.GradientTape(persistent=True) as o:
+        o.watch(x)
+        with tf.GradientTape() as i:
+            h = v - x
+            k = v * x
+        gh, gk = i.gradient([h, k], [v, x])
+    return [gh, gk, o.gradient(gh, [x, v]), o.gradient(gk, [x, v]),
+            o.gradient(gh, x, unconnected_gradients="zero")]
+
+
+@fact("higher order: second derivatives of sigmoid, square and sign")
+def _(tf):
+    x = tf.constant([0.5, -2.0])
+    out = []
+    for f in (tf.sigmoid, tf.square, tf.math.sign):
+        with tf.GradientTape() as o:
+            o.watch(x)
+            with tf.GradientTape() as i:
+                i.watch(x)
+                y = f(x)
+            g = i.gradient(y, x)
+        out += [g, o.gradient(g, x)]
+    return out
+
+
+@fact("sources mirror nested structures with Variables and intermediates")
+def _(tf):
+    x, v = tf.constant(1.0), tf.Variable(2.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        h = x * 3.0
+        y = v * h
+    return [t.gradient(y, [v, {"k": h}]), t.gradient(y, (x, [{"k": v}, (h,)])),
+            t.jacobian(y, (x, [{"k": v}]))]
+
+
+@fact("tf.function: outputs and inputs a call connects")
+def _(tf):
+    v = tf.Variable(3.0)
+
+    @tf.function
+    def two(x, z):
+        return x * 2.0, z * 3.0
+
+    @tf.function
+    def one(x, z):
+        return x * 2.0
+
+    @tf.function
+    def ones(x):
+        return tf.ones_like(x) + v
+
+    x, z = tf.constant(2.0), tf.constant(1.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, z])
+        a, _ = two(x, z)
+        b = one(x, z)
+        c = ones(x)
+    return [t.gradient(a, [x, z]), t.gradient(b, [x, z]), t.gradient(c, [x, v])]
+
+
+@fact("recorded ops without a gradient: floor as a source, ones_like and zeros_like")
+def _(tf):
+    x = tf.constant(1.5)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        f = tf.math.floor(x)
+        y = f * f
+        o, z = tf.ones_like(x), tf.zeros_like(x)
+        w = o * x
+    return [t.gradient(y, [f, x]), t.gradient(o, x), t.gradient(z, x), t.gradient(w, [o, x])]
+
+
+@fact("an unwatched tensor that is both a target and a source")
+def _(tf):
+    v = tf.Variable(2.0)
+    x = tf.constant(2.0)
+    x0 = tf.constant(3.0) * 1.0
+    with tf.GradientTape(persistent=True) as t:
+        y = x * v
+        u = tf.constant(5.0) * 2.0
+    return [t.gradient([y, x], x), t.gradient([y, x0], x0), t.gradient([x * 1.0, x], x),
+            t.gradient([u, v * 1.0], u), t.gradient(x, x)]
+
+
+@fact("Variable.assign returns an alias of the Variable")
+def _(tf):
+    v = tf.Variable(3.0)
+    r = v.assign(v * 2.0)
+    v.assign_add(1.0)
+    w = tf.Variable(3.0)
+    with tf.GradientTape() as t:
+        s = w.assign_add(1.0)
+        y = w * w
+    return [r, t.gradient(y, s), v.assign_sub(2.0, read_value=False)]
+
+
+@fact("batch_jacobian of a scalar target")
+def _(tf):
+    x = tf.ones((2, 2))
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(x)
+    return t.batch_jacobian(y, x)
+
+
+@fact("output_gradients: Python numbers are float32 and int32, as TF converts them")
+def _(tf):
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * x
+    out = [t.gradient(y, x, output_gradients=2.0)]
+    for og in (2, np.array([1.0, 3.0])):
+        try:
+            t.gradient(y, x, output_gradients=og)
+            out.append("no error")
+        except tf.errors.InvalidArgumentError:
+            out.append("InvalidArgumentError")
+    return out
+
+
 # -- harness -------------------------------------------------------------------------
 
 _FAMILIES = (LookupError, RuntimeError, ValueError, TypeError, AttributeError)

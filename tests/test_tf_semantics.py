@@ -1661,31 +1661,36 @@ def test_fact_106_incompatible_shape_raises():
         tape.gradient(y, x, output_gradients=c([1.0, 2.0, 3.0]))
 
 
-def test_fact_107_python_numbers_converted_to_target_dtype():
-    # Deliberate divergence from fact 107 [O]: Python numbers take the target's dtype.
+def test_fact_107_python_numbers_are_converted_as_tf_converts_them():
+    # Fact 107 [O]: no conversion to the target's dtype; a Python float is
+    # float32 and an int int32, so only a matching target takes them.
+    from eagertape._errors import InvalidArgumentError
     x = c(2.0)
-    with et.GradientTape() as tape:
+    with et.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = x * x
-    g = tape.gradient(y, x, output_gradients=3)
+    g = tape.gradient(y, x, output_gradients=3.0)
     assert g.dtype == np.float32
     close(g, 12.0)
+    with pytest.raises(InvalidArgumentError, match=r"output_gradients`\[0\] has dtype int32"):
+        tape.gradient(y, x, output_gradients=3)
     x64 = c(2.0, dtype="float64")
     with et.GradientTape() as tape:
         tape.watch(x64)
         y = x64 * x64
-    g = tape.gradient(y, x64, output_gradients=3.0)
-    assert g.dtype == np.float64
-    close(g, 12.0)
+    with pytest.raises(InvalidArgumentError, match="float32 but its target has dtype float64"):
+        tape.gradient(y, x64, output_gradients=3.0)
     xs = c([1.0, 2.0])
-    with et.GradientTape() as tape:
+    with et.GradientTape(persistent=True) as tape:
         tape.watch(xs)
         y = xs * xs
-    close(tape.gradient(y, xs, output_gradients=[np.array([1, 2])]), [2.0, 8.0])
+    close(tape.gradient(y, xs, output_gradients=[np.array([1, 2], np.float32)]), [2.0, 8.0])
+    with pytest.raises(InvalidArgumentError, match="int64"):
+        tape.gradient(y, xs, output_gradients=[np.array([1, 2])])
 
 
 def test_fact_107_tensor_of_other_dtype_raises():
-    # Deliberate divergence from fact 107 [O]: TypeError naming output_gradients.
+    # Fact 107 [O]: TF's InvalidArgumentError (also a TypeError), naming output_gradients.
     x = c(2.0)
     with et.GradientTape(persistent=True) as tape:
         tape.watch(x)
