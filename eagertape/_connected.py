@@ -22,6 +22,9 @@ from ._tensor import _Pending
 
 NO_GRADIENT = "no gradient"   # deps of a kind TF registers no gradient for
 _EMPTY = frozenset()
+# Primitives whose TF ops have no gradient (Floor, Ceil, Round, StopGradient):
+# inside a function's jaxpr they cut the chain as they do on a tape.
+_CUT = frozenset({"stop_gradient", "floor", "ceil", "round"})
 _NESTED = ("jaxpr", "call_jaxpr", "fun_jaxpr")
 
 
@@ -43,7 +46,7 @@ def jaxpr_deps(jaxpr):
     env = {v: frozenset((i,)) for i, v in enumerate(jaxpr.invars)}
     for eqn in jaxpr.eqns:
         ins = [env.get(v, _EMPTY) if isinstance(v, _core.Var) else _EMPTY for v in eqn.invars]
-        if eqn.primitive.name == "stop_gradient":
+        if eqn.primitive.name in _CUT:
             outs = [_EMPTY] * len(eqn.outvars)
         else:
             sub = next((eqn.params[k] for k in _NESTED if k in eqn.params), None)

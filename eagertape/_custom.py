@@ -138,10 +138,9 @@ def _traced_custom(f, args, kwargs):
     the forward), so ``f``'s Python side effects run twice while tracing."""
     leaves, tree = tree_flatten((args, kwargs), is_leaf=_is_tl)
     pos = [i for i, leaf in enumerate(leaves) if isinstance(leaf, _TensorLike)]
-    if any(isinstance(leaves[i], Variable) for i in pos):
-        raise NotImplementedError(
-            "a custom_gradient function taking Variables as arguments cannot be called "
-            "inside eagertape.function / tf.function yet; pass their values (v.read_value())")
+    for i in pos:        # a Variable argument is its value (TF converts it too)
+        if isinstance(leaves[i], Variable):
+            leaves[i] = leaves[i].read_value()
 
     def run(vals):
         filled = list(leaves)

@@ -105,8 +105,11 @@ def _is_complex(dtype):
 # Entry point
 # ---------------------------------------------------------------------------
 
-def _plan(data, targets, sources, output_gradients):
-    """Seeds ``(slot, target, output gradient)`` and the live sources ``(source, slots)``."""
+def _plan(data, targets, sources, output_gradients, copied=False):
+    """Seeds ``(slot, target, output gradient)`` and the live sources ``(source, slots)``.
+
+    ``copied``: TF's jacobians differentiate a reshaped copy of the target, so a
+    target no tape records is never its own source there."""
     nodes, tracked = data.nodes, data.tracked
     source_ids = {id(s) for s in sources}
     target_ids = {id(t) for t in targets}
@@ -116,8 +119,8 @@ def _plan(data, targets, sources, output_gradients):
     for i, t in enumerate(targets):
         k = id(t)
         s = nodes.get(k) if type(t) is Tensor else None
-        if s is None or not (tracked[s] or k in source_ids):
-            if k not in source_ids:
+        if s is None or not tracked[s]:
+            if k not in source_ids or copied:
                 continue      # neither recorded nor a source: adds nothing (TF)
             if s is None:
                 s = extra.setdefault(k, len(tracked) + len(extra))
@@ -217,7 +220,7 @@ def jacobian(data, target, sources, zero, batch):
 def _jacobian(data, target, sources, zero, batch):
     tv = target._aval()
     tshape = tuple(tv.shape)
-    seeds, live = _plan(data, [target], sources, None)
+    seeds, live = _plan(data, [target], sources, None, copied=True)
     if not is_inexact(tv.dtype):
         seeds = []              # integer targets carry no gradient (TF)
     grads = {}

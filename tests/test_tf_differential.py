@@ -971,6 +971,53 @@ def _(tf):
     return out
 
 
+@fact("jacobians differentiate a copy of the target: an unrecorded target is no source")
+def _(tf):
+    x2, x1 = tf.constant(0.32), tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as t:
+        a = x2 ** 2
+        t.watch(x1)
+        b = x1 * 2.0
+        c = tf.ones((2, 2)) * 3.0
+    return [t.jacobian(a, [a, x1]), t.jacobian(x1, x1), t.jacobian(b, b), t.gradient(a, a),
+            t.batch_jacobian(c, c)]
+
+
+@fact("tf.function: ops without a gradient inside cut the path")
+def _(tf):
+    v = tf.Variable([[-1.2, 0.4], [1.5, 1.4]])
+
+    @tf.function
+    def f(p):
+        return tf.round(tf.cast(p, tf.float64)) + tf.cast(p, tf.float64)
+
+    @tf.function
+    def g(p):
+        return tf.math.floor(p) * 2.0
+
+    with tf.GradientTape(persistent=True) as t:
+        y = f(tf.exp(v))
+        z = g(v)
+    return [t.gradient(y, v), t.gradient(z, v)]
+
+
+@fact("tf.function: a custom_gradient function taking a Variable")
+def _(tf):
+    v = tf.Variable([[0.36], [-0.34]])
+
+    @tf.custom_gradient
+    def cg(p):
+        return p * p, lambda dy: dy * 3.0
+
+    @tf.function
+    def f(q):
+        return tf.reduce_sum(cg(q))
+
+    with tf.GradientTape() as t:
+        y = f(v)
+    return [y, t.gradient(y, v)]
+
+
 # -- harness -------------------------------------------------------------------------
 
 _FAMILIES = (LookupError, RuntimeError, ValueError, TypeError, AttributeError)
