@@ -10,6 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._errors import InvalidArgumentError
+
 _INEXACT = (np.floating, np.complexfloating)
 
 
@@ -18,51 +20,175 @@ def _is_inexact(dtype):
 
 
 class _TensorLike:
-    """Operators and array methods shared by Tensor and Variable (all recorded)."""
+    """Operators and array methods shared by Tensor and Variable (all recorded).
+
+    The operators follow TensorFlow's conversion rules, in ``eagertape.tf`` and in
+    the core alike (the ``eagertape.numpy`` functions keep NumPy's/JAX's
+    promotion instead):
+
+    - The other operand takes this tensor's dtype. A Python number or (nested)
+      list/tuple converts only if its values are of a kind the dtype holds
+      (bool < int < float < complex; bools to int32/int64 only of the integers:
+      ``int32_tensor * 2.5`` and ``* 2.0`` raise TypeError; ``float32_tensor + 1``
+      is float32); an integer that overflows the dtype wraps, as in TF. A NumPy
+      array or scalar is cast (``float32_tensor * np.array([1., 2.])`` is float32,
+      as its gradient).
+    - Two tensors (Tensor or Variable) of different dtypes raise
+      ``InvalidArgumentError``; no silent promotion.
+    - Where TF itself differs the operator does as TF: a failed conversion for
+      ``+`` is an ``InvalidArgumentError`` (TF converts with a dtype hint and
+      the op then refuses); ``/`` raises TypeError for any dtype mismatch and
+      divides integers in float32 (8/16-bit) or float64; ``==``/``!=`` with
+      None are False/True for a Tensor (a ValueError for a Variable) and with an
+      operand of another shape a scalar False/True; bool tensors take only
+      ``*``, ``&``, ``|``, ``^``, ``~``, ``==``, ``!=`` (the rest raise
+      ``InvalidArgumentError``); ``x * y`` with a bool tensor on either side is
+      TF's ``cast(cast(x, int32) * cast(y, int32), bool)`` (no gradient);
+      integer ``//`` and ``%`` by a zero known on the host (a Python or NumPy
+      value) raise InvalidArgumentError; ``**`` refuses unsigned integers.
+
+    Kept differences from TF (quirks, not rules): TF's ``|`` raises
+    AttributeError where the conversion fails (its fallback to ``y.__ror__``),
+    and ``bool_tensor / numpy_array`` falls back to NumPy there; eagertape raises
+    the conversion's error.
+    """
 
     __slots__ = ()
     # Make NumPy defer binary operators (np_array * t) to our reflected methods,
     # as tf.Tensor does, instead of converting the Tensor to an ndarray.
     __array_priority__ = 100
 
-    # -- arithmetic -------------------------------------------------------
-    def __add__(self, o): return _call(jnp.add, (self, o))
-    def __radd__(self, o): return _call(jnp.add, (o, self))
-    def __sub__(self, o): return _call(jnp.subtract, (self, o))
-    def __rsub__(self, o): return _call(jnp.subtract, (o, self))
-    def __mul__(self, o): return _call(jnp.multiply, (self, o))
-    def __rmul__(self, o): return _call(jnp.multiply, (o, self))
-    def __truediv__(self, o): return _call(jnp.true_divide, (self, o))
-    def __rtruediv__(self, o): return _call(jnp.true_divide, (o, self))
+    # -- arithmetic (TF's conversion of the other operand: _operand) -----------
+    def __add__(self, o):
+        o = _operand(self, o, "__radd__", InvalidArgumentError, no_bool=True)
+        return o if o is NotImplemented else _call(jnp.add, (self, o))
+
+    def __radd__(self, o):
+        o = _operand(self, o, None, no_bool=True)
+        return o if o is NotImplemented else _call(jnp.add, (o, self))
+
+    def __sub__(self, o):
+        o = _operand(self, o, "__rsub__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.subtract, (self, o))
+
+    def __rsub__(self, o):
+        o = _operand(self, o, None, no_bool=True)
+        return o if o is NotImplemented else _call(jnp.subtract, (o, self))
+
+    def __mul__(self, o):
+        p = _operand(self, o, "__rmul__", bool_mul=True)
+        if p is NotImplemented:
+            return p
+        if p is _BOOL_MUL:
+            return _bool_multiply(self, o)
+        return _call(jnp.multiply, (self, p))
+
+    def __rmul__(self, o):
+        o = _operand(self, o, None)
+        return o if o is NotImplemented else _call(jnp.multiply, (o, self))
+
+    def __truediv__(self, o):
+        o = _operand(self, o, "__rtruediv__", TypeError, TypeError)
+        return o if o is NotImplemented else _true_divide(self, o, self)
+
+    def __rtruediv__(self, o):
+        o = _operand(self, o, None, TypeError, TypeError)
+        return o if o is NotImplemented else _true_divide(o, self, self)
+
     # TF registers no gradient for FloorDiv: a constant for the tape, as tnp.floor_divide.
-    def __floordiv__(self, o): return _call(jnp.floor_divide, (self, o), constant_output=True)
-    def __rfloordiv__(self, o): return _call(jnp.floor_divide, (o, self), constant_output=True)
-    def __mod__(self, o): return _call(jnp.mod, (self, o))
-    def __rmod__(self, o): return _call(jnp.mod, (o, self))
-    def __pow__(self, o): return _call(jnp.power, (self, o))
-    def __rpow__(self, o): return _call(jnp.power, (o, self))
-    def __matmul__(self, o): return _call(jnp.matmul, (self, o))
-    def __rmatmul__(self, o): return _call(jnp.matmul, (o, self))
-    def __neg__(self): return _call(jnp.negative, (self,))
+    def __floordiv__(self, o):
+        o = _operand(self, o, "__rfloordiv__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.floor_divide, (self, _nonzero(self, o)),
+                                                   constant_output=True)
+
+    def __rfloordiv__(self, o):
+        o = _operand(self, o, None, no_bool=True)
+        return o if o is NotImplemented else _call(jnp.floor_divide, (o, self),
+                                                   constant_output=True)
+
+    def __mod__(self, o):
+        o = _operand(self, o, "__rmod__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.mod, (self, _nonzero(self, o)))
+
+    def __rmod__(self, o):
+        o = _operand(self, o, None, no_bool=True)
+        return o if o is NotImplemented else _call(jnp.mod, (o, self))
+
+    def __pow__(self, o):
+        o = _operand(self, o, "__rpow__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.power, (self, _no_unsigned(self, o)))
+
+    def __rpow__(self, o):
+        o = _operand(self, o, None, no_bool=True)
+        return o if o is NotImplemented else _call(jnp.power, (_no_unsigned(self, o), self))
+
+    def __matmul__(self, o):
+        o = _operand(self, o, "__rmatmul__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.matmul, (self, o))
+
+    def __rmatmul__(self, o):
+        o = _operand(self, o, None, no_bool=True)
+        return o if o is NotImplemented else _call(jnp.matmul, (o, self))
+
+    def __neg__(self):
+        _no_bool(self, "negative")
+        return _call(jnp.negative, (self,))
+
     def __pos__(self): return _call(jnp.positive, (self,))
-    def __abs__(self): return _call(jnp.abs, (self,))
+
+    def __abs__(self):
+        _no_bool(self, "abs")
+        return _call(jnp.abs, (self,))
+
     def __invert__(self): return _call(jnp.invert, (self,))
-    def __and__(self, o): return _call(jnp.bitwise_and, (self, o))
-    def __rand__(self, o): return _call(jnp.bitwise_and, (o, self))
-    def __or__(self, o): return _call(jnp.bitwise_or, (self, o))
-    def __ror__(self, o): return _call(jnp.bitwise_or, (o, self))
-    def __xor__(self, o): return _call(jnp.bitwise_xor, (self, o))
-    def __rxor__(self, o): return _call(jnp.bitwise_xor, (o, self))
+
+    def __and__(self, o):
+        o = _operand(self, o, "__rand__")
+        return o if o is NotImplemented else _call(jnp.bitwise_and, (self, o))
+
+    def __rand__(self, o):
+        o = _operand(self, o, None)
+        return o if o is NotImplemented else _call(jnp.bitwise_and, (o, self))
+
+    def __or__(self, o):
+        o = _operand(self, o, "__ror__")
+        return o if o is NotImplemented else _call(jnp.bitwise_or, (self, o))
+
+    def __ror__(self, o):
+        o = _operand(self, o, None)
+        return o if o is NotImplemented else _call(jnp.bitwise_or, (o, self))
+
+    def __xor__(self, o):
+        o = _operand(self, o, "__rxor__")
+        return o if o is NotImplemented else _call(jnp.bitwise_xor, (self, o))
+
+    def __rxor__(self, o):
+        o = _operand(self, o, None)
+        return o if o is NotImplemented else _call(jnp.bitwise_xor, (o, self))
+
     def __lshift__(self, o): return _call(jnp.left_shift, (self, o))
     def __rshift__(self, o): return _call(jnp.right_shift, (self, o))
 
     # -- comparisons (elementwise, as in TF 2; hence unhashable) ---------
-    def __eq__(self, o): return _call(jnp.equal, (self, o))
-    def __ne__(self, o): return _call(jnp.not_equal, (self, o))
-    def __lt__(self, o): return _call(jnp.less, (self, o))
-    def __le__(self, o): return _call(jnp.less_equal, (self, o))
-    def __gt__(self, o): return _call(jnp.greater, (self, o))
-    def __ge__(self, o): return _call(jnp.greater_equal, (self, o))
+    def __eq__(self, o): return _equality(self, o, jnp.equal, False)
+    def __ne__(self, o): return _equality(self, o, jnp.not_equal, True)
+
+    def __lt__(self, o):
+        o = _operand(self, o, "__gt__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.less, (self, o))
+
+    def __le__(self, o):
+        o = _operand(self, o, "__ge__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.less_equal, (self, o))
+
+    def __gt__(self, o):
+        o = _operand(self, o, "__lt__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.greater, (self, o))
+
+    def __ge__(self, o):
+        o = _operand(self, o, "__le__", no_bool=True)
+        return o if o is NotImplemented else _call(jnp.greater_equal, (self, o))
+
     __hash__ = None
 
     def ref(self):
@@ -315,15 +441,22 @@ def _python_default_dtype(arr, value):
 
 
 def _to_array(value, dtype, argname):
-    if isinstance(value, (str, bytes)) or value is None:
+    if value is None:     # TF's class: a ValueError
+        raise ValueError(f"argument `{argname}`: Attempt to convert a value (None) with an "
+                         "unsupported type (<class 'NoneType'>) to a Tensor; pass numbers, "
+                         "nested lists of numbers, or arrays")
+    if isinstance(value, (str, bytes)):
         raise TypeError(f"argument `{argname}`: cannot convert {value!r} of type "
-                        f"{type(value).__name__} to a tensor; pass numbers, nested lists "
-                        "of numbers, or arrays")
+                        f"{type(value).__name__} to a tensor (eagertape has no string "
+                        "tensors); pass numbers, nested lists of numbers, or arrays")
     if isinstance(value, jax.Array):
         return value if dtype is None or value.dtype == dtype else value.astype(dtype)
     try:
         arr = np.asarray(value)
-    except (TypeError, ValueError) as e:
+    except ValueError as e:    # a ragged list: TF's class too
+        raise ValueError(f"argument `{argname}`: cannot convert {type(value).__name__} to a "
+                         f"tensor ({e}); a nested list must be rectangular") from None
+    except TypeError as e:
         raise TypeError(f"argument `{argname}`: cannot convert {type(value).__name__} to a "
                         f"tensor ({e})") from None
     if arr.dtype == object or arr.dtype.kind in "USV":
@@ -334,11 +467,276 @@ def _to_array(value, dtype, argname):
         arr = _python_default_dtype(arr, value)
     else:
         if (arr.dtype.kind == "f" and dtype.kind in "iub") or (arr.dtype.kind == "c" and dtype.kind != "c"):
-            if not np.array_equal(arr.astype(dtype), arr):
+            # TF takes no Python float as an integer, even 2.0; NumPy arrays cast
+            # when nothing is lost.
+            python = not isinstance(value, (np.ndarray, np.generic))
+            if python or not np.array_equal(arr.astype(dtype), arr):
                 raise TypeError(f"argument `{argname}`: cannot convert {value!r} to {dtype} "
                                 "without losing information; cast explicitly")
         arr = arr.astype(dtype)
     return jnp.asarray(arr)
+
+
+# -- TF's conversion of an operator's other operand ---------------------------------
+# (the rules are listed in _TensorLike's docstring; eagertape.tf's functions use
+# _convert_operand for theirs)
+
+_CATEGORIES: dict = {}
+# The kinds of Python values (NumPy kind letters) TF converts to a dtype of each
+# category: bool < int < float < complex, never downwards (and bools to int32 and
+# int64 only of the integers).
+_HOLDS = {"b": "b", "i": "biu", "f": "biuf", "c": "biufc", "?": ""}
+_INT_RANGES: dict = {}
+_I64 = 2 ** 63
+
+
+def _category(dtype):
+    """'b' bool, 'i' integer, 'f' floating (bfloat16 too), 'c' complex, '?' other."""
+    c = _CATEGORIES.get(dtype)
+    if c is None:
+        d = np.dtype(dtype)
+        if d == np.bool_:
+            c = "b"
+        elif np.issubdtype(d, np.integer):
+            c = "i"
+        elif np.issubdtype(d, np.complexfloating):
+            c = "c"
+        elif _is_inexact(d):
+            c = "f"
+        else:
+            c = "?"
+        _CATEGORIES[dtype] = c
+    return c
+
+
+def _int_range(dtype):
+    r = _INT_RANGES.get(dtype)
+    if r is None:
+        info = np.iinfo(dtype)
+        r = _INT_RANGES[dtype] = (int(info.min), int(info.max))
+    return r
+
+
+def _mismatch(want, got, fail):
+    return fail(f"an operand of dtype {np.dtype(got).name} cannot be combined with a tensor of "
+                f"dtype {np.dtype(want).name}: as in TensorFlow, tensors of different dtypes are "
+                f"not promoted; cast one first (tf.cast(x, {np.dtype(want).name!r}) or "
+                f".astype({np.dtype(want).name!r}))")
+
+
+_BOOL_MUL = object()     # _operand's answer for TF's bool multiplication
+
+
+def _operand(t, o, reflected, fail=TypeError, mismatch=InvalidArgumentError, no_bool=False,
+             bool_mul=False):
+    """``o``, the other operand of an operator of ``t``, converted as TF converts it
+    to ``t``'s dtype. Python scalars that fit stay Python scalars (JAX keeps the
+    tensor's dtype for them, and the recorded call stays one cached kind).
+
+    ``reflected``: the name of ``o``'s reflected method, for a forward operator
+    (an unknown object that has it gets the call: NotImplemented); ``fail``:
+    the error of a failed conversion; ``mismatch``: that of two tensor dtypes;
+    ``no_bool``: the operator has no bool kernel in TF; ``bool_mul``: for ``*``,
+    answer _BOOL_MUL when either side is a bool tensor.
+    """
+    d = t._aval().dtype
+    c = _CATEGORIES.get(d) or _category(d)
+    if no_bool and c == "b":
+        o = _operand(t, o, reflected, fail, mismatch)     # a failed conversion comes first
+        if o is not NotImplemented:
+            raise InvalidArgumentError("TensorFlow has no bool kernel for this operator; cast "
+                                       "the bool tensor to a number type first")
+        return o
+    if bool_mul and c == "b":
+        return _BOOL_MUL
+    tp = type(o)
+    if tp is Tensor:
+        od = o._v.dtype
+        if od == d:
+            return o
+        if bool_mul and od == np.bool_:
+            return _BOOL_MUL
+        raise _mismatch(d, od, mismatch)
+    if tp is float:
+        if c == "f" or c == "c":
+            return o
+    elif tp is int:
+        if c == "f" or c == "c":
+            return o if -_I64 <= o < _I64 else float(o)
+        if c == "i":
+            lo, hi = _int_range(d)
+            if lo <= o <= hi:
+                return o
+    elif tp is bool:
+        if c != "i" or d == np.int32 or d == np.int64:
+            if c != "?":
+                return o
+    elif tp is complex:
+        if c == "c":
+            return o
+    elif bool_mul and isinstance(o, _TensorLike) and o._aval().dtype == np.bool_:
+        return _BOOL_MUL
+    return _convert_operand(o, d, fail, mismatch, reflected)
+
+
+def _convert_operand(o, dtype, fail=TypeError, mismatch=InvalidArgumentError, reflected=None):
+    """A non-Tensor ``o`` as TF converts it to ``dtype`` (a Tensor or Variable is
+    returned as is if its dtype is ``dtype``, else ``mismatch`` is raised):
+
+    - a NumPy array or scalar, or a raw ``jax.Array``, is cast (lossy, as TF);
+    - a Python number or (nested) list/tuple of them converts only if ``dtype``
+      holds its kind of values (bool < int < float < complex), else ``fail``
+      (TF: "Cannot convert 2.5 to EagerTensor of dtype int32"); an integer that
+      overflows the dtype wraps, as in TF;
+    - a list holding Tensors is stacked (recorded) and cast;
+    - None, ragged lists and other objects raise ValueError (TF's class).
+
+    Returns a NumPy array of ``dtype`` (or the Tensor).
+    """
+    dtype = np.dtype(dtype)
+    if isinstance(o, _TensorLike):
+        od = o._aval().dtype
+        if od == dtype:
+            return o
+        raise _mismatch(dtype, od, mismatch)
+    c = _category(dtype)
+    if isinstance(o, (np.ndarray, np.generic)):
+        return o if o.dtype == dtype else _cast_array(o, dtype, c)
+    if isinstance(o, jax.Array):
+        if o.dtype == dtype:
+            return o
+        if _category(o.dtype) == "c" and c != "c":
+            o = jnp.real(o)
+        return o.astype(dtype)
+    if o is None:
+        raise ValueError("Attempt to convert a value (None) with an unsupported type "
+                         "(NoneType) to a Tensor")
+    if isinstance(o, (list, tuple)):
+        if _contains_tensor(o):
+            # Its Python numbers convert as any (strictly), its tensors are cast.
+            py = [x for x in jax.tree_util.tree_leaves(o, is_leaf=lambda x: isinstance(
+                x, _TensorLike)) if not isinstance(x, _TensorLike)]
+            if py:
+                _convert_operand(py, dtype, fail, mismatch)
+            packed = convert_to_tensor(o)
+            return packed if packed.dtype == dtype else packed.astype(dtype)
+        try:
+            arr = np.asarray(o)
+        except (ValueError, TypeError, OverflowError):
+            raise ValueError(f"cannot convert {type(o).__name__} {o!r} to a tensor: a "
+                             "non-rectangular sequence, or one of values that are not numbers "
+                             "(TF: \"Can't convert non-rectangular Python sequence to Tensor\")"
+                             ) from None
+    elif isinstance(o, (bool, int, float, complex)):
+        try:
+            arr = np.asarray(o)
+        except OverflowError:
+            raise ValueError(f"cannot convert {o!r} to a tensor: an integer out of range") from None
+    elif isinstance(o, (str, bytes)):
+        raise fail(f"Cannot convert {o!r} to a tensor of dtype {dtype.name}")
+    else:
+        if reflected is not None and hasattr(type(o), reflected):
+            return NotImplemented
+        raise ValueError(f"Attempt to convert a value ({o!r}) with an unsupported type "
+                         f"({type(o).__name__}) to a Tensor")
+    kind = arr.dtype.kind
+    if kind not in "biufc":
+        if kind in "USa":
+            raise fail(f"Cannot convert {o!r} to a tensor of dtype {dtype.name}")
+        raise ValueError(f"cannot convert {o!r} to a tensor: its values are not all numbers")
+    holds = _HOLDS[c] if c != "i" or dtype in (np.int32, np.int64) else "iu"
+    if arr.size and kind not in holds:
+        raise fail(f"Cannot convert {o!r} to a tensor of dtype {dtype.name}: TensorFlow converts "
+                   f"a Python value to a tensor's dtype only without loss (bool < int < float < "
+                   f"complex); write it as a {dtype.name} value, or cast the tensor")
+    return arr.astype(dtype)
+
+
+def _cast_array(a, dtype, c):
+    if a.dtype.kind == "c" and c != "c":
+        a = a.real      # TF casts a complex NumPy array to a real dtype by its real part
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.asarray(a).astype(dtype)
+
+
+def _no_bool(t, name):
+    if _category(t._aval().dtype) == "b":
+        raise InvalidArgumentError(f"{name}: TensorFlow has no bool kernel for it; cast the bool "
+                                   "tensor to a number type first")
+
+
+def _nonzero(t, o):
+    # TF raises for an integer division by zero; a divisor known on the host (a
+    # Python or NumPy value) is checked here, a tensor's is not (that would wait
+    # for the device).
+    if isinstance(o, (int, np.ndarray, np.generic)) and _category(t._aval().dtype) == "i":
+        if not np.all(o):
+            raise InvalidArgumentError("Integer division by zero")
+    return o
+
+
+def _no_unsigned(t, o):
+    if np.dtype(t._aval().dtype).kind == "u":
+        raise InvalidArgumentError(f"pow: TensorFlow has no kernel for {t.dtype.name} (Pow "
+                                   "takes floats, complex and signed integers); cast first")
+    return o
+
+
+def _true_divide(x, y, t):
+    """``x / y`` for an operator of ``t`` (operands converted already): TF's truediv,
+    which divides integers in float32 (8- and 16-bit) or float64 (wider)."""
+    d = t._aval().dtype
+    c = _category(d)
+    if c == "b" or c == "?":
+        raise TypeError(f"Invalid dtype {np.dtype(d).name} in __truediv__: TensorFlow divides "
+                        "numbers only")
+    if c == "i":
+        f = np.dtype(np.float32) if np.dtype(d).itemsize <= 2 else np.dtype(np.float64)
+        return _call(_int_true_divide, (x, y, f))
+    return _call(jnp.true_divide, (x, y))
+
+
+def _bool_multiply(x, y):
+    # TF's Tensor.__mul__ with a bool tensor: both sides cast to int32 (a Python
+    # value converted by default first: 0.5 -> 0), multiplied, cast to bool.
+    if not isinstance(y, (_TensorLike, np.ndarray, np.generic, jax.Array)):
+        if y is None:
+            raise ValueError("Attempt to convert a value (None) with an unsupported type "
+                             "(NoneType) to a Tensor")
+        try:
+            y = convert_to_tensor(y)
+        except TypeError:
+            if isinstance(y, (list, tuple)):    # ragged: TF's class for it
+                raise ValueError(f"cannot convert {y!r} to a tensor: a non-rectangular "
+                                 "sequence") from None
+            raise
+    return _call(_bool_product, (x, y), constant_output=True)
+
+
+def _bool_product(x, y):
+    i32 = jnp.int32
+    return (jnp.asarray(x).astype(i32) * jnp.asarray(y).astype(i32)).astype(jnp.bool_)
+
+
+def _int_true_divide(x, y, dtype):
+    return jnp.true_divide(jnp.asarray(x).astype(dtype), jnp.asarray(y).astype(dtype))
+
+
+def _equality(t, o, fn, if_none):
+    # TF 2: elementwise, with None a Python bool, with another shape a scalar.
+    if o is None:
+        if isinstance(t, Tensor):
+            return if_none
+        raise ValueError("Attempt to convert a value (None) with an unsupported type "
+                         "(NoneType) to a Tensor")     # TF's Variable.__eq__
+    o = _operand(t, o, None)
+    s1, s2 = t.shape, getattr(o, "shape", ())
+    if s1 != s2 and s1 and s2:
+        try:
+            np.broadcast_shapes(s1, tuple(s2))
+        except ValueError:
+            return _wrap(jnp.asarray(if_none))
+    return _call(fn, (t, o))
 
 
 def _contains_tensor(value):

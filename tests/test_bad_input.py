@@ -208,7 +208,7 @@ def _raise_in_stop_recording():
 
 CASES = [
     ("constant-string", lambda: et.constant("abc"), TypeError, "argument `value`"),
-    ("constant-None", lambda: et.constant(None), TypeError, "argument `value`"),
+    ("constant-None", lambda: et.constant(None), ValueError, "argument `value`"),
     ("constant-object", lambda: et.constant(object()), TypeError, "argument `value`"),
     ("constant-bad-dtype", lambda: et.constant(1.0, dtype="nope"), TypeError, "argument `dtype`"),
     ("constant-lossy-dtype", lambda: et.constant(2.5, dtype="int32"), TypeError, "without losing"),
@@ -292,7 +292,7 @@ CASES = [
      "grad_fn must accept keyword argument 'variables'"),
     # ForwardAccumulator
     ("accumulator-primal-string", lambda: et.ForwardAccumulator("abc", 1.0), TypeError, "argument `primals`"),
-    ("accumulator-tangent-None", lambda: et.ForwardAccumulator(et.constant(1.0), None), TypeError,
+    ("accumulator-tangent-None", lambda: et.ForwardAccumulator(et.constant(1.0), None), ValueError,
      r"argument `tangents`\[0\]"),
     ("accumulator-tangent-shape", lambda: et.ForwardAccumulator(et.constant([1.0, 2.0]), [1.0, 2.0, 3.0]),
      ValueError, r"argument `tangents`\[0\] has shape \(3,\) but its primal has shape \(2,\)"),
@@ -443,7 +443,7 @@ def test_documented_results(fn, expected, caplog):
 
 
 @pytest.mark.parametrize("bad,exc", [([1.0, 2.0, 3.0], ValueError), (et.constant([1, 2]), TypeError),
-                                     ("ab", TypeError), ([[1.0, 2.0]], ValueError), (None, TypeError)])
+                                     ("ab", TypeError), ([[1.0, 2.0]], ValueError), (None, ValueError)])
 @pytest.mark.parametrize("method", ["assign", "assign_add", "assign_sub"])
 def test_failed_assign_leaves_the_variable_unchanged(method, bad, exc):
     v = et.Variable([1.0, 2.0])

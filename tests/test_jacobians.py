@@ -153,7 +153,7 @@ def test_fact_122_batch_jacobian_shapes_and_values():
     x = et.constant(np.ones((4, 3), np.float32))
     with et.GradientTape() as tape:
         tape.watch(x)
-        y = tnp.reshape(tnp.sum(x, axis=1), (4, 1, 1)) * tnp.ones((4, 5, 1))
+        y = tnp.reshape(tnp.sum(x, axis=1), (4, 1, 1)) * tnp.ones((4, 5, 1), dtype="float32")
     assert tape.batch_jacobian(y, x).shape == (4, 5, 1, 3)
     x = et.constant([[1.0, 2.0], [3.0, 4.0]])
     with et.GradientTape() as tape:
@@ -177,7 +177,7 @@ def test_fact_123_batch_jacobian_bad_shapes(yshape, xshape, msg):
     x = et.constant(np.ones(xshape, np.float32))
     with et.GradientTape() as tape:
         tape.watch(x)
-        y = tnp.ones(yshape) * tnp.sum(x)
+        y = tnp.ones(yshape, dtype="float32") * tnp.sum(x)
     with pytest.raises(ValueError, match=msg):
         tape.batch_jacobian(y, x)
 

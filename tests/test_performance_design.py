@@ -157,7 +157,8 @@ def test_python_floats_are_values_not_program_constants():
     assert outs[0].dtype == np.float32
     np.testing.assert_allclose(outs[-1].numpy(), [1.0, 2.0], rtol=1e-6)
     i = et.constant([1, 2])
-    assert (i * 1.5).dtype == (jnp.asarray([1, 2], jnp.int32) * 1.5).dtype
+    with pytest.raises(TypeError):      # TF: 1.5 cannot be converted to int32
+        i * 1.5
     before = len(_primitive._kinds)
     prods = [x * k for k in range(1, 21)]      # Python ints as operands: values too
     assert len(_primitive._kinds) - before <= 1

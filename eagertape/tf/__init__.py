@@ -32,16 +32,23 @@ from .._primitive import stop_gradient  # noqa: F401
 from .._state import state as _state
 from .._tape import GradientTape as _CoreTape
 from .._tape import UnconnectedGradients  # noqa: F401
-from .._tensor import Tensor, _as_dtype, _TensorLike, constant, convert_to_tensor  # noqa: F401
+from .._tensor import (Tensor, _as_dtype, _convert_operand, _TensorLike, constant,  # noqa: F401
+                       convert_to_tensor)
 from .._variables import Variable  # noqa: F401
-from . import errors, linalg, math, nn, random  # noqa: F401
-from ._util import _Unsupported, tensor as _t
-from .math import (abs, add, argmax, argmin, cos, divide, exp, log, maximum, minimum,  # noqa: F401
-                   multiply, pow, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
-                   reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
-                   sigmoid, sin, sqrt, square, subtract, tanh)
+from . import errors, image, linalg, math, nn, random  # noqa: F401
+from ._util import _Unsupported, concrete as _concrete, same_dtype as _same, tensor as _t
+# TF exports these tf.math functions at top level too (the same objects).
+from .math import (abs, acos, add, argmax, argmin, asin, atan, atan2, cos, cosh,  # noqa: F401
+                   cumsum, divide, equal, exp, floor, greater, greater_equal, less, less_equal,
+                   log, logical_and, logical_not, logical_or, maximum, minimum, multiply,
+                   negative, not_equal, pow, reduce_all, reduce_any, reduce_logsumexp,
+                   reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum,
+                   reduce_variance, round, sigmoid, sign, sin, sinh, sqrt, square, subtract,
+                   tan, tanh, truediv)
 
 __getattr__ = _Unsupported("tf")
+
+newaxis = None      # tf.newaxis, for indexing: x[tf.newaxis, :]
 
 # -- dtypes (NumPy dtypes; eagertape accepts them wherever TF takes a DType) --------
 float16, bfloat16 = np.dtype("float16"), np.dtype(_jnp.bfloat16)
@@ -123,21 +130,35 @@ def is_tensor(x):
 
 # -- shapes -----------------------------------------------------------------------
 def shape(input, out_type="int32", name=None):
-    """The shape as an int32 Tensor (TF's default ``out_type``)."""
-    return constant(np.array(_t(input).shape, dtype=_as_dtype(out_type)))
+    """The shape as an int32 Tensor (TF's default ``out_type``); a concrete value even
+    inside a tf.function (shapes are static there), so it can shape other tensors."""
+    return _static(np.array(_t(input).shape, dtype=_as_dtype(out_type)))
 
 
 def rank(input, name=None):
-    return constant(np.int32(_t(input).ndim))
+    return _static(np.int32(_t(input).ndim))
 
 
 def size(input, out_type="int32", name=None):
-    return constant(np.array(_t(input).size, dtype=_as_dtype(out_type)))
+    return _static(np.array(_t(input).size, dtype=_as_dtype(out_type)))
+
+
+def _static(value):
+    with jax.ensure_compile_time_eval():    # not staged into a tf.function's trace
+        return constant(value)
 
 
 def cast(x, dtype, name=None):
-    """Convert to ``dtype``; float to int truncates toward zero, as TF."""
-    x, dtype = _t(x), _as_dtype(dtype)
+    """Convert to ``dtype``; float to int truncates toward zero, as TF. A Tensor or
+    Variable already of ``dtype`` comes back as it is (the same object, as TF's).
+
+    >>> tf.cast(tf.constant([1.7, -1.7]), tf.int32).numpy()
+    array([ 1, -1], dtype=int32)
+    """
+    dtype = _as_dtype(dtype)
+    if isinstance(x, _TensorLike) and x.dtype == dtype:
+        return x
+    x = _t(x)
     if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dtype, np.complexfloating):
         x = _np.real(x)
     return x.astype(dtype)
@@ -147,9 +168,13 @@ def reshape(tensor, shape, name=None):
     return _np.reshape(_t(tensor), _ints(shape))
 
 
-def _ints(shape):
+def _ints(shape, what="shape"):
+    # A shape or sizes argument: JAX compiles static shapes, so inside a tf.function
+    # it must be known when tracing (a Python value, or tf.shape(...) of a tensor).
     if isinstance(shape, _TensorLike):
-        shape = shape.numpy()
+        shape = _concrete(shape, what)
+    elif isinstance(shape, (list, tuple)) and any(isinstance(d, _TensorLike) for d in shape):
+        shape = [_concrete(d, what) if isinstance(d, _TensorLike) else d for d in shape]
     return tuple(int(s) for s in np.reshape(np.asarray(shape), -1))
 
 
@@ -208,8 +233,10 @@ def tile(input, multiples, name=None):
 
 
 def _check_indices(indices, size, what):
-    idx = np.asarray(indices.numpy() if isinstance(indices, _TensorLike) else indices)
-    if idx.size and (idx.min() < 0 or idx.max() >= size):
+    # Concrete indices only: inside a tf.function they are traced (and XLA clamps
+    # an out-of-range index there, where TF's graph would raise when run).
+    idx = _concrete(indices)
+    if idx is not None and idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = idx[(idx < 0) | (idx >= size)].flat[0]
         raise errors.InvalidArgumentError(f"{what} = {bad} is not in [0, {size})")
 
@@ -257,7 +284,7 @@ def where(condition, x=None, y=None, name=None):
         return _np.argwhere(_t(condition)).astype("int64")
     if x is None or y is None:
         raise ValueError("arguments `x` and `y` must both be given, or neither")
-    return _np.where(_t(condition), x, y)
+    return _np.where(_t(condition), *_same(x, y))     # x and y: one dtype, as TF's SelectV2
 
 
 # -- constructors -----------------------------------------------------------------
@@ -293,14 +320,23 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     """``tf.range``: int32 for integers, float32 for Python floats (TF's inference)."""
     if limit is None:
         start, limit = 0, start
-    vals = [v.numpy() if isinstance(v, _TensorLike) else v for v in (start, limit, delta)]
+    vals = [_concrete(v, "start, limit and delta") if isinstance(v, _TensorLike) else v
+            for v in (start, limit, delta)]
     if dtype is None:
-        dtype = _as_dtype(np.result_type(*[convert_to_tensor(v).dtype for v in vals]))
+        # TF: the widest of the arguments' dtypes in int32 < int64 < float32 < float64
+        order = [int32, int64, float32, float64]
+        dts = [convert_to_tensor(v).dtype for v in vals]
+        dtype = builtins.max(dts, key=lambda d: order.index(d) if d in order else len(order))
     return constant(np.arange(*vals).astype(_as_dtype(dtype)))
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    start, stop = _t(start), _t(stop)
+    """``num`` evenly spaced values; ``stop`` is converted to ``start``'s dtype, and
+    integer endpoints give float64 (TF divides them with truediv)."""
+    start = _t(start)
+    stop = _t(_convert_operand(stop, start.dtype, TypeError, ValueError))
+    if np.issubdtype(start.dtype, np.integer):
+        start, stop = start.astype("float64"), stop.astype("float64")
     return _np.linspace(start, stop, int(num), axis=axis).astype(start.dtype)
 
 
@@ -311,9 +347,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         _t(on_value).dtype if on_value is not None else float32)
     on = 1 if on_value is None else on_value
     off = 0 if off_value is None else off_value
-    hot = jax.nn.one_hot(np.asarray(_t(indices).numpy()), int(depth), axis=-1 if axis is None
-                         else axis, dtype=bool)
-    return _np.where(constant(np.asarray(hot)), _t(on, dtype), _t(off, dtype))
+    # Recorded (indices may be traced by a tf.function), a constant for the tape.
+    hot = _call(jax.nn.one_hot, (_t(indices), int(depth)),
+                {"axis": -1 if axis is None else axis, "dtype": _jnp.bool_},
+                constant_output=True)
+    return _np.where(hot, _t(on, dtype), _t(off, dtype))
 
 
 def complex(real, imag, name=None):  # noqa: A001  (TF's name)
@@ -340,8 +378,10 @@ def einsum(equation, *inputs, **kwargs):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """As TF: ``maximum(minimum(t, clip_value_max), clip_value_min)``, the bounds
+    converted to ``t``'s dtype."""
     t = _t(t)
-    return minimum(maximum(t, clip_value_min), clip_value_max)
+    return maximum(minimum(t, clip_value_max), clip_value_min)
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):

@@ -1,5 +1,10 @@
-"""Helpers shared by the facade's modules: argument conversion, the unsupported-name hook."""
-from .._tensor import Tensor, convert_to_tensor
+"""Helpers shared by the facade's modules: argument conversion (TF's rules), the
+unsupported-name hook."""
+import jax
+import numpy as np
+
+from .._errors import InvalidArgumentError
+from .._tensor import Tensor, _convert_operand, _mismatch, _TensorLike, convert_to_tensor
 
 
 class _Unsupported:
@@ -23,3 +28,63 @@ def tensor(x, dtype=None):
         return x
     return convert_to_tensor(x, dtype=dtype)
 
+
+def _as_tensor(x):
+    return x if isinstance(x, _TensorLike) else convert_to_tensor(x)
+
+
+# TF's functions convert their arguments by one of two rules (checked against
+# TF 2.21 in tests/test_tf_conversions.py); eagertape.numpy keeps NumPy's.
+
+def same_dtype(*values, fail=TypeError):
+    """TF's rule for an op whose inputs share one dtype (``T`` in the op's
+    signature: ``multiply``, ``subtract``, ``maximum``, ``pow``, ``equal``,
+    ``where``, ...), as its eager fast path applies it: the first Tensor or
+    Variable among ``values`` fixes the dtype (with none, the first value as TF
+    converts it alone: float32 for Python floats, a NumPy array's own dtype); the
+    others are converted to it (Python values only without loss, else ``fail``;
+    NumPy arrays cast), and a tensor of another dtype raises InvalidArgumentError.
+
+    >>> same_dtype(np.array([1.5, 2.0]), tf.constant([1, 2]))   # int32, int32 ([1, 2])
+    """
+    first = next((v for v in values if isinstance(v, _TensorLike)), None)
+    if first is None:
+        first = tensor(values[0])
+        values = (first,) + tuple(values[1:])
+    d = first.dtype
+    return [_as_tensor(_convert_operand(v, d, fail)) for v in values]
+
+
+def hinted(x, y, mismatch=InvalidArgumentError):
+    """TF's ``x = convert_to_tensor(x); y = convert_to_tensor(y, dtype_hint=x.dtype)``
+    (``tf.add``, ``tf.matmul``, ``tf.truediv``): ``x`` as it is, ``y`` in ``x``'s
+    dtype if it converts to it, else as it is; then different dtypes raise
+    ``mismatch`` (InvalidArgumentError from the op; TypeError for truediv).
+
+    >>> hinted(np.array([1., 2.]), tf.constant([1., 2.]))   # float64 vs float32: raises
+    """
+    x = _as_tensor(x)
+    if isinstance(y, _TensorLike):
+        yt = y
+    else:
+        try:
+            yt = _as_tensor(_convert_operand(y, x.dtype))
+        except TypeError:
+            yt = tensor(y)
+    if yt.dtype != x.dtype:
+        raise _mismatch(x.dtype, yt.dtype, mismatch)
+    return x, yt
+
+
+def concrete(x, what=None):
+    """``x``'s value as a NumPy array; None while ``eagertape.function`` traces it
+    (or, with ``what``, a clear error: that argument must be known when tracing)."""
+    v = x._peek() if isinstance(x, _TensorLike) else x
+    if isinstance(v, jax.core.Tracer):
+        if what is None:
+            return None
+        raise TypeError(
+            f"argument `{what}` must be known when a tf.function is traced (JAX compiles "
+            "static shapes and sizes); pass a Python value, or a tensor computed from "
+            "shapes (tf.shape(x)) rather than from the function's input values")
+    return np.asarray(v)

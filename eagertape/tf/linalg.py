@@ -5,14 +5,17 @@
 6.0
 """
 from .. import numpy as _np
-from ._util import _Unsupported, tensor as _t
+from ._util import _Unsupported, hinted as _hinted, tensor as _t
 
 __getattr__ = _Unsupported("tf.linalg")
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            name=None, **ignored):
-    a, b = _t(a), _t(b)
+    """``a @ b``; ``b`` converted with ``a``'s dtype as a hint (TF's rule: a list or
+    NumPy array takes a tensor ``a``'s dtype; different dtypes raise
+    InvalidArgumentError)."""
+    a, b = _hinted(a, b)
     if transpose_a or adjoint_a:
         a = _np.swapaxes(_np.conj(a) if adjoint_a else a, -1, -2)
     if transpose_b or adjoint_b:

@@ -4,8 +4,12 @@
 >>> tf.nn.relu(tf.constant([-1.0, 2.0])).numpy()
 array([0., 2.], dtype=float32)
 """
+import jax
+import jax.numpy as jnp
+
 from .. import nn as _jnn
 from .. import numpy as _np
+from .._primitive import call as _call
 from .._primitive import stop_gradient as _stop_gradient
 from . import math as _math
 from ._util import _Unsupported, tensor as _t
@@ -13,8 +17,32 @@ from ._util import _Unsupported, tensor as _t
 __getattr__ = _Unsupported("tf.nn")
 
 
-def relu(features, name=None): return _jnn.relu(_t(features))
-def relu6(features, name=None): return _jnn.relu6(_t(features))
+def _tf_slope(f, slope):
+    """``f`` whose derivative is ``slope(x, y)``, written with floating ops of the
+    forward values as TF's gradient op reads them (ReluGrad reads the features):
+    a second derivative then reaches ``x`` and is zeros, as TF's, where a
+    boolean mask would cut it (None; see eagertape/_connected.py)."""
+    g = jax.custom_jvp(f)
+
+    def jvp(primals, tangents):
+        y = f(primals[0])
+        return y, tangents[0] * slope(primals[0], y)
+    g.defjvp(jvp)
+    g.__name__ = f.__name__
+    return g
+
+
+_relu = _tf_slope(jax.nn.relu, lambda x, y: jnp.sign(y))
+_relu6 = _tf_slope(jax.nn.relu6, lambda x, y: jnp.sign(y) * jnp.sign(6.0 - y))
+
+
+def _leaky_relu(x, alpha):
+    return _tf_slope(lambda x: jax.nn.leaky_relu(x, alpha),
+                     lambda x, y: alpha + (1.0 - alpha) * jnp.sign(jax.nn.relu(x)))(x)
+
+
+def relu(features, name=None): return _call(_relu, (_t(features),))
+def relu6(features, name=None): return _call(_relu6, (_t(features),))
 def elu(features, name=None): return _jnn.elu(_t(features))
 def selu(features, name=None): return _jnn.selu(_t(features))
 def sigmoid(x, name=None): return _jnn.sigmoid(_t(x))
@@ -33,7 +61,7 @@ def gelu(features, approximate=False, name=None):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    return _jnn.leaky_relu(_t(features), negative_slope=alpha)
+    return _call(_leaky_relu, (_t(features), float(alpha)))
 
 
 def softmax(logits, axis=None, name=None):
@@ -101,6 +129,24 @@ def bias_add(value, bias, data_format=None, name=None):
     if data_format in ("NCHW", "NCW", "NCDHW"):
         bias = _np.reshape(_t(bias), (-1,) + (1,) * (value.ndim - 2))
     return value + bias
+
+
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """Rows of ``params`` at ``ids`` (``tf.gather`` on axis 0; ``params`` one tensor or
+    a list of one); with ``max_norm``, each looked-up embedding whose L2 norm exceeds
+    it is scaled down to it (``tf.clip_by_norm`` over the embedding's axes)."""
+    from . import clip_by_norm, gather
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            from .errors import UnimplementedError
+            raise UnimplementedError("tf.nn.embedding_lookup over several shards is not "
+                                     "supported yet; concatenate them first")
+        params = params[0]
+    out = gather(params, ids)
+    if max_norm is not None:
+        ids_rank = _t(ids).ndim
+        out = clip_by_norm(out, max_norm, axes=tuple(range(ids_rank, out.ndim)))
+    return out
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None):

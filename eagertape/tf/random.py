@@ -53,7 +53,15 @@ def _shape(shape):
 
 def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None):
     dtype = _as_dtype(dtype)
-    return _wrap(jax.random.normal(_next_key(seed), _shape(shape), dtype) * stddev + mean)
+    z = jax.random.normal(_next_key(seed), _shape(shape), dtype)
+    return _wrap(z * _param(stddev, dtype) + _param(mean, dtype))
+
+
+def _param(value, dtype):
+    # mean and stddev in the samples' dtype, as TF converts them (an np.float64
+    # stddev must not make float32 samples float64).
+    v = value.jax() if hasattr(value, "jax") else value
+    return jax.numpy.asarray(v).astype(dtype)
 
 
 def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None):
@@ -71,7 +79,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, na
     """Normal samples redrawn beyond two standard deviations (TF's rule)."""
     dtype = _as_dtype(dtype)
     z = jax.random.truncated_normal(_next_key(seed), -2.0, 2.0, _shape(shape), dtype)
-    return _wrap(z * stddev + mean)
+    return _wrap(z * _param(stddev, dtype) + _param(mean, dtype))
 
 
 def shuffle(value, seed=None, name=None):
