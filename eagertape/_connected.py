@@ -15,6 +15,7 @@ as TF never differentiates through them (fact 29). Replays pass cotangents only
 along these dependences, so an unconnected source gets no gradient at all.
 """
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax.extend import core as _core
 
@@ -118,3 +119,41 @@ def receiving(deps, cts, diff):
         return ()
     live = _EMPTY.union(*(deps[j] for j, c in enumerate(cts) if c is not None and j < len(deps)))
     return tuple(i for i in diff if i in live)
+
+
+def tie(t, values):
+    """``t``, made to read ``values`` in its jaxpr, with no effect on its value or
+    derivative: how a TF gradient op that reads forward values (a tf.function's
+    backward, a JVP built from a backward function) is connected to them."""
+    if not values:
+        return t
+    # Times a one that reads the values: linear in t, so it survives
+    # transposition (a reverse-mode gradient of t reads them too).
+    s = sum(jnp.sum(v).astype(t.dtype) for v in values)
+    return t * _one(s)
+
+
+@jax.custom_jvp
+def _one(s):
+    """1, reading ``s``; its derivative is 0, reading ``s`` again (at every order)."""
+    return jnp.where(True, jnp.ones((), s.dtype), s)
+
+
+@_one.defjvp
+def _one_jvp(primals, tangents):
+    (s,), (ts,) = primals, tangents
+    return _one(s), jnp.where(True, jnp.zeros((), s.dtype), ts * _one(s))
+
+
+def reading_inputs(f):
+    """``f`` whose derivative reads its (floating array) inputs, as TF's gradient
+    op of it does, where JAX's need not (``tie``)."""
+    def g(*args, **kwargs):
+        h = jax.custom_jvp(lambda *a: f(*a, **kwargs))
+
+        @h.defjvp
+        def jvp(primals, tangents):
+            y, ty = jax.jvp(lambda *a: f(*a, **kwargs), primals, tangents)
+            return y, tie(ty, [p for p in primals if _inexact(p)])
+        return h(*args)
+    return g

@@ -13,6 +13,7 @@ import logging
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from . import _connected, _primitive
@@ -157,7 +158,14 @@ def _on_op(kind, objs, outs):
             continue
         saved = acc._paused()
         try:
-            out_tans = call(_jvp_fn(kind, tuple(pos), objs, tan_in), (list(objs), tan_in),
+            extra = ()
+            if state.tapes:
+                # A tape records this JVP: TF builds it by transposing the op's
+                # backward function with zero tangents for the other floating
+                # inputs, so it reads the inputs that function reads (x * 0).
+                extra = tuple(i for i, o in enumerate(objs) if i not in pos and (
+                    type(o) in (float, int) or (type(o) is Tensor and is_inexact(o._aval().dtype))))
+            out_tans = call(_jvp_fn(kind, tuple(pos), extra, objs, tan_in), (list(objs), tan_in),
                             jit=False, name=f"{kind.name}_jvp")
         finally:
             state.tapes, state.accumulators = saved
@@ -166,28 +174,60 @@ def _on_op(kind, objs, outs):
                 tans[id(o)] = (o, t)
 
 
-def _jvp_fn(kind, pos, objs, tan_in):
-    key = (kind.id, pos)
+def _abstract_like(v):
+    a = _connected._abstract(v) if not isinstance(v, jax.ShapeDtypeStruct) else v
+    if isinstance(a, (float, complex)):
+        a = _primitive._device_scalar(a)
+    return jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a),
+                                weak_type=getattr(a, "weak_type", False))
+
+
+def _jvp_fn(kind, pos, extra, objs, tan_in):
+    """The JVP of ``kind`` along the tangents at ``pos``. Its outputs are None where
+    they do not depend on those tangents (TF's forward mode transposes the
+    backward function: sign, ones_like), and read the inputs TF's JVP would read
+    with zero tangents at ``extra`` (see _on_op)."""
+    key = (kind.id, pos, extra)
     fn = _jvps.get(key)
     if fn is None:
-        def tangents(vals, tans):
-            _, out = jax.jvp(kind.at(vals, pos), tuple(vals[i] for i in pos), tuple(tans))
-            return tree_flatten(out)[0]
+        def tangents(at):
+            def f(vals, tans):
+                _, out = jax.jvp(kind.at(vals, at), tuple(vals[i] for i in at), tuple(tans))
+                return tree_flatten(out)[0]
+            return f
 
-        # TF's forward mode transposes the op's backward function: a tangent
-        # that does not depend on the input tangents (sign, ones_like) is None.
-        vals = [o._aval() if isinstance(o, Tensor) else o for o in objs]
-        deps = _connected.function_deps(lambda *a: tangents(a[:len(vals)], a[len(vals):]),
-                                        vals + [t._aval() for t in tan_in])
-        moving = range(len(vals), len(vals) + len(tan_in))
-        keep = None if deps is None else [any(i in d for i in moving) for d in deps]
-        if keep is not None and getattr(kind.fn, "one_op", False):
-            keep = [any(keep)] * len(keep)     # one op in TF: zeros for the others
+        # Read off the jaxpr of the JVP with every floating input moving (not run:
+        # a zero tangent can meet an infinite derivative).
+        vals = [o._aval() if isinstance(o, Tensor) else
+                jax.ShapeDtypeStruct((), np.float32, weak_type=True) if type(o) is int and extra
+                else o for o in objs]
+        zeros = [_abstract_like(vals[i]) for i in extra]
+        full = tangents(pos + extra)
+        n, m = len(vals), len(pos)
+        deps = _connected.function_deps(lambda *a: full(a[:n], a[n:]),
+                                        vals + [t._aval() for t in tan_in] + zeros)
+        if deps is None:
+            keep, reads = None, None
+        else:
+            keep = [any(n <= i < n + m for i in d) for d in deps]
+            reads = [tuple(sorted(i for i in d if i < n)) for d in deps]
+            if not extra:
+                reads = None
+            if getattr(kind.fn, "one_op", False):     # one op in TF: zeros for the others
+                keep = [any(keep)] * len(keep)
+        real = tangents(pos)
 
         def jvp(vals, tans):
-            flat = tangents(vals, tans)
-            return [None if t.dtype == jax.dtypes.float0 or not is_inexact(t.dtype)
-                    or (keep is not None and not keep[j]) else t for j, t in enumerate(flat)]
+            out = []
+            for j, t in enumerate(real(vals, tans)):
+                if t.dtype == jax.dtypes.float0 or not is_inexact(t.dtype) or \
+                        (keep is not None and not keep[j]):
+                    out.append(None)
+                elif reads is not None and reads[j]:
+                    out.append(_connected.tie(t, [vals[i] for i in reads[j]]))
+                else:
+                    out.append(t)
+            return out
         jvp.__name__ = f"{kind.name}_jvp"
         fn = jax.jit(jvp) if kind.traceable else jvp
         if len(_jvps) >= 4096:
