@@ -58,23 +58,8 @@ class _TensorLike:
     # as tf.Tensor does, instead of converting the Tensor to an ndarray.
     __array_priority__ = 100
 
-    # -- arithmetic (TF's conversion of the other operand: _operand) -----------
-    def __add__(self, o):
-        o = _operand(self, o, "__radd__", InvalidArgumentError, no_bool=True)
-        return o if o is NotImplemented else _call(jnp.add, (self, o))
-
-    def __radd__(self, o):
-        o = _operand(self, o, None, no_bool=True)
-        return o if o is NotImplemented else _call(jnp.add, (o, self))
-
-    def __sub__(self, o):
-        o = _operand(self, o, "__rsub__", no_bool=True)
-        return o if o is NotImplemented else _call(jnp.subtract, (self, o))
-
-    def __rsub__(self, o):
-        o = _operand(self, o, None, no_bool=True)
-        return o if o is NotImplemented else _call(jnp.subtract, (o, self))
-
+    # -- arithmetic (TF's conversion of the other operand: _operand; the
+    # forward/reflected pairs are made by _operators below) -------------------
     def __mul__(self, o):
         p = _operand(self, o, "__rmul__", bool_mul=True)
         if p is NotImplemented:
@@ -87,49 +72,6 @@ class _TensorLike:
         o = _operand(self, o, None)
         return o if o is NotImplemented else _call(jnp.multiply, (o, self))
 
-    def __truediv__(self, o):
-        o = _operand(self, o, "__rtruediv__", TypeError, TypeError)
-        return o if o is NotImplemented else _true_divide(self, o, self)
-
-    def __rtruediv__(self, o):
-        o = _operand(self, o, None, TypeError, TypeError)
-        return o if o is NotImplemented else _true_divide(o, self, self)
-
-    # TF registers no gradient for FloorDiv: a constant for the tape, as tnp.floor_divide.
-    def __floordiv__(self, o):
-        o = _operand(self, o, "__rfloordiv__", no_bool=True)
-        return o if o is NotImplemented else _call(jnp.floor_divide, (self, _nonzero(self, o)),
-                                                   constant_output=True)
-
-    def __rfloordiv__(self, o):
-        o = _operand(self, o, None, no_bool=True)
-        return o if o is NotImplemented else _call(jnp.floor_divide, (o, self),
-                                                   constant_output=True)
-
-    def __mod__(self, o):
-        o = _operand(self, o, "__rmod__", no_bool=True)
-        return o if o is NotImplemented else _call(jnp.mod, (self, _nonzero(self, o)))
-
-    def __rmod__(self, o):
-        o = _operand(self, o, None, no_bool=True)
-        return o if o is NotImplemented else _call(jnp.mod, (o, self))
-
-    def __pow__(self, o):
-        o = _operand(self, o, "__rpow__", no_bool=True)
-        return o if o is NotImplemented else _call(jnp.power, (self, _no_unsigned(self, o)))
-
-    def __rpow__(self, o):
-        o = _operand(self, o, None, no_bool=True)
-        return o if o is NotImplemented else _call(jnp.power, (_no_unsigned(self, o), self))
-
-    def __matmul__(self, o):
-        o = _operand(self, o, "__rmatmul__", no_bool=True)
-        return o if o is NotImplemented else _call(jnp.matmul, (self, o))
-
-    def __rmatmul__(self, o):
-        o = _operand(self, o, None, no_bool=True)
-        return o if o is NotImplemented else _call(jnp.matmul, (o, self))
-
     def __neg__(self):
         _no_bool(self, "negative")
         return _call(jnp.negative, (self,))
@@ -141,30 +83,6 @@ class _TensorLike:
         return _call(jnp.abs, (self,))
 
     def __invert__(self): return _call(jnp.invert, (self,))
-
-    def __and__(self, o):
-        o = _operand(self, o, "__rand__")
-        return o if o is NotImplemented else _call(jnp.bitwise_and, (self, o))
-
-    def __rand__(self, o):
-        o = _operand(self, o, None)
-        return o if o is NotImplemented else _call(jnp.bitwise_and, (o, self))
-
-    def __or__(self, o):
-        o = _operand(self, o, "__ror__")
-        return o if o is NotImplemented else _call(jnp.bitwise_or, (self, o))
-
-    def __ror__(self, o):
-        o = _operand(self, o, None)
-        return o if o is NotImplemented else _call(jnp.bitwise_or, (o, self))
-
-    def __xor__(self, o):
-        o = _operand(self, o, "__rxor__")
-        return o if o is NotImplemented else _call(jnp.bitwise_xor, (self, o))
-
-    def __rxor__(self, o):
-        o = _operand(self, o, None)
-        return o if o is NotImplemented else _call(jnp.bitwise_xor, (o, self))
 
     def __lshift__(self, o): return _call(jnp.left_shift, (self, o))
     def __rshift__(self, o): return _call(jnp.right_shift, (self, o))
@@ -279,6 +197,48 @@ class _TensorLike:
     def ndim(self): return len(self._aval().shape)
     @property
     def size(self): return int(np.prod(self._aval().shape, dtype=np.int64))
+
+
+def _binary(name, fn, fail=TypeError, rfail=TypeError, mismatch=InvalidArgumentError,
+            no_bool=False, check=None, rcheck=None, constant_output=False, apply=None):
+    """The forward and reflected methods of operator ``name`` (``"add"`` gives
+    ``__add__`` and ``__radd__``): the other operand converted by ``_operand``,
+    then ``check``/``rcheck`` (forward/reflected) applied to it, then ``fn``
+    recorded (or ``apply(a, b, self)``)."""
+    if apply is None:
+        def apply(a, b, t):
+            return _call(fn, (a, b), constant_output=constant_output)
+
+    def forward(self, o):
+        o = _operand(self, o, f"__r{name}__", fail, mismatch, no_bool)
+        if o is NotImplemented:
+            return o
+        return apply(self, check(self, o) if check else o, self)
+
+    def reflected(self, o):
+        o = _operand(self, o, None, rfail, mismatch, no_bool)
+        if o is NotImplemented:
+            return o
+        return apply(rcheck(self, o) if rcheck else o, self, self)
+    forward.__name__, reflected.__name__ = f"__{name}__", f"__r{name}__"
+    setattr(_TensorLike, forward.__name__, forward)
+    setattr(_TensorLike, reflected.__name__, reflected)
+
+
+def _operators():
+    # TF: a failed conversion for + is InvalidArgumentError (converted with a
+    # dtype hint, then refused by the op); / is TypeError on any mismatch.
+    _binary("add", jnp.add, fail=InvalidArgumentError, no_bool=True)
+    _binary("sub", jnp.subtract, no_bool=True)
+    _binary("truediv", None, mismatch=TypeError, apply=_true_divide)
+    # TF registers no gradient for FloorDiv: recorded with none, as tnp.floor_divide.
+    _binary("floordiv", jnp.floor_divide, no_bool=True, check=_nonzero, constant_output=True)
+    _binary("mod", jnp.mod, no_bool=True, check=_nonzero)
+    _binary("pow", jnp.power, no_bool=True, check=_no_unsigned, rcheck=_no_unsigned)
+    _binary("matmul", jnp.matmul, no_bool=True)
+    _binary("and", jnp.bitwise_and)
+    _binary("or", jnp.bitwise_or)
+    _binary("xor", jnp.bitwise_xor)
 
 
 def _method(fn, constant_output=False):
@@ -795,3 +755,4 @@ def constant(value, dtype=None, shape=None, name=None):
 
 
 from ._primitive import call as _call, is_tracked as _is_tracked  # noqa: E402  (cycle)
+_operators()    # the binary operators, once their helpers exist
