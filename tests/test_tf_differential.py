@@ -1018,6 +1018,53 @@ def _(tf):
     return [y, t.gradient(y, v)]
 
 
+@fact("a tape around an accumulator: what a JVP reads, as TF builds it")
+def _(tf):
+    x = tf.constant([[0.99, 0.56], [1.17, 1.39]])
+    c = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, c])
+        with tf.autodiff.ForwardAccumulator(x, tf.constant([[1.1, -1.5], [0.8, 0.1]])) as acc:
+            a = x * 2
+            b = x + c
+            d = tf.sin(x) * c
+            e = tf.sign(x)
+            f = x / 1.28 - x / 1.28
+            g = tf.where(x > 1.0, x, x * 0.25) ** 2       # no NaN from a zero tangent
+        js = acc.jvp([a, b, d, e, f, g], unconnected_gradients="zero")
+    return [js] + [t.gradient(j, [x, c]) for j in js]
+
+
+@fact("third derivative of a product over an axis of one element")
+def _(tf):
+    x = tf.constant([[1.81, 1.4, 0.18]])
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t3:
+            t3.watch(x)
+            with tf.GradientTape() as t4:
+                t4.watch(x)
+                y = tf.reduce_prod(x, axis=0)
+            g1 = t4.gradient(y, x)
+        g2 = t3.gradient(g1, x)
+    return [y, g1, g2, t2.gradient(g2, x)]
+
+
+@fact("second derivatives of relu, relu6 and leaky_relu are zeros")
+def _(tf):
+    x = tf.constant([1.5, -2.0, 0.0, 7.0])
+    out = []
+    for f in (tf.nn.relu, tf.nn.relu6, tf.nn.leaky_relu):
+        with tf.GradientTape() as o:
+            o.watch(x)
+            with tf.GradientTape() as i:
+                i.watch(x)
+                y = f(x)
+            g = i.gradient(y, x)
+        out += [y, g, o.gradient(g, x)]
+    return out
+
+
 # -- harness -------------------------------------------------------------------------
 
 _FAMILIES = (LookupError, RuntimeError, ValueError, TypeError, AttributeError)
