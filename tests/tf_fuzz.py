@@ -9,7 +9,7 @@ process ("tf": TensorFlow; "et": eagertape.tf in the execution mode the request
 names), so a crash or a hang costs one program (class ``crash``/``timeout``).
 
     python tests/tf_fuzz.py --n 300 --modes eager,fused --minimize
-    python tests/tf_fuzz.py --n 10000 --jobs 1 --report /tmp/fuzz.md
+    python tests/tf_fuzz.py --n 10000 --jobs 1 --report fuzz-report.md
     python tests/tf_fuzz.py --show 17          # print the program of seed 17
     python tests/tf_fuzz.py --seed 17 --modes eager   # run one, print both outcomes
     python tests/tf_fuzz.py --file prog.py           # a program of your own, likewise
