@@ -24,7 +24,8 @@ from ._tape import UnconnectedGradients, _unconnected
 from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
 from ._variables import Variable
 
-_jvps: dict = {}    # (kind id, positions with tangents) -> compiled jvp
+_jvps: dict = {}
+_ARRAYS = (Tensor, np.ndarray, np.generic, jax.Array)   # operands TF makes tensor inputs    # (kind id, positions with tangents) -> compiled jvp
 
 
 def _is_leaf(x):
@@ -164,7 +165,8 @@ def _on_op(kind, objs, outs):
                 # backward function with zero tangents for the other floating
                 # inputs, so it reads the inputs that function reads (x * 0).
                 extra = tuple(i for i, o in enumerate(objs) if i not in pos and (
-                    type(o) in (float, int) or (type(o) is Tensor and is_inexact(o._aval().dtype))))
+                    type(o) in (float, int) or (isinstance(o, _ARRAYS) and is_inexact(
+                        o._aval().dtype if type(o) is Tensor else o.dtype))))
             out_tans = call(_jvp_fn(kind, tuple(pos), extra, objs, tan_in), (list(objs), tan_in),
                             jit=False, name=f"{kind.name}_jvp")
         finally:
@@ -199,6 +201,7 @@ def _jvp_fn(kind, pos, extra, objs, tan_in):
         # Read off the jaxpr of the JVP with every floating input moving (not run:
         # a zero tangent can meet an infinite derivative).
         vals = [o._aval() if isinstance(o, Tensor) else
+                jax.ShapeDtypeStruct(np.shape(o), o.dtype) if isinstance(o, (np.ndarray, np.generic)) else
                 jax.ShapeDtypeStruct((), np.float32, weak_type=True) if type(o) is int and extra
                 else o for o in objs]
         zeros = [_abstract_like(vals[i]) for i in extra]
@@ -213,8 +216,10 @@ def _jvp_fn(kind, pos, extra, objs, tan_in):
             reads = [tuple(sorted(i for i in d if i < n)) for d in deps]
             if not extra:
                 reads = None
-            if getattr(kind.fn, "one_op", False):     # one op in TF: zeros for the others
-                keep = [any(keep)] * len(keep)
+            if getattr(kind.fn, "one_op", False):
+                # One op in TF: an input with a tangent gives every output one (zeros
+                # for those that do not depend on it).
+                keep = [True] * len(keep)
         real = tangents(pos)
 
         def jvp(vals, tans):

@@ -266,6 +266,7 @@ class GradientTape:
                 "GradientTape must be created with persistent=True to compute the jacobian "
                 "with eager execution enabled and with  experimental_use_pfor set to False.")
         _check_single(target, "target", "jacobian")
+        target = self._as_read(target)
         flat_sources, source_tree = _flatten_sources(sources)
         zero = _unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
         _check_parallel_iterations(parallel_iterations)
@@ -303,6 +304,7 @@ class GradientTape:
                     "batch_jacobian with parallel_iterations.")
         _check_single(target, "target", "batch_jacobian")
         _check_single(source, "source", "batch_jacobian")
+        target = self._as_read(target)
         tshape, sshape = tuple(target.shape), tuple(source.shape)
         if not tshape:     # TF fails on a scalar target indexing its shape: an IndexError
             raise _ScalarTargetError("argument `target` of GradientTape.batch_jacobian is a "
@@ -320,6 +322,20 @@ class GradientTape:
         result, = _replay.jacobian(self._tape, target, [source], False, batch=True)
         self._used()
         return result
+
+    def _as_read(self, target):
+        """A Variable target as a read recorded on this tape: TF's jacobians reshape
+        the target with the tape recording, which reads a Variable (watched as any
+        read is)."""
+        if not isinstance(target, Variable) or self._tape is None:
+            return target
+        if self._recording:
+            return target.read_value()
+        self._push_tape()
+        try:
+            return target.read_value()
+        finally:
+            self._pop_tape()
 
     # -- the one-call budget of a non-persistent tape -----------------------
     def _check_usable(self):

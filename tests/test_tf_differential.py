@@ -1065,6 +1065,27 @@ def _(tf):
     return out
 
 
+@fact("jacobians of a Variable target, and JVPs through NumPy operands and functions")
+def _(tf):
+    v = tf.Variable([[0.99, 1.1, 0.25], [0.7, 1.74, 1.63]])
+    x = tf.constant([[0.4, 0.3, 1.75], [1.27, 0.33, 1.5]])
+    w = tf.Variable([1.0, -2.0])
+
+    @tf.function
+    def f(p):
+        return tf.identity(w)
+
+    with tf.GradientTape(persistent=True) as t:
+        r = v.assign(v * 0.5)
+        t.watch(x)
+        with tf.autodiff.ForwardAccumulator(x, tf.ones((2, 3))) as acc:
+            a = x * np.array([-0.72, 1.43, 0.36])
+            b = f(x)
+        ja, jb = acc.jvp([a, b])
+    return [t.jacobian(tf.cast(v, tf.float32), v), t.jacobian(r, {"k": v}), ja, jb,
+            t.gradient(ja, [x, v])]
+
+
 # -- harness -------------------------------------------------------------------------
 
 _FAMILIES = (LookupError, RuntimeError, ValueError, TypeError, AttributeError)

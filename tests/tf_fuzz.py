@@ -1029,9 +1029,10 @@ def _close(x, y, dtype):
     if dtype == "float64":
         rtol, atol = 1e-6, 1e-9
     else:
-        # Cancellation (1 - tanh(x)**2 near saturation) costs float32 several digits
-        # in both frameworks, rounded differently.
-        rtol, atol = 1e-4, 1e-4
+        # Cancellation (1 - tanh(x)**2 near saturation, second derivatives of a
+        # saturated softmax) costs float32 several digits in both frameworks,
+        # rounded differently.
+        rtol, atol = 1e-4, 5e-4
     # absolute errors of float32 sums and products scale with the largest entry
     scale = max(1.0, float(np.nanmax(np.abs(x[np.isfinite(x)]), initial=0.0)))
     return bool(np.allclose(x, y, rtol=rtol, atol=atol * scale, equal_nan=True))
@@ -1147,15 +1148,22 @@ KNOWN = {
     "output_gradients_checked": lambda src, t, e: (
         "output_gradients=" in src
         and ((_tf_raises(t, "InvalidArgumentError") and "returns" in e)
-             or (_tf_raises(e, "InvalidArgumentError", "output_gradients") and "returns" in t)
+             or _tf_raises(e, "InvalidArgumentError", "output_gradients")
              or ("returns" in t and "returns" in e and compare(t, e)[0] == "shape"))),
     # README "TF's own failures": forward mode through a tf.function fails inside TF
     # (a tape around it: "returned too few gradients"; a Variable argument: "a
     # variable without handle data"); eagertape computes the JVP.
     "tf_function_forward_mode_bug": lambda src, t, e: (
-        "tf.function" in src and "ForwardAccumulator" in src and "returns" in e
-        and (_tf_raises(t, "InternalError", "returned too few gradients")
+        "tf.function" in src and "ForwardAccumulator" in src
+        and (("returns" in e and _tf_raises(t, "InternalError", "returned too few gradients"))
              or _tf_raises(t, text="variable without handle data"))),
+    # README "Variable.assign on a non-trainable Variable": TF returns an alias that is
+    # trainable, so a tape watches reads of it (and the Variable gets a gradient);
+    # eagertape returns the Variable, still not trainable.
+    "assign_alias_of_non_trainable": lambda src, t, e: (
+        "trainable=False" in src and ".assign" in src and "returns" in t
+        and (_tf_raises(e, "TypeError", "received None")
+             or ("returns" in e and _none_vs_value(t, e)))),
     # README "Errors inside tf.function": TF's graph mode raises TypeError for operands
     # of two dtypes where its eager mode raises InvalidArgumentError; eagertape raises
     # InvalidArgumentError in both, which is also a TypeError.
@@ -1379,6 +1387,8 @@ def main(argv=None):
         if c.startswith("known:"):
             continue
         out.append(f"## {c}")
+        for m in modes:      # every seed, to run again with --seed
+            out.append(f"{m}: seeds " + ", ".join(str(x) for x in sorted(res[m].get(c, []))))
         done = set()
         for m in modes:
             for s in res[m].get(c, [])[:a.examples]:
