@@ -13,6 +13,11 @@ its connectivity is read off the op's jaxpr: an output depends on an input when
 a chain of floating values joins them. Integer and boolean values cut the chain,
 as TF never differentiates through them (fact 29). Replays pass cotangents only
 along these dependences, so an unconnected source gets no gradient at all.
+
+Where TF's gradient (or JVP) reads a value that JAX's derivative does not, ``tie``
+makes the derivative read it too, without changing a value (``reading_inputs``
+for a facade function; ``_forward`` for JVPs, which TF builds by transposing
+backward functions).
 """
 import jax
 import jax.numpy as jnp
