@@ -1157,6 +1157,10 @@ KNOWN = {
         "tf.function" in src and "ForwardAccumulator" in src
         and (("returns" in e and _tf_raises(t, "InternalError", "returned too few gradients"))
              or _tf_raises(t, text="variable without handle data"))),
+    # README "TF's own failures": the alias TF's assign returns (_UnreadVariable) is
+    # refused by TF ops inside a custom_gradient's grad_fn; eagertape computes.
+    "tf_unread_variable_bug": lambda src, t, e: (
+        ".assign" in src and _tf_raises(t, text="_UnreadVariable")),
     # README "Variable.assign on a non-trainable Variable": TF returns an alias that is
     # trainable, so a tape watches reads of it (and the Variable gets a gradient);
     # eagertape returns the Variable, still not trainable.
