@@ -67,7 +67,7 @@ def _call_custom(f, args, kwargs):
     arg_leaves, _ = tree_flatten(args, is_leaf=_is_tl)
     seen, variables = set(), []
     for v in sorted(read, key=lambda v: v._uid):
-        if id(v) not in seen and all(v is not a for a in arg_leaves):
+        if id(v) not in seen and all(v is not getattr(a, "_of", a) for a in arg_leaves):
             seen.add(id(v))
             variables.append(v)
     if variables and not _accepts_variables(grad_fn):

@@ -19,7 +19,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from . import _connected, _primitive
 from ._logging import log_first_n
 from ._primitive import _is_tl, call, is_inexact
-from ._state import remove_last, state
+from ._state import nesting, remove_last, state
 from ._tape import UnconnectedGradients, _unconnected
 from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
 from ._variables import Variable
@@ -61,7 +61,7 @@ class ForwardAccumulator:
         self._tangents = {}      # id(tensor) -> (tensor, tangent Tensor)
         self._variables = {}     # id(variable) -> (variable, tangent Tensor)
         self._recording = False
-        self._outer = ()
+        self._nesting = None
         seen = set()
         for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
             if not isinstance(p, _TensorLike):
@@ -86,12 +86,16 @@ class ForwardAccumulator:
             if tan.shape != p.shape:
                 raise ValueError(f"argument `tangents`[{i}] has shape {tan.shape} but its primal "
                                  f"has shape {p.shape}")
-            (self._variables if isinstance(p, Variable) else self._tangents)[id(p)] = (p, tan)
+            if isinstance(p, Variable):
+                p = p._of        # an alias (what assign returns) is its Variable
+                self._variables[id(p)] = (p, tan)
+            else:
+                self._tangents[id(p)] = (p, tan)
 
     def __enter__(self):
         if self._recording:
             raise ValueError("Accumulator is already recording.")
-        self._outer = (tuple(state.tapes), tuple(state.accumulators))
+        self._nesting = next(nesting)
         state.accumulators.append(self)
         self._recording = True
         return self
@@ -115,8 +119,9 @@ class ForwardAccumulator:
                 raise TypeError(f"argument `primals`[{i}] of ForwardAccumulator.jvp must be a "
                                 f"Tensor or Variable, got {type(p).__name__}")
             table = self._variables if isinstance(p, Variable) else self._tangents
-            e = table.get(id(p))
-            t = e[1] if e is not None and e[0] is p else None
+            q = p._of if isinstance(p, Variable) else p
+            e = table.get(id(q))
+            t = e[1] if e is not None and e[0] is q else None
             if t is None and zero:
                 v = p._peek()
                 t = _wrap(jnp.zeros(v.shape, v.dtype))
@@ -137,10 +142,10 @@ class ForwardAccumulator:
 
     def _paused(self):
         """Set the thread's stacks to what was active outside this accumulator."""
-        tapes, accs = self._outer
+        n = self._nesting
         saved = state.tapes, state.accumulators
-        state.tapes = [t for t in saved[0] if any(t is o for o in tapes)]
-        state.accumulators = [a for a in saved[1] if any(a is o for o in accs)]
+        state.tapes = [t for t in saved[0] if t._nesting < n]
+        state.accumulators = [a for a in saved[1] if a._nesting < n]
         return saved
 
 

@@ -111,13 +111,13 @@ def _plan(data, targets, sources, output_gradients, copied=False):
     ``copied``: TF's jacobians differentiate a reshaped copy of the target, so a
     target no tape records is never its own source there."""
     nodes, tracked = data.nodes, data.tracked
-    source_ids = {id(s) for s in sources}
-    target_ids = {id(t) for t in targets}
+    source_ids = {_key(s) for s in sources}
+    target_ids = {_key(t) for t in targets}
     extra = {}   # id -> slot for a target that is a source but no slot of the tape's
 
     seeds = []
     for i, t in enumerate(targets):
-        k = id(t)
+        k = _key(t)
         s = nodes.get(k) if type(t) is Tensor else None
         if s is None or not tracked[s]:
             if k not in source_ids or copied:
@@ -128,7 +128,7 @@ def _plan(data, targets, sources, output_gradients, copied=False):
 
     wanted = {}   # id(source) -> (source, slots)
     for src in sources:
-        k = id(src)
+        k = _key(src)
         if k in wanted:
             continue
         if isinstance(src, Variable):
@@ -149,6 +149,11 @@ def _plan(data, targets, sources, output_gradients, copied=False):
             slots.append(extra[k])
         wanted[k] = (src, tuple(slots))
     return seeds, [(src, slots) for src, slots in wanted.values() if slots]
+
+
+def _key(x):
+    # A Variable's alias (what assign returns) is the Variable for a tape.
+    return id(x._of) if isinstance(x, Variable) else id(x)
 
 
 def _read_on_the_way(data, seeds, slot):
@@ -199,10 +204,10 @@ def _gradient(data, targets, sources, output_gradients, zero):
         if out is None:
             out = _eager(data, seeds, live)
         for (src, _), g in zip(live, out):
-            grads[id(src)] = g
+            grads[_key(src)] = g
     results = []
     for src in sources:
-        g = grads.get(id(src))
+        g = grads.get(_key(src))
         if g is None and zero:
             v = src._aval()
             g = _wrap(jnp.zeros(v.shape, v.dtype))
@@ -231,10 +236,10 @@ def _jacobian(data, target, sources, zero, batch):
         if out is None:
             out = _jacobian_rows(data, seeds, live, tshape, batch)
         for (src, _), g in zip(live, out):
-            grads[id(src)] = g
+            grads[_key(src)] = g
     results = []
     for src in sources:
-        g = grads.get(id(src))
+        g = grads.get(_key(src))
         if g is None and (zero or batch):
             sv = src._aval()
             if batch:

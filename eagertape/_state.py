@@ -1,5 +1,6 @@
 """Per-thread recording state. Nothing here is global across threads, except the
 execution mode new threads start in (``set_execution_mode``)."""
+import itertools
 import os
 import threading
 
@@ -49,6 +50,13 @@ class _State(threading.local):
 
 
 state = _State()
+
+
+# TF numbers every push of a tape or accumulator (its "nesting id"): an
+# accumulator's JVPs are recorded by the tapes and accumulators pushed before it.
+# A tape's stop_recording() and reset() push it again, after the accumulator.
+# Shared by threads: next() on a count is atomic, and only the order matters.
+nesting = itertools.count()
 
 
 def remove_last(stack, obj):

@@ -10,7 +10,7 @@ from . import _keys, _replay
 from ._errors import InvalidArgumentError
 from ._logging import log_first_n
 from ._primitive import call, is_inexact
-from ._state import remove_last, state
+from ._state import nesting, remove_last, state
 from ._tensor import Tensor, _TensorLike, convert_to_tensor
 from ._variables import Variable
 
@@ -112,6 +112,7 @@ class GradientTape:
                              "an already-active tape.")
         if self._tape is None:
             self._tape = _TapeData(self._persistent)
+        self._nesting = next(nesting)
         state.hot.tapes.append(self)
         self._recording = True
 
@@ -132,16 +133,16 @@ class GradientTape:
     # -- called by Variable reads --------------------------------------------
     def _may_watch(self, v):
         d = self._tape
-        return id(v) in d.variables or (self._watch_accessed_variables and v._trainable)
+        return id(v._of) in d.variables or (self._watch_accessed_variables and v._trainable)
 
-    def _on_read(self, v, t):
+    def _on_read(self, v, t, watch=True):
         d = self._tape
         key = id(v)
         if key not in d.variables:
-            if not (self._watch_accessed_variables and v._trainable):
+            if not (watch and self._watch_accessed_variables and v._trainable):
                 return
             d.variables[key] = v
-        if is_inexact(t._v.dtype):     # a read's value is an array, never pending
+        if t is not None and is_inexact(t._v.dtype):   # None: accessed, not read (assign)
             d.keep.append(t)
             reads = d.var_reads.get(key)
             if reads is None:
@@ -179,7 +180,7 @@ class GradientTape:
                 log_first_n(logging.WARNING, "The dtype of the watched tensor must be floating "
                             "(e.g. float32), got %s", 5, leaf.dtype.name)
             if isinstance(leaf, Variable):
-                d.variables[id(leaf)] = leaf
+                d.variables[id(leaf._of)] = leaf._of
                 continue
             d.keep.append(leaf)
             s = d.nodes.get(id(leaf))

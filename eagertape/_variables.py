@@ -67,6 +67,11 @@ class Variable(_TensorLike):
             c.write(self, new)
 
     # -- reads ----------------------------------------------------------------
+    @property
+    def _of(self):
+        """The Variable itself (an alias's is the Variable it stands for)."""
+        return self
+
     def _peek(self):
         return self._value
 
@@ -110,11 +115,9 @@ class Variable(_TensorLike):
                              f"{self._name!r} has shape {tuple(self._value.shape)}")
         return new
 
-    # TF returns the Variable itself, unread (an alias that reads the value when
-    # used, and whose gradient is the Variable's): so do we.
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        """Replace the value (shape and dtype must match). Returns this Variable
-        (as TF's alias of it: a later read sees later assignments), or None with
+        """Replace the value (shape and dtype must match). Returns an alias of this
+        Variable (as TF's: a later read sees later assignments), or None with
         ``read_value=False``.
 
         >>> v = et.Variable(3.0)
@@ -124,17 +127,29 @@ class Variable(_TensorLike):
         7.0
         """
         self._value = self._check(value, "value")
-        return self if read_value else None
+        return self._alias() if read_value else None
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        """Add ``delta`` in place; not differentiated through. Returns this Variable."""
+        """Add ``delta`` in place; not differentiated through. Returns an alias."""
         self._value = self._value + self._check(delta, "delta")
-        return self if read_value else None
+        return self._alias() if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        """Subtract ``delta`` in place; not differentiated through. Returns this Variable."""
+        """Subtract ``delta`` in place; not differentiated through. Returns an alias."""
         self._value = self._value - self._check(delta, "delta")
-        return self if read_value else None
+        return self._alias() if read_value else None
+
+    def _alias(self):
+        # TF's lazy read: the tapes recording now watch the Variable (a trainable
+        # one, as a read would), though nothing is read until the alias is used.
+        v = self._of
+        if v._trainable:
+            st = state.hot
+            for w in st.var_watchers:
+                w.append(v)
+            for tape in st.tapes:
+                tape._on_read(v, None)
+        return _Alias(v)
 
     # -- attributes --------------------------------------------------------
     @property
@@ -159,3 +174,52 @@ class Variable(_TensorLike):
     def __str__(self):
         return repr(self)
 
+
+class _Alias(Variable):
+    """What ``assign*`` returns, as TF's ``_UnreadVariable``: the Variable under
+    another name. It reads the Variable's current value and its gradient is the
+    Variable's, but a tape does not start watching the Variable when the alias is
+    read (TF records such a read only where the Variable is watched already).
+
+    >>> v = et.Variable(3.0)
+    >>> r = v.assign(6.0)
+    >>> with et.GradientTape() as tape:
+    ...     y = r * r
+    >>> print(tape.gradient(y, v))
+    None
+    """
+
+    __slots__ = ("_parent",)
+
+    def __init__(self, parent):
+        self._parent = parent
+
+    _of = property(lambda self: self._parent)
+    _val = property(lambda self: self._parent._val)
+    _trainable = property(lambda self: self._parent._trainable)
+    _name = property(lambda self: self._parent._name)
+    _uid = property(lambda self: self._parent._uid)
+
+    @property
+    def _value(self):
+        return self._parent._value
+
+    @_value.setter
+    def _value(self, new):
+        self._parent._value = new
+
+    def read_value(self):
+        v = self._parent
+        st = state.hot
+        c = st.capture
+        t = _wrap(v._val if c is None else c.read(v))
+        for w in st.var_watchers:
+            w.append(v)
+        for tape in st.tapes:
+            tape._on_read(v, t, watch=False)
+        for acc in st.accumulators:
+            acc._on_read(v, t)
+        return t
+
+    _read = read_value
+    value = read_value

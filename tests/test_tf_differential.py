@@ -1091,6 +1091,35 @@ def _(tf):
 _FAMILIES = (LookupError, RuntimeError, ValueError, TypeError, AttributeError)
 
 
+@fact("a tape paused inside an accumulator is pushed again after it: the JVPs are unrecorded")
+def _(tf):
+    v = tf.Variable(0.74)
+    out = []
+    for pause in (False, True):
+        with tf.GradientTape() as t:
+            with tf.autodiff.ForwardAccumulator(v, tf.constant(-0.87)) as acc:
+                if pause:
+                    with t.stop_recording():
+                        tf.tanh(v)
+                y = v * v
+            j = acc.jvp(y)
+        out.append(t.gradient(j, v))
+    return out
+
+
+@fact("a matmul with transpose_b under a paused outer tape: its gradient still reads a and b")
+def _(tf):
+    x = tf.constant([[-1.24], [-1.92]])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            with outer.stop_recording():
+                y = tf.matmul(x, x, transpose_b=True)
+        g = inner.gradient(y, x)
+    return g, outer.gradient(g, x)
+
+
 def _family(e):
     name = type(e).__name__
     if name.endswith("Error") and "InvalidArgument" in name:
