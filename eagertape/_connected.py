@@ -154,6 +154,8 @@ def reading_inputs(f):
     """``f`` whose derivative reads its (floating array) inputs, as TF's gradient
     op of it does, where JAX's need not (``tie``)."""
     def g(*args, **kwargs):
+        if not any(_inexact(a) for a in args):
+            return f(*args, **kwargs)        # nothing to differentiate (and f's checks stay)
         h = jax.custom_jvp(lambda *a: f(*a, **kwargs))
 
         @h.defjvp
@@ -161,4 +163,5 @@ def reading_inputs(f):
             y, ty = jax.jvp(lambda *a: f(*a, **kwargs), primals, tangents)
             return y, tie(ty, [p for p in primals if _inexact(p)])
         return h(*args)
+    g.__name__ = getattr(f, "__name__", "reading_inputs")
     return g

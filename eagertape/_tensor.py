@@ -234,7 +234,11 @@ def _operators():
     # TF registers no gradient for FloorDiv: recorded with none, as tnp.floor_divide.
     _binary("floordiv", jnp.floor_divide, no_bool=True, check=_nonzero, constant_output=True)
     _binary("mod", jnp.mod, no_bool=True, check=_nonzero)
-    _binary("pow", jnp.power, no_bool=True, check=_no_unsigned, rcheck=_no_unsigned)
+    # TF's Pow gradient reads x at every order (y * x ** (y - 1)); JAX's x ** 2 is
+    # integer_pow, whose second derivative no longer does (a third would be None).
+    from ._connected import reading_inputs
+    _binary("pow", reading_inputs(jnp.power), no_bool=True, check=_no_unsigned,
+            rcheck=_no_unsigned)
     _binary("matmul", jnp.matmul, no_bool=True)
     _binary("and", jnp.bitwise_and)
     _binary("or", jnp.bitwise_or)
