@@ -1247,9 +1247,9 @@ KNOWN = {
     # refused by TF ops inside a custom_gradient's grad_fn; eagertape computes.
     "tf_unread_variable_bug": lambda src, t, e: (
         ".assign" in src and _tf_raises(t, text="_UnreadVariable")),
-    # README "Variable.assign on a non-trainable Variable": TF returns an alias that is
-    # trainable, so a tape watches reads of it (and the Variable gets a gradient);
-    # eagertape returns the Variable, still not trainable.
+    # README "Variable.assign* on a non-trainable Variable": TF's alias is trainable,
+    # so passed to a tf.function it makes a tape watch the Variable; eagertape's alias
+    # is as trainable as its Variable.
     "assign_alias_of_non_trainable": lambda src, t, e: (
         "trainable=False" in src and ".assign" in src and "returns" in t
         and (_tf_raises(e, "TypeError", "received None")
@@ -1265,14 +1265,14 @@ KNOWN = {
     "forward_mode_custom_gradient_in_function": lambda src, t, e: (
         "tf.function" in src and "custom_gradient" in src and "ForwardAccumulator" in src
         and _tf_raises(e, text="custom_vjp")),
-    # README "A tape paused while inner tapes record": TF's gradient functions of
+    # README "Gradients that read an op's output", a paused tape: TF's gradient functions of
     # sigmoid, tanh, exp, sqrt, ... read the op's outputs, which the paused outer tape
     # did not record, so its higher-order gradient is None; eagertape's pullbacks read
     # the op's inputs, which it did record.
     "paused_outer_tape": lambda src, t, e: (
         ".stop_recording()" in src and src.count("GradientTape(") >= 2
         and "returns" in t and "returns" in e and _none_vs_value(t, e)),
-    # README "Gradients with respect to an output a gradient function reads": TF's
+    # README "Gradients that read an op's output": TF's
     # gradient functions of sigmoid, tanh, exp, sqrt, softmax, pow, ... read the op's
     # output, so an outer gradient (or a gradient of a JVP) with respect to that
     # output has a value in TF; eagertape's pullbacks read the op's inputs, and the
