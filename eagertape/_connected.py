@@ -43,23 +43,24 @@ def _open(j):
     return j.jaxpr if hasattr(j, "jaxpr") and not hasattr(j, "eqns") else j
 
 
-def jaxpr_deps(jaxpr):
+def jaxpr_deps(jaxpr, cut=_CUT):
     """Per output of ``jaxpr``, the frozenset of input positions it depends on
-    through floating values (intermediate integers and booleans cut)."""
+    through floating values (intermediate integers and booleans cut, and the
+    primitives in ``cut``)."""
     # Every input starts a chain, whatever its dtype: a kind serves calls of
     # several dtypes (``1 - t`` and ``v - t``), and an input that is not
     # floating gets no gradient anyway (it has no slot on the tape).
     env = {v: frozenset((i,)) for i, v in enumerate(jaxpr.invars)}
     for eqn in jaxpr.eqns:
         ins = [env.get(v, _EMPTY) if isinstance(v, _core.Var) else _EMPTY for v in eqn.invars]
-        if eqn.primitive.name in _CUT:
+        if eqn.primitive.name in cut:
             outs = [_EMPTY] * len(eqn.outvars)
         else:
             sub = next((eqn.params[k] for k in _NESTED if k in eqn.params), None)
             sub = _open(sub) if sub is not None else None
             if sub is not None and len(sub.invars) == len(ins) and \
                     len(sub.outvars) == len(eqn.outvars):
-                outs = [_EMPTY.union(*(ins[k] for k in d)) for d in jaxpr_deps(sub)]
+                outs = [_EMPTY.union(*(ins[k] for k in d)) for d in jaxpr_deps(sub, cut)]
             else:   # loops, conditionals, ...: every output on every input
                 every = _EMPTY.union(*ins)
                 outs = [every] * len(eqn.outvars)
@@ -79,14 +80,14 @@ def _abstract(v):
     return v
 
 
-def function_deps(fn, vals):
+def function_deps(fn, vals, cut=_CUT):
     """``jaxpr_deps`` of ``fn(*vals)`` (vals: arrays, pending values or Python
     scalars); None where ``fn`` cannot be traced (then every input counts)."""
     try:
         closed = jax.make_jaxpr(fn)(*[_abstract(v) for v in vals])
     except Exception:
         return None
-    return tuple(jaxpr_deps(closed.jaxpr))
+    return tuple(jaxpr_deps(closed.jaxpr, cut))
 
 
 def of(op):

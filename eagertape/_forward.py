@@ -222,9 +222,13 @@ def _jvp_fn(kind, pos, extra, objs, tan_in):
             if not extra:
                 reads = None
             if getattr(kind.fn, "one_op", False):
-                # One op in TF: an input with a tangent gives every output one (zeros
-                # for those that do not depend on it).
-                keep = [True] * len(keep)
+                # One op in TF (a tf.function call) with a tangent among its inputs:
+                # the outputs that do not depend on those inputs at all get zeros;
+                # those computed from them only through ops without a gradient
+                # (sign, stop_gradient) get none.
+                raw = _connected.function_deps(kind.apply, vals, cut=())
+                if raw is not None:
+                    keep = [k or not (raw[j] & set(pos)) for j, k in enumerate(keep)]
         real = tangents(pos)
 
         def jvp(vals, tans):

@@ -1120,6 +1120,21 @@ def _(tf):
     return g, outer.gradient(g, x)
 
 
+@fact("JVPs of a tf.function's outputs: none through sign or stop_gradient, zeros for constants")
+def _(tf):
+    x = tf.constant([[1.96, 0.4, 0.94]])
+    c = tf.constant([[1.0, 2.0, 3.0]])
+    fs = [lambda p: tf.nn.softmax(tf.sign(p)), lambda p: (tf.sign(p), p * 2.0),
+          lambda p: (c * 1.0, p * 2.0), lambda p: (tf.stop_gradient(p) * 2.0, p * 0.0),
+          lambda p: c * 1.0]
+    out = []
+    for f in fs:
+        with tf.autodiff.ForwardAccumulator(x, tf.constant([[0.29, -1.14, 0.33]])) as acc:
+            y = tf.function(f)(x)
+        out.append(acc.jvp(y))
+    return out
+
+
 def _family(e):
     name = type(e).__name__
     if name.endswith("Error") and "InvalidArgument" in name:
