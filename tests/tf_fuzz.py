@@ -1165,7 +1165,7 @@ def _source_at(src, path):
         if isinstance(node, (ast.List, ast.Tuple)) and isinstance(k, int) and k < len(node.elts):
             node = node.elts[k]
         elif isinstance(node, ast.Dict):
-            keys = [getattr(x, "value", None) for x in node.keys]
+            keys = [repr(getattr(x, "value", None)) for x in node.keys]   # as results keep them
             node = node.values[keys.index(k)] if k in keys else None
         elif isinstance(node, ast.Call) and isinstance(k, int) and k < len(node.args):
             node = node.args[k]         # a namedtuple Pair(a, b)
@@ -1219,6 +1219,22 @@ def _wrt_outputs(src, t, e):
     return all(n is not None and n[0] in "abgj" for n in names)
 
 
+def _raises_on_none(e):
+    """eagertape raised on a None it was given (a target, an operand)."""
+    return "raises" in e and e["raises"] in ("TypeError", "ValueError", "AttributeError") \
+        and "None" in e["msg"]
+
+
+def _wrt_intermediate(src):
+    """A gradient or jacobian in ``src`` is taken with respect to an op's output."""
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("gradient", "jacobian", "batch_jacobian") and len(node.args) >= 2:
+            if any(isinstance(n, ast.Name) and n.id[0] in "ab" for n in ast.walk(node.args[1])):
+                return True
+    return False
+
+
 def _nesting(src):
     return src.count("GradientTape(") + src.count("ForwardAccumulator(")
 
@@ -1233,20 +1249,29 @@ KNOWN = {
     # gradient function (Mul refuses an int cotangent, Maximum takes it).
     "output_gradients_checked": lambda src, t, e: (
         "output_gradients=" in src
-        and ((_tf_raises(t, "InvalidArgumentError") and "returns" in e)
+        and ((_tf_raises(t, "InvalidArgumentError") and (
+            "returns" in e or _tf_raises(e, "RuntimeError", "non-persistent")))
              or _tf_raises(e, "InvalidArgumentError", "output_gradients")
              or ("returns" in t and "returns" in e and compare(t, e)[0] == "shape"))),
     # README "TF's own failures": forward mode through a tf.function fails inside TF
     # (a tape around it: "returned too few gradients"; a Variable argument: "a
     # variable without handle data"); eagertape computes the JVP.
+    # With a tape around the accumulator and no failure, TF's JVP of a function call
+    # is not recorded on the tape: the gradient of the JVP is None (d/dx of the JVP
+    # of x * x is 2 * tangent; eagertape gives it).
     "tf_function_forward_mode_bug": lambda src, t, e: (
         "tf.function" in src and "ForwardAccumulator" in src
         and (("returns" in e and _tf_raises(t, "InternalError", "returned too few gradients"))
-             or _tf_raises(t, text="variable without handle data"))),
+             or _tf_raises(t, text="variable without handle data")
+             or ("GradientTape(" in src and _none_vs_value(t, e)))),
     # README "TF's own failures": the alias TF's assign returns (_UnreadVariable) is
     # refused by TF ops inside a custom_gradient's grad_fn; eagertape computes.
+    # Passed to a tf.function, the alias fails a custom_gradient inside it ("Can not
+    # convert a NoneType").
     "tf_unread_variable_bug": lambda src, t, e: (
-        ".assign" in src and _tf_raises(t, text="_UnreadVariable")),
+        ".assign" in src and (_tf_raises(t, text="_UnreadVariable") or (
+            "tf.function" in src and "custom_gradient" in src
+            and _tf_raises(t, "TypeError", "Can not convert a NoneType into a Tensor")))),
     # README "Variable.assign* on a non-trainable Variable": TF's alias is trainable,
     # so passed to a tf.function it makes a tape watch the Variable; eagertape's alias
     # is as trainable as its Variable.
@@ -1277,7 +1302,10 @@ KNOWN = {
     # output, so an outer gradient (or a gradient of a JVP) with respect to that
     # output has a value in TF; eagertape's pullbacks read the op's inputs, and the
     # same gradient is None (zeros through a JVP). Every other value agrees.
-    "backward_reads_outputs": lambda src, t, e: _wrt_outputs(src, t, e),
+    # Also when a later step of the program uses that None and raises.
+    "backward_reads_outputs": lambda src, t, e: _wrt_outputs(src, t, e) or (
+        "returns" in t and _raises_on_none(e) and _nesting(src) >= 2
+        and _wrt_intermediate(src)),
     # README "TF's own failures": TF's Pow gradient at x = 0 computes 0 * 0 ** -1 at
     # third order, NaN; eagertape gives the derivative's value.
     "tf_pow_nan_at_zero": lambda src, t, e: (
@@ -1292,9 +1320,10 @@ KNOWN = {
     # README "None or zeros beyond first order", through a tf.function: TF's backward
     # of a function is itself a function, whose connectivity to what the function
     # captured (a Variable read inside) is TF's graph's; eagertape's is the jaxpr's.
+    # Also when a later step of the program uses that None and raises.
     "function_higher_order": lambda src, t, e: (
         "tf.function" in src and src.count("GradientTape(") >= 2
-        and "returns" in t and "returns" in e and _zeros_vs_none(t, e)),
+        and "returns" in t and (("returns" in e and _zeros_vs_none(t, e)) or _raises_on_none(e))),
     # README "None or zeros beyond first order": where TF's gradient function reads a
     # forward value the JAX derivative does not depend on, TF's outer gradient is
     # zeros and eagertape's None; every other value agrees.
