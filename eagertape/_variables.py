@@ -77,7 +77,7 @@ class Variable(_TensorLike):
 
     _aval = _peek
 
-    def read_value(self):
+    def read_value(self, _watch=True):
         """A Tensor holding the current value: one recorded read of this Variable."""
         st = state.hot
         c = st.capture
@@ -85,7 +85,7 @@ class Variable(_TensorLike):
         for w in st.var_watchers:
             w.append(self)
         for tape in st.tapes:
-            tape._on_read(self, t)
+            tape._on_read(self, t, watch=_watch)
         for acc in st.accumulators:
             acc._on_read(self, t)
         return t
@@ -209,17 +209,8 @@ class _Alias(Variable):
         self._parent._value = new
 
     def read_value(self):
-        v = self._parent
-        st = state.hot
-        c = st.capture
-        t = _wrap(v._val if c is None else c.read(v))
-        for w in st.var_watchers:
-            w.append(v)
-        for tape in st.tapes:
-            tape._on_read(v, t, watch=False)
-        for acc in st.accumulators:
-            acc._on_read(v, t)
-        return t
+        # A read of the Variable that does not make tapes start watching it.
+        return Variable.read_value(self._parent, False)
 
     _read = read_value
     value = read_value
