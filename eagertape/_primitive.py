@@ -20,7 +20,7 @@ from . import _fused, _keys
 from ._connected import NO_GRADIENT
 from ._errors import InvalidArgumentError
 from ._state import state
-from ._tensor import Tensor, _TensorLike, _wrap
+from ._tensor import Tensor, _TensorLike, _wrap, standin
 
 _inexact_cache: dict = {}
 
@@ -270,6 +270,9 @@ def _dynamic(leaf, tp, objs, vals, jit):
         leaf = leaf.read_value()
         objs.append(leaf)
         vals.append(leaf._value)
+    elif hasattr(tp, "_eagertape_variable"):
+        leaf = standin(leaf)
+        return _dynamic(leaf, type(leaf), objs, vals, jit)
     else:
         return None
     return leaf

@@ -71,3 +71,24 @@ def remove_last(stack, obj):
 def update_fused():
     """Recompute ``state.fused`` after the mode changed."""
     state.hot.fused = state.mode == "fused"
+
+
+class switched:
+    """``with switched(tapes=[], ...):`` sets fields of this thread's state and
+    puts the old values back on the way out, however it leaves."""
+
+    __slots__ = ("new", "saved")
+
+    def __init__(self, **fields):
+        self.new = fields
+
+    def __enter__(self):
+        h = state.hot
+        self.saved = {k: getattr(h, k) for k in self.new}
+        for k, v in self.new.items():
+            setattr(h, k, v)
+
+    def __exit__(self, *exc):
+        h = state.hot
+        for k, v in self.saved.items():
+            setattr(h, k, v)

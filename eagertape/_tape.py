@@ -11,7 +11,7 @@ from ._errors import InvalidArgumentError
 from ._logging import log_first_n
 from ._primitive import call, is_inexact
 from ._state import nesting, remove_last, state
-from ._tensor import Tensor, _TensorLike, convert_to_tensor
+from ._tensor import Tensor, _TensorLike, convert_to_tensor, standin
 from ._variables import Variable
 
 _NOT_ONE_SET = ("A non-persistent GradientTape can only be used to compute one set of "
@@ -84,7 +84,7 @@ def _in_order(variables):
 
 
 def _is_leaf(x):
-    return x is None or isinstance(x, _TensorLike)
+    return x is None or isinstance(x, _TensorLike) or hasattr(type(x), "_eagertape_variable")
 
 
 class GradientTape:
@@ -160,6 +160,7 @@ class GradientTape:
             leaves = [tensor]
         else:
             leaves, _ = tree_flatten(tensor, is_leaf=_is_leaf)
+            leaves = [standin(x) for x in leaves]
         if not leaves and tensor is None:
             leaves = [None]
         for leaf in leaves:
@@ -388,6 +389,7 @@ def _flatten_checked(value, argname):
     pairs, _ = tree_flatten_with_path(value, is_leaf=_is_leaf)
     out = []
     for path, leaf in pairs:
+        leaf = standin(leaf)
         if not isinstance(leaf, _TensorLike):
             raise TypeError(
                 f"argument `{argname}`{_describe(path)} must be an eagertape.Tensor or Variable, "

@@ -19,6 +19,13 @@ def _is_inexact(dtype):
     return jnp.issubdtype(dtype, jnp.inexact)
 
 
+def standin(x):
+    """``x``, or the eagertape Variable that stands for it: another library's
+    variable (a Keras weight) joins the tape by having its class define
+    ``_eagertape_variable``, the Variable that shares its storage."""
+    return x._eagertape_variable if hasattr(type(x), "_eagertape_variable") else x
+
+
 class _TensorLike:
     """Operators and array methods shared by Tensor and Variable (all recorded).
 
@@ -558,6 +565,7 @@ def _convert_operand(o, dtype, fail=TypeError, mismatch=InvalidArgumentError, re
     Returns a NumPy array of ``dtype`` (or the Tensor).
     """
     dtype = np.dtype(dtype)
+    o = standin(o)
     if isinstance(o, _TensorLike):
         od = o._aval().dtype
         if od == dtype:
@@ -718,6 +726,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     dtype('float32')
     """
     dtype = _as_dtype(dtype)
+    value = standin(value)
     if isinstance(value, _TensorLike):
         t = value if isinstance(value, Tensor) else value.read_value()
         if dtype is not None and t.dtype != dtype:

@@ -730,7 +730,7 @@ def _(tf):
 @fact("function: a training step with an optimizer")
 def _(tf):
     w = tf.Variable([[0.5], [-0.25]])
-    opt = tf.keras.optimizers.Adam(learning_rate=0.1)
+    opt = tf.optimizers.Adam(learning_rate=0.1)    # TF's is Keras's; eagertape's its own
     x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     y = tf.constant([[1.0], [0.0], [1.0]])
 

@@ -38,7 +38,7 @@ from .._variables import Variable  # noqa: F401
 from . import errors, image, linalg, math, nn, random  # noqa: F401
 from ._util import _Unsupported, concrete as _concrete, same_dtype as _same, tensor as _t
 # TF exports these tf.math functions at top level too (the same objects).
-from .math import (abs, acos, add, argmax, argmin, asin, atan, atan2, cos, cosh,  # noqa: F401
+from .math import (abs, acos, add, add_n, argmax, argmin, asin, atan, atan2, cos, cosh,  # noqa: F401
                    cumsum, divide, equal, exp, floor, greater, greater_equal, less, less_equal,
                    log, logical_and, logical_not, logical_or, maximum, minimum, multiply,
                    negative, not_equal, pow, reduce_all, reduce_any, reduce_logsumexp,
@@ -46,7 +46,18 @@ from .math import (abs, acos, add, argmax, argmin, asin, atan, atan2, cos, cosh,
                    reduce_variance, round, sigmoid, sign, sin, sinh, sqrt, square, subtract,
                    tan, tanh, truediv)
 
-__getattr__ = _Unsupported("tf")
+_unsupported = _Unsupported("tf")
+
+
+def __getattr__(name):
+    if name == "keras":
+        # Keras 3 on JAX, imported on first use (it is an optional extra, and
+        # slow to import).
+        from .._keras import namespace
+        mod = globals()["keras"] = namespace()
+        return mod
+    return _unsupported(name)
+
 
 newaxis = None      # tf.newaxis, for indexing: x[tf.newaxis, :]
 
@@ -453,7 +464,6 @@ def _namespace(name, **attrs):
 optimizers = _namespace("tf.optimizers", SGD=_optimizers.SGD, Adam=_optimizers.Adam,
                         RMSprop=_optimizers.RMSprop, Adagrad=_optimizers.Adagrad,
                         Optimizer=_optimizers.Optimizer)
-keras = _namespace("tf.keras", optimizers=optimizers)
 # TF 1.x eager spellings the seed tutorials use (tfe = tf.contrib.eager).
 contrib = _namespace("tf.contrib", eager=_namespace(
     "tf.contrib.eager", Variable=Variable, GradientTape=GradientTape,

@@ -151,6 +151,28 @@ def minimum(x, y, name=None):
 
 
 # -- reductions -------------------------------------------------------------------
+def add_n(inputs, name=None):
+    """The elementwise sum of a list of tensors of one shape and dtype (one op).
+
+    >>> tf.math.add_n([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])]).numpy()
+    array([4., 6.], dtype=float32)
+    """
+    if isinstance(inputs, _TensorLike) or not isinstance(inputs, (list, tuple)) or not inputs:
+        raise ValueError("argument `inputs` of add_n must be a non-empty list of tensors")
+    xs = _same(*inputs, fail=InvalidArgumentError)
+    shapes = {tuple(x.shape) for x in xs}
+    if len(shapes) > 1:
+        raise InvalidArgumentError(f"add_n: the inputs must have one shape, got {sorted(shapes)}")
+    return xs[0] if len(xs) == 1 else _call(_sum_of, (xs,))
+
+
+def _sum_of(xs):
+    total = xs[0]
+    for x in xs[1:]:
+        total = total + x
+    return total
+
+
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     x = _t(input_tensor)
     return _np.sum(x, axis=_axis(axis), keepdims=bool(keepdims), dtype=_same_int(x))

@@ -1,0 +1,496 @@
+"""The join of Keras 3 (on its JAX backend) to eagertape's tapes: ``tf.keras``.
+
+Keras is not re-implemented here. Its layers, losses, metrics and optimizers
+run as they are; what this module adds is how they meet the tape:
+
+- A Keras weight *is* an eagertape Variable: ``_KerasVariable`` reads and
+  writes the Keras variable's own storage (no copy that could drift), and the
+  core finds it through ``_eagertape_variable`` (see ``_tensor.standin``). So
+  tapes watch ``layer.kernel`` when it is read, ``tape.gradient(loss,
+  model.trainable_variables)`` takes Keras's list, and optimizers update it in
+  place.
+- A layer or model called on eagertape values is **one recorded op**
+  (``_layer_call``): its function runs Keras's own ``__call__`` inside a
+  ``StatelessScope`` over the weights' values, and returns the outputs, the
+  new non-trainable state (BatchNormalization statistics, seed state) and the
+  losses added in the call. Its pullback is ``jax.vjp`` of that function,
+  compiled and cached like every other op. The new state is written back once
+  the call has succeeded.
+- A loss object, ``model.losses`` and the functions of ``keras.ops``,
+  ``keras.activations``, ``keras.losses`` and ``keras.random`` are recorded
+  ops too; Keras optimizers take eagertape gradients and eagertape Variables.
+- Inside Keras's own stateless or symbolic calls (``fit``, ``predict``, the
+  functional API's graph building, a layer called inside another), Keras
+  runs untouched.
+
+Keras is imported on first use of ``eagertape.tf.keras``, never at import.
+"""
+import contextlib
+import functools
+import os
+import sys
+import types
+
+import jax
+import numpy as np
+
+from ._primitive import _is_tl, call
+from ._state import state, switched
+from ._tensor import _TensorLike, _wrap
+from ._variables import Variable, _uid
+
+_keras = None          # the keras module once joined
+_in_stateless_scope = None
+
+
+def load():
+    """Import Keras on its JAX backend and join it to the tapes (once)."""
+    global _keras
+    if _keras is not None:
+        return _keras
+    backend = os.environ.get("KERAS_BACKEND")
+    if "keras" in sys.modules:
+        import keras
+        if keras.backend.backend() != "jax":
+            raise RuntimeError(
+                f"Keras was imported already with the {keras.backend.backend()!r} backend "
+                "(a program that imports tensorflow or keras before eagertape.tf.keras gets "
+                "TensorFlow's backend); eagertape.tf.keras needs Keras on JAX: import "
+                "eagertape.tf before keras/tensorflow, or set KERAS_BACKEND=jax")
+    elif backend not in (None, "", "jax"):
+        raise RuntimeError(
+            f"KERAS_BACKEND is {backend!r}; eagertape.tf.keras runs Keras on its JAX backend: "
+            "unset KERAS_BACKEND or set it to 'jax'")
+    else:
+        os.environ["KERAS_BACKEND"] = "jax"
+        try:
+            import keras
+        except ImportError as e:
+            raise ImportError(
+                "eagertape.tf.keras is Keras 3 on JAX, which is not installed: "
+                "pip install 'eagertape[keras]'") from e
+    _join(keras)
+    _keras = keras
+    return keras
+
+
+# -- Keras weights as eagertape Variables -----------------------------------
+class _KerasVariable(Variable):
+    """An eagertape Variable whose storage is a Keras variable's.
+
+    Its value is the Keras variable's (inside a Keras ``StatelessScope``, the
+    scope's value for it), and writing it assigns the Keras variable.
+    """
+
+    __slots__ = ("_kv",)
+
+    def __init__(self, kv):
+        self._kv = kv
+        self._uid = next(_uid)
+
+    @property
+    def _val(self):
+        kv = self._kv
+        # Inside Keras's stateless call, the scope's value; else the storage.
+        return kv.value if _in_stateless_scope() else kv._value
+
+    @_val.setter
+    def _val(self, new):
+        self._kv.assign(new)
+
+    _trainable = property(lambda self: self._kv.trainable)
+    _name = property(lambda self: f"{self._kv.path}:0")
+
+
+def _standin(kv):
+    d = kv.__dict__
+    v = d.get("_et")            # a _Shared: the eagertape Variable it serves
+    if v is not None:
+        return v
+    v = d.get("_eagertape")
+    if v is None:
+        v = d["_eagertape"] = _KerasVariable(kv)
+    return v
+
+
+def _keras_variable(optimizer, v):
+    """The Keras variable a Keras optimizer updates for an eagertape Variable:
+    made once per optimizer (which keeps its slots for it anyway), sharing the
+    Variable's storage."""
+    if isinstance(v, _KerasVariable):
+        return v._kv
+    made = optimizer.__dict__.setdefault("_eagertape_variables", {})
+    kv = made.get(v._uid)
+    if kv is None:
+        kv = made[v._uid] = _Shared(v)
+    return kv
+
+
+# -- one recorded op per layer call -----------------------------------------
+def _raw(x):
+    return x._peek() if _is_tl(x) else x
+
+
+def _values_of(tree):
+    return jax.tree_util.tree_map(_raw, tree, is_leaf=_is_tl)
+
+
+@contextlib.contextmanager
+def _quiet():
+    # The op's function runs Keras on raw values (tracers when compiled or
+    # differentiated): no tape records inside it, Variable reads are Keras's.
+    # Keras's JAX backend is written for JAX's default 32-bit mode (with x64
+    # on, its Python constants and int labels make float64 results, where
+    # tf.keras gives float32).
+    with switched(tapes=[], accumulators=[], var_watchers=[], capture=None, fused=False), \
+            jax.enable_x64(False):
+        yield
+
+
+def _op_of(obj, attr, make):
+    """The op function of a Keras object, made once and kept on it. It holds the
+    object strongly: a tape may replay the op after the program dropped it."""
+    fn = obj.__dict__.get(attr)
+    if fn is None:
+        fn = obj.__dict__[attr] = make()
+    return fn
+
+
+def _layer_fn(keras, layer, original):
+    return _op_of(layer, "_eagertape_call", lambda: _make_layer_fn(keras, layer, original))
+
+
+def _make_layer_fn(keras, layer, original):
+    StatelessScope = keras.StatelessScope
+
+    def fn(trainable, non_trainable, args, kwargs):
+        mapping = list(zip(layer.trainable_variables, trainable)) + list(
+            zip(layer.non_trainable_variables, non_trainable))
+        with _quiet(), StatelessScope(state_mapping=mapping, collect_losses=True) as scope:
+            out = original(layer, *args, **kwargs)
+            new = [scope.get_current_value(v) for v in layer.non_trainable_variables]
+            losses = list(scope.losses)
+        return _values_of(out), new, losses
+
+    fn.__name__ = f"{type(layer).__name__}_call"
+    return fn
+
+
+def _foreign_leaf(x):
+    """Whether a call leaf is Keras's own (a symbolic KerasTensor, or a JAX
+    tracer of Keras's trainer): then Keras runs as it is."""
+    return isinstance(x, (jax.core.Tracer,)) or type(x).__name__ == "KerasTensor"
+
+
+def _as_input(x):
+    # Python lists of numbers are one tensor for TF (Keras would see a list of
+    # scalars once flattened by the op).
+    if isinstance(x, (list, tuple)) and x and all(
+            isinstance(e, (int, float, list, tuple)) and not isinstance(e, bool) for e in x):
+        try:
+            arr = np.asarray(x)
+        except ValueError:
+            return x
+        if arr.dtype != object:
+            return arr.astype(np.float32) if arr.dtype == np.float64 else arr
+    return x
+
+
+def _join(keras):
+    from keras.src.backend.common.stateless_scope import in_stateless_scope
+    from keras.src.backend.common.symbolic_scope import in_symbolic_scope
+
+    Layer, KVar = keras.Layer, keras.Variable
+    layer_call = Layer.__call__
+
+    def keras_runs(args, kwargs):
+        if in_stateless_scope() or in_symbolic_scope():
+            return True
+        leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=_is_tl)
+        return any(_foreign_leaf(x) for x in leaves)
+
+    def __call__(self, *args, **kwargs):
+        if keras_runs(args, kwargs):
+            return layer_call(self, *args, **kwargs)
+        args = tuple(_as_input(a) for a in args)
+        if not self.built or any(not sub.built for sub in self._flatten_layers()):
+            # Build (create the weights) on the values, inside a scope that
+            # drops the call's state updates: the recorded call below is the
+            # one that counts.
+            with _quiet(), keras.StatelessScope():
+                layer_call(self, *_values_of(args), **_values_of(kwargs))
+        fn = _layer_fn(keras, self, layer_call)
+        trainable = [_standin(v) for v in self.trainable_variables]
+        non_trainable = [v.value for v in self.non_trainable_variables]
+        out, new, losses = call(fn, (trainable, non_trainable, args, kwargs), name=fn.__name__)
+        for v, value in zip(self.non_trainable_variables, new):
+            v.assign(_raw(value))
+        self.__dict__["_eagertape_losses"] = losses
+        return out
+
+    __call__.__doc__ = layer_call.__doc__
+    Layer.__call__ = __call__
+
+    # model.losses: the losses added in the last call, and weight
+    # regularization computed now from the current weights (a recorded op).
+    losses_prop = Layer.losses
+
+    def losses(self):
+        if in_stateless_scope() or in_symbolic_scope():
+            return losses_prop.fget(self)
+        out = list(self.__dict__.get("_eagertape_losses", ()))
+        if any(getattr(v, "regularizer", None) is not None for v in self.trainable_weights):
+            fn = _regularization_fn(keras, self)
+            out += call(fn, ([_standin(v) for v in self.trainable_variables],
+                             [v.value for v in self.non_trainable_variables]), name=fn.__name__)
+        return out
+
+    Layer.losses = property(losses, doc=losses_prop.__doc__)
+
+    # Loss objects: one recorded op over Keras's __call__.
+    loss_call = keras.losses.Loss.__call__
+
+    def loss__call__(self, y_true, y_pred, sample_weight=None):
+        if keras_runs((y_true, y_pred, sample_weight), {}):
+            return loss_call(self, y_true, y_pred, sample_weight)
+        fn = _loss_fn(self, loss_call)
+        return call(fn, (_as_input(y_true), _as_input(y_pred), _as_input(sample_weight)),
+                    name=fn.__name__)
+
+    keras.losses.Loss.__call__ = loss__call__
+
+    # Keras weights are eagertape Variables (the core asks for this attribute).
+    global _in_stateless_scope
+    _in_stateless_scope = in_stateless_scope
+    KVar._eagertape_variable = property(_standin)
+    _join_capture(KVar, in_stateless_scope)
+    _join_operators(KVar, in_stateless_scope)
+    _join_optimizers(keras)
+    _join_metrics(keras, in_stateless_scope)
+
+    global _Shared
+
+    class _Shared(KVar):
+        """The Keras variable of an eagertape Variable (for Keras optimizers): its
+        storage is the eagertape Variable's."""
+
+        def __init__(self, var):
+            self.__dict__["_et"] = var
+            super().__init__(initializer=var._val, dtype=var.dtype, trainable=var.trainable,
+                             name=var.name.split(":")[0])
+
+        @property
+        def _value(self):
+            return self.__dict__["_et"]._value
+
+        @_value.setter
+        def _value(self, new):
+            if "_et" in self.__dict__:
+                self.__dict__["_et"]._value = new
+
+        _eagertape_variable = property(lambda self: self.__dict__["_et"])
+
+
+_Shared = None
+_loss_fns: dict = {}     # (class, config) -> op function
+
+
+def _loss_fn(loss, loss_call):
+    # A loss object is its class and config (Keras losses keep no state): one
+    # op function for all equal ones, so `MeanSquaredError()(y, p)` written
+    # inline in a training step compiles once, not once per step.
+    try:
+        key = (type(loss), repr(sorted(loss.get_config().items())))
+    except Exception:       # no config (a custom loss): the object itself
+        key = None
+    fn = _loss_fns.get(key) if key is not None else loss.__dict__.get("_eagertape_call")
+    if fn is None:
+        def fn(y_true, y_pred, sample_weight):
+            with _quiet():
+                return loss_call(loss, y_true, y_pred, sample_weight)
+        fn.__name__ = type(loss).__name__
+        if key is not None:
+            if len(_loss_fns) >= 1024:
+                _loss_fns.clear()
+            _loss_fns[key] = fn
+        else:
+            loss.__dict__["_eagertape_call"] = fn
+    return fn
+
+
+def _regularization_fn(keras, layer):
+    return _op_of(layer, "_eagertape_regularization", lambda: _make_regularization_fn(keras, layer))
+
+
+def _make_regularization_fn(keras, layer):
+    def fn(trainable, non_trainable):
+        mapping = list(zip(layer.trainable_variables, trainable)) + list(
+            zip(layer.non_trainable_variables, non_trainable))
+        with _quiet(), keras.StatelessScope(state_mapping=mapping):
+            # Of every weight under the layer (trainable_weights is recursive).
+            return layer._get_regularization_losses()
+    fn.__name__ = f"{type(layer).__name__}_regularization"
+    return fn
+
+
+def _join_capture(KVar, in_stateless_scope):
+    # While a tf.function is traced, a Keras variable (a weight, an optimizer's
+    # slot or step count) is read and written as the eagertape Variable it is,
+    # so the compiled function takes its value as an input and writes it back.
+    value, direct_assign = KVar.value, KVar._direct_assign
+
+    def value_(self):
+        c = state.hot.capture
+        if c is not None and not in_stateless_scope():
+            return c.read(_standin(self))
+        return value.fget(self)
+
+    def _direct_assign(self, new):
+        c = state.hot.capture
+        if c is not None and not in_stateless_scope():
+            return c.write(_standin(self), new)
+        return direct_assign(self, new)
+
+    KVar.value = property(value_, doc=value.__doc__)
+    KVar._direct_assign = _direct_assign
+
+    # A variable made while a function is traced (an optimizer's slots, built
+    # on its first step) gets a real initial value, not one of the trace.
+    init = KVar.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if state.hot.capture is None:
+            return init(self, *args, **kwargs)
+        with switched(capture=None), jax.ensure_compile_time_eval():
+            init(self, *args, **kwargs)
+
+    KVar.__init__ = __init__
+
+
+_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+              "radd", "rsub", "rmul", "rtruediv", "rfloordiv", "rmod", "rpow", "rmatmul",
+              "lt", "le", "gt", "ge", "neg", "pos", "abs", "getitem")
+
+
+def _join_operators(KVar, in_stateless_scope):
+    # A Keras weight in an expression with eagertape values, or while a tape
+    # records, is read as the Variable it is (so the tape sees the read).
+    for name in _OPERATORS:
+        dunder = f"__{name}__"
+        original = getattr(KVar, dunder, None)
+        if original is None:
+            continue
+
+        def op(self, *other, _original=original, _dunder=dunder):
+            h = state.hot
+            if not in_stateless_scope() and (
+                    (other and isinstance(other[0], _TensorLike)) or h.tapes or h.accumulators):
+                return getattr(_standin(self), _dunder)(*other)
+            return _original(self, *other)
+        op.__name__ = dunder
+        setattr(KVar, dunder, op)
+
+
+def _join_optimizers(keras):
+    # BaseOptimizer.apply: apply_gradients and minimize come through it.
+    Base = next(c for c in keras.optimizers.Optimizer.__mro__ if "apply" in c.__dict__)
+    apply = Base.apply
+
+    def apply_(self, grads, trainable_variables=None):
+        grads = [None if g is None else _raw(g) for g in grads]
+        if trainable_variables is not None:
+            trainable_variables = [
+                _keras_variable(self, v) if isinstance(v, Variable) else v
+                for v in trainable_variables]
+        return apply(self, grads, trainable_variables)
+
+    apply_.__doc__ = apply.__doc__
+    Base.apply = apply_
+
+
+def _join_metrics(keras, in_stateless_scope):
+    # Metric results as eagertape Tensors (TF programs call .numpy() on them).
+    Metric = keras.metrics.Metric
+    seen = set()
+    for name in dir(keras.metrics):
+        cls = getattr(keras.metrics, name)
+        if not (isinstance(cls, type) and issubclass(cls, Metric)):
+            continue
+        for c in cls.__mro__:
+            if "result" in c.__dict__ and c not in seen:
+                seen.add(c)
+                c.result = _tensor_result(c.__dict__["result"], in_stateless_scope)
+
+
+def _tensor_result(result, in_stateless_scope):
+    @functools.wraps(result)
+    def wrapped(self, *a, **k):
+        out = result(self, *a, **k)
+        if in_stateless_scope():
+            return out
+        return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, jax.Array) else x, out)
+    return wrapped
+
+
+# -- the tf.keras namespace -------------------------------------------------
+# Modules of functions on arrays: their functions become recorded ops.
+_FUNCTIONAL = ("ops", "activations", "losses", "random", "metrics", "backend", "ops.nn",
+               "ops.numpy", "ops.linalg", "ops.image")
+
+
+class _Namespace(types.ModuleType):
+    """A Keras module seen from the facade: classes and submodules as they are,
+    functions of arrays as recorded ops."""
+
+    def __init__(self, module, path):
+        super().__init__(f"tf.keras{'.' + path if path else ''}")
+        self._module, self._path = module, path
+        self.__doc__ = module.__doc__
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        obj = getattr(self._module, name)
+        path = f"{self._path}.{name}" if self._path else name
+        if isinstance(obj, types.ModuleType):
+            obj = _Namespace(obj, path)
+        elif (self._path in _FUNCTIONAL and callable(obj) and not isinstance(obj, type)
+              and not name.startswith("get") and name not in _NOT_OPS):
+            obj = _op(obj)
+        setattr(self, name, obj)
+        return obj
+
+    def __dir__(self):
+        return dir(self._module)
+
+
+# Functions of these modules that are not functions of arrays.
+_NOT_OPS = frozenset({"serialize", "deserialize", "floatx", "set_floatx", "epsilon",
+                      "set_epsilon", "image_data_format", "set_image_data_format",
+                      "clear_session", "backend", "is_keras_tensor", "standardize_dtype",
+                      "result_type", "is_float_dtype", "is_int_dtype", "name_scope",
+                      "device", "SeedGenerator", "shape", "dtype", "is_tensor"})
+
+
+def _op(fn):
+    @functools.wraps(fn)
+    def recorded(*args, **kwargs):
+        if any(_foreign_leaf(x) for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_is_tl)):
+            return fn(*args, **kwargs)
+        return call(_quiet_fn(fn), tuple(_as_input(a) for a in args), kwargs, jit=False)
+    return recorded
+
+
+@functools.lru_cache(maxsize=None)
+def _quiet_fn(fn):
+    @functools.wraps(fn)
+    def quiet(*args, **kwargs):
+        with _quiet():
+            return fn(*args, **kwargs)
+    return quiet
+
+
+def namespace():
+    """``tf.keras``: Keras on JAX, joined to the tapes."""
+    return _Namespace(load(), "")

@@ -1,0 +1,266 @@
+"""``tf.keras`` is Keras 3 on JAX joined to the tape: TF-eager Keras programs run
+through ``import eagertape.tf as tf`` and give TensorFlow's answers.
+
+Each program runs twice, in a fresh process each (Keras has one backend per
+process): once with real TensorFlow's ``tf.keras`` and once through the facade.
+Weights are set from NumPy, so both start from the same values; every
+``emit``-ted value is compared.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytest.importorskip("keras")
+
+_PRELUDE = """
+import json, sys
+import numpy as np
+if sys.argv[1] == "tf":
+    import tensorflow as tf
+else:
+    import eagertape.tf as tf
+_out = {}
+def emit(name, value):
+    if value is None:
+        _out[name] = None
+    elif isinstance(value, (list, tuple)):
+        _out[name] = [None if v is None else np.asarray(v).tolist() for v in value]
+    else:
+        _out[name] = np.asarray(value).tolist()
+def weights_like(model, seed=0):
+    rs = np.random.RandomState(seed)
+    return [(rs.randn(*w.shape) * 0.5).astype(w.dtype) for w in model.get_weights()]
+"""
+
+
+def _run(program, which):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("KERAS_BACKEND", None)
+    code = _PRELUDE + textwrap.dedent(program) + "\nprint('@@' + json.dumps(_out))\n"
+    r = subprocess.run([sys.executable, "-c", code, which], capture_output=True, text=True,
+                       env=env, timeout=600)
+    if r.returncode != 0:
+        raise AssertionError(f"{which} failed:\n{r.stderr[-3000:]}")
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
+    return json.loads(line[2:])
+
+
+_tf_results: dict = {}     # TF's run of a program, shared by both execution modes
+
+
+def _close(got, want, rtol, atol, where):
+    if want is None or got is None:
+        assert want is None and got is None, f"{where}: TF {want!r}, eagertape {got!r}"
+    elif isinstance(want, list) and want and (isinstance(want[0], list) or want[0] is None) \
+            and np.asarray(want, dtype=object).dtype == object:
+        assert isinstance(got, list) and len(got) == len(want), where
+        for i, (g, w) in enumerate(zip(got, want)):
+            _close(g, w, rtol, atol, f"{where}[{i}]")
+    else:
+        np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float),
+                                   rtol=rtol, atol=atol, err_msg=where)
+
+
+def _same_as_tf(program, rtol=2e-4, atol=2e-5):
+    pytest.importorskip("tensorflow")
+    if program not in _tf_results:
+        _tf_results[program] = _run(program, "tf")
+    want, got = _tf_results[program], _run(program, "eagertape")
+    assert want.keys() == got.keys()
+    for k in want:
+        _close(got[k], want[k], rtol, atol, k)
+    return got
+
+
+def test_sequential_training_loop_dense_batchnorm_adam():
+    _same_as_tf("""
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4, activation="relu"),
+                                 tf.keras.layers.BatchNormalization(),
+                                 tf.keras.layers.Dense(1)])
+    model.set_weights(weights_like(model))
+    x = np.random.RandomState(1).randn(16, 3).astype("float32")
+    y = np.random.RandomState(2).randn(16, 1).astype("float32")
+    opt = tf.keras.optimizers.Adam(learning_rate=0.05)
+    loss_fn = tf.keras.losses.MeanSquaredError()
+    losses = []
+    for step in range(4):
+        with tf.GradientTape() as tape:
+            pred = model(x, training=True)
+            loss = loss_fn(y, pred)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        losses.append(float(loss))
+    emit("losses", losses)
+    emit("weights", [w for w in model.get_weights()][0])
+    emit("moving_mean", model.layers[1].moving_mean.numpy())
+    emit("moving_var", model.layers[1].moving_variance.numpy())
+    emit("inference", model(x[:3], training=False))
+    emit("iterations", int(opt.iterations))
+    """)
+
+
+def test_functional_model_input_gradients_penalty_and_batch_jacobian():
+    _same_as_tf("""
+    a = tf.keras.Input((3,)); b = tf.keras.Input((2,))
+    h = tf.keras.layers.Dense(5, activation="tanh")(tf.keras.layers.Concatenate()([a, b]))
+    out1 = tf.keras.layers.Dense(2)(h)
+    out2 = tf.keras.layers.Dense(1, activation="sigmoid")(h)
+    model = tf.keras.Model([a, b], [out1, out2])
+    model.set_weights(weights_like(model, 3))
+    xa = tf.constant(np.random.RandomState(4).randn(6, 3).astype("float32"))
+    xb = tf.constant(np.random.RandomState(5).randn(6, 2).astype("float32"))
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(xa)
+        with tf.GradientTape() as inner:
+            inner.watch(xa)
+            o1, o2 = model([xa, xb])
+            y = tf.reduce_sum(o1 * o1) + tf.reduce_sum(o2)
+        g = inner.gradient(y, xa)
+        penalty = tf.reduce_mean(tf.square(tf.norm(g, axis=1) - 1.0))
+        o1b, _ = model([xa, xb])
+    emit("input_grad", g)
+    emit("penalty", penalty)
+    emit("penalty_grads", outer.gradient(penalty, model.trainable_variables))
+    emit("batch_jacobian", outer.batch_jacobian(o1b, xa))
+    emit("jacobian", outer.jacobian(o1b, model.trainable_variables[-2]))
+    """)
+
+
+def test_subclassed_model_custom_layer_regularizer_dropout_and_watch_flag():
+    _same_as_tf("""
+    class Scale(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.s = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="s")
+        def call(self, x):
+            return x * self.s + tf.reduce_mean(x)
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d1 = tf.keras.layers.Dense(
+                4, kernel_regularizer=tf.keras.regularizers.L2(0.1))
+            self.scale = Scale()
+            self.drop = tf.keras.layers.Dropout(0.5)
+            self.d2 = tf.keras.layers.Dense(2)
+        def call(self, x, training=False):
+            h = tf.nn.relu(self.d1(x))
+            h = self.drop(self.scale(h), training=training)
+            return self.d2(tf.concat([h, tf.sin(h)], axis=-1))
+
+    net = Net()
+    x = np.random.RandomState(6).randn(5, 3).astype("float32")
+    net(x)
+    net.set_weights(weights_like(net, 7))
+    with tf.GradientTape() as tape:
+        logits = net(x)
+        ce = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(
+            np.array([0, 1, 1, 0, 1]), logits, from_logits=True))
+        loss = ce + tf.add_n(net.losses)
+    emit("logits", logits)
+    emit("reg", tf.add_n(net.losses))
+    emit("grads", tape.gradient(loss, net.trainable_variables))
+    emit("names", [len(net.trainable_variables), len(net.non_trainable_variables)])
+    with tf.GradientTape(watch_accessed_variables=False) as tape:
+        y = tf.reduce_sum(net(x))
+    emit("unwatched", tape.gradient(y, [net.d1.kernel, net.d2.kernel]))
+    acc = tf.keras.metrics.SparseCategoricalAccuracy()
+    acc.update_state(np.array([0, 1, 1, 0, 1]), logits)
+    mean = tf.keras.metrics.Mean()
+    mean.update_state(loss)
+    emit("metrics", [acc.result().numpy(), mean.result().numpy()])
+    """)
+
+
+def test_keras_optimizers_update_tf_variables():
+    _same_as_tf("""
+    w = tf.Variable([[1.0, -2.0], [0.5, 3.0]])
+    b = tf.Variable([0.1, 0.2])
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    out = {}
+    for name in ("SGD", "Adam", "RMSprop", "Adagrad"):
+        w.assign([[1.0, -2.0], [0.5, 3.0]]); b.assign([0.1, 0.2])
+        opt = getattr(tf.keras.optimizers, name)(learning_rate=0.1)
+        for _ in range(3):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(tf.matmul(x, w) + b))
+            opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+        emit(name, [w.numpy(), b.numpy()])
+    """)
+
+
+def test_compile_and_fit():
+    _same_as_tf("""
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3, activation="tanh"),
+                                 tf.keras.layers.Dense(1)])
+    model.set_weights(weights_like(model, 8))
+    x = np.random.RandomState(9).randn(32, 2).astype("float32")
+    y = (x[:, :1] * 2.0 - x[:, 1:]).astype("float32")
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+    hist = model.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    emit("loss", hist.history["loss"])
+    emit("weights", model.get_weights()[0])
+    emit("predict", model.predict(x[:4], verbose=0))
+    """, rtol=1e-3, atol=1e-4)
+
+
+def test_keras_on_another_backend_is_a_clear_error():
+    code = ("import os; os.environ['KERAS_BACKEND'] = 'numpy'\nimport keras\n"
+            "import eagertape.tf as tf\n"
+            "try:\n    tf.keras.layers\nexcept RuntimeError as e:\n    print('ERR', e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert "ERR Keras was imported already with the 'numpy' backend" in r.stdout, r.stderr[-2000:]
+
+
+def test_layer_call_is_one_recorded_op_and_outside_a_tape_gives_tensors():
+    out = _run("""
+    import eagertape
+    layer = tf.keras.layers.Dense(3)
+    y = layer(np.ones((2, 4), "float32"))
+    emit("type", float(isinstance(y, eagertape.Tensor)))
+    with tf.GradientTape() as tape:
+        layer(np.ones((2, 4), "float32"))
+    emit("ops", len(tape._tape.ops))
+    emit("watched", len(tape.watched_variables()))
+    """, "eagertape")
+    assert out == {"type": 1.0, "ops": 1, "watched": 2}
+
+
+def test_training_step_in_tf_function_with_keras_optimizer():
+    # The optimizer's slots are made while the function is traced (its first
+    # step); they and the weights are inputs and outputs of the compiled call.
+    _same_as_tf("""
+    w = tf.Variable([[0.5], [-0.25]])
+    opt = tf.keras.optimizers.Adam(learning_rate=0.1)
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3, activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+    model.set_weights(weights_like(model, 10))
+    opt2 = tf.keras.optimizers.RMSprop(learning_rate=0.01)
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    y = tf.constant([[1.0], [0.0], [1.0]])
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((tf.matmul(x, w) - y) ** 2)
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+        return loss
+
+    @tf.function
+    def train(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.keras.losses.MeanSquaredError()(y, model(x, training=True))
+        opt2.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                 model.trainable_variables))
+        return loss
+
+    emit("losses", [float(step()) for _ in range(5)])
+    emit("w", w)
+    emit("iterations", int(opt.iterations))
+    emit("model_losses", [float(train(x, y)) for _ in range(4)])
+    emit("model_weights", model.get_weights()[0])
+    """)
