@@ -19,7 +19,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.tree_util import tree_flatten, tree_unflatten
+from jax.tree_util import tree_flatten
 
 from . import _connected, _fused
 from ._cache import Cache as _Cache
@@ -436,16 +436,18 @@ def _vmapped(replay, seed_spec, jac):
 
 def _kind_vjp(kind, vals, diff, cts):
     """Cotangents of a call's inputs at positions ``diff``: ``jax.vjp`` at its values."""
-    out, pullback = jax.vjp(kind.at(vals, diff), *[vals[i] for i in diff])
-    flat, tree = tree_flatten(out)
-    full = []
-    for j, o in enumerate(flat):
-        c = cts[j] if j < len(cts) else None
-        if c is None:
-            c = (jnp.zeros(o.shape, o.dtype) if is_inexact(o.dtype)
-                 else np.zeros(o.shape, jax.dtypes.float0))
-        full.append(c)
-    return pullback(tree_unflatten(tree, full))
+    # Only the outputs that have a cotangent are differentiated: zeros standing
+    # for the others would be read by the pullback's jaxpr, and a tape recording
+    # it would connect its results to inputs only those outputs depend on (the
+    # second output of ``a @ b``'s pullback reads ``a``).
+    f = kind.at(vals, diff)
+    live = [j for j, c in enumerate(cts) if c is not None]
+
+    def live_outputs(*xs):
+        flat = tree_flatten(f(*xs))[0]
+        return [flat[j] for j in live]
+    _, pullback = jax.vjp(live_outputs, *[vals[i] for i in diff])
+    return pullback([cts[j] for j in live])
 
 
 def _static_ops(data):
