@@ -1135,6 +1135,57 @@ def _(tf):
     return out
 
 
+@fact("JVPs of a tf.function's zeros_like and ones_like outputs: none (TF's ops read the input)")
+def _(tf):
+    x = tf.constant([[0.65, 1.41, 1.65]])
+    fs = [lambda p: tf.zeros_like(p @ [[0.53], [-0.69], [-1.48]]),
+          lambda p: tf.matmul(tf.ones_like(p), tf.ones_like(p), transpose_b=True),
+          lambda p: (tf.ones_like(p, dtype=tf.float64), tf.zeros_like(p) + p)]
+    out = []
+    for f in fs:
+        with tf.autodiff.ForwardAccumulator(x, tf.constant([[-1.44, 1.35, -0.7]])) as acc:
+            y = tf.function(f)(x)
+        out.append(acc.jvp(y))
+    return out
+
+
+@fact("a third derivative through zeros_like: none, the second derivative zeros")
+def _(tf):
+    x = tf.constant([[0.87], [0.69]])
+    out = []
+    for like in (tf.zeros_like, tf.ones_like):
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t3:
+                t3.watch(x)
+                with tf.GradientTape() as t4:
+                    t4.watch(x)
+                    a = tf.matmul(x, [[-0.35, -1.63]])
+                    y = tf.square(tf.matmul(a, like(a)))
+                g1 = t4.gradient(y, x)
+            g2 = t3.gradient(g1, x)
+        out.append([g1, g2, t2.gradient(g2, x)])
+    return out
+
+
+@fact("stop_gradient converts its argument: a list is one Tensor, None raises")
+def _(tf):
+    out = [tf.stop_gradient([1.0, 2.0])]
+    try:
+        tf.stop_gradient(None)
+    except ValueError:
+        out.append("ValueError")
+    return out
+
+
+# Both of the tape's backward passes (the compiled replay and the op-by-op one
+# that serves structures while they churn) must give these answers.
+BOTH_REPLAYS = [
+    "a third derivative through zeros_like: none, the second derivative zeros",
+    "a matmul with transpose_b under a paused outer tape: its gradient still reads a and b",
+]
+
+
 def _family(e):
     name = type(e).__name__
     if name.endswith("Error") and "InvalidArgument" in name:
@@ -1185,4 +1236,17 @@ def _same(a, b, where="result"):
 def test_same_as_tensorflow(label):
     want = _outcome(tf_real, P[label])
     got = _outcome(etf, P[label])
+    _same(got, want)
+
+
+@pytest.mark.parametrize("replay", ["eager", "compiled"])
+@pytest.mark.parametrize("label", BOTH_REPLAYS)
+def test_same_as_tensorflow_by_either_backward_pass(label, replay):
+    from eagertape._state import state
+    want = _outcome(tf_real, P[label])
+    previous, state.replay = state.replay, replay
+    try:
+        got = _outcome(etf, P[label])
+    finally:
+        state.replay = previous
     _same(got, want)

@@ -28,7 +28,7 @@ from .._custom import custom_gradient  # noqa: F401
 from .. import _function
 from .._forward import ForwardAccumulator as _ForwardAccumulator
 from .._primitive import call as _call
-from .._primitive import stop_gradient  # noqa: F401
+from .._primitive import stop_gradient as _stop_gradient
 from .._state import state as _state
 from .._tape import GradientTape as _CoreTape
 from .._tape import UnconnectedGradients  # noqa: F401
@@ -298,6 +298,22 @@ def where(condition, x=None, y=None, name=None):
     return _np.where(_t(condition), *_same(x, y))     # x and y: one dtype, as TF's SelectV2
 
 
+def stop_gradient(input, name=None):
+    """``input`` (converted as TF converts it: a list is one Tensor, None is a
+    ValueError) with no gradient to anything.
+
+    >>> x = tf.constant(3.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = tf.stop_gradient(x) * x
+    >>> float(tape.gradient(y, x))
+    3.0
+    """
+    if not isinstance(input, _TensorLike):
+        input = _t(input)
+    return _stop_gradient(input)
+
+
 # -- constructors -----------------------------------------------------------------
 def zeros(shape, dtype="float32", name=None):
     return _np.zeros(_ints(shape), dtype=_as_dtype(dtype))
@@ -307,12 +323,26 @@ def ones(shape, dtype="float32", name=None):
     return _np.ones(_ints(shape), dtype=_as_dtype(dtype))
 
 
+def _filled_like(x, value, dtype):
+    out = _jnp.full_like(x, value, dtype)
+    if _jnp.issubdtype(out.dtype, _jnp.inexact) and _jnp.issubdtype(x.dtype, _jnp.inexact):
+        # TF's ZerosLike and OnesLike read their input and have no gradient, so
+        # inside a tf.function the output is connected to the input through an op
+        # without a gradient: its JVP is None, not the zeros of an independent
+        # output. The select keeps that edge in the jaxpr, through stop_gradient
+        # (which cuts it for gradients); XLA folds it away.
+        edge = jax.lax.stop_gradient(_jnp.real(x) if _jnp.iscomplexobj(x)
+                                     and not _jnp.iscomplexobj(out) else x)
+        out = jax.lax.select_n(_jnp.bool_(False), out, edge.astype(out.dtype))
+    return out
+
+
 def zeros_like(input, dtype=None, name=None):
-    return _np.zeros_like(_t(input), dtype=_as_dtype(dtype))
+    return _call(_filled_like, (_t(input), 0, _as_dtype(dtype)))
 
 
 def ones_like(input, dtype=None, name=None):
-    return _np.ones_like(_t(input), dtype=_as_dtype(dtype))
+    return _call(_filled_like, (_t(input), 1, _as_dtype(dtype)))
 
 
 def fill(dims, value, name=None):
