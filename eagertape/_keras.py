@@ -455,6 +455,8 @@ class _Namespace(types.ModuleType):
         path = f"{self._path}.{name}" if self._path else name
         if isinstance(obj, types.ModuleType):
             obj = _Namespace(obj, path)
+        elif path.startswith("applications.") and callable(obj) and name[:1].isupper():
+            obj = _downloading(obj)
         elif (self._path in _FUNCTIONAL and callable(obj) and not isinstance(obj, type)
               and not name.startswith("get") and name not in _NOT_OPS):
             obj = _op(obj)
@@ -463,6 +465,26 @@ class _Namespace(types.ModuleType):
 
     def __dir__(self):
         return dir(self._module)
+
+
+def _downloading(build):
+    """An application constructor whose failed download of pretrained weights
+    (Keras raises a bare Exception) is a ConnectionError that says what to do."""
+    @functools.wraps(build)
+    def constructor(*args, **kwargs):
+        try:
+            return build(*args, **kwargs)
+        except Exception as e:
+            msg = str(e)
+            if not msg.startswith("URL fetch failure on "):
+                raise
+            url = msg[len("URL fetch failure on "):].split(": ", 1)[0]
+            raise ConnectionError(
+                f"argument `weights`: {build.__name__}'s pretrained weights are downloaded "
+                f"from {url}, and that failed ({msg.split(': ', 1)[-1]}). On a machine "
+                "without a network, download the file elsewhere and pass its path as "
+                "`weights=`, or pass `weights=None` for random weights.") from e
+    return constructor
 
 
 # Functions of these modules that are not functions of arrays.

@@ -38,8 +38,8 @@ def weights_like(model, seed=0):
 """
 
 
-def _run(program, which):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+def _run(program, which, **env_vars):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", **env_vars)
     env.pop("KERAS_BACKEND", None)
     code = _PRELUDE + textwrap.dedent(program) + "\nprint('@@' + json.dumps(_out))\n"
     r = subprocess.run([sys.executable, "-c", code, which], capture_output=True, text=True,
@@ -53,17 +53,28 @@ def _run(program, which):
 _tf_results: dict = {}     # TF's run of a program, shared by both execution modes
 
 
-def _close(got, want, rtol, atol, where):
+def _largest(x):
+    if x is None:
+        return 0.0
+    if isinstance(x, list):
+        return max((_largest(v) for v in x), default=0.0)
+    return abs(float(x))
+
+
+def _close(got, want, rtol, atol, where, scale=None):
+    # Absolute errors of float32 sums scale with the largest entry of what is
+    # compared (one emitted value).
+    scale = max(1.0, _largest(want)) if scale is None else scale
     if want is None or got is None:
         assert want is None and got is None, f"{where}: TF {want!r}, eagertape {got!r}"
     elif isinstance(want, list) and want and (isinstance(want[0], list) or want[0] is None) \
             and np.asarray(want, dtype=object).dtype == object:
         assert isinstance(got, list) and len(got) == len(want), where
         for i, (g, w) in enumerate(zip(got, want)):
-            _close(g, w, rtol, atol, f"{where}[{i}]")
+            _close(g, w, rtol, atol, f"{where}[{i}]", scale)
     else:
         np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float),
-                                   rtol=rtol, atol=atol, err_msg=where)
+                                   rtol=rtol, atol=atol * scale, err_msg=where)
 
 
 def _same_as_tf(program, rtol=2e-4, atol=2e-5):
@@ -264,3 +275,50 @@ def test_training_step_in_tf_function_with_keras_optimizer():
     emit("model_losses", [float(train(x, y)) for _ in range(4)])
     emit("model_weights", model.get_weights()[0])
     """)
+
+
+def test_application_with_weights_from_a_path():
+    # A keras.applications model with random weights saved to a file, loaded
+    # through ``weights=path``, one training-mode step: loss, outputs, gradients of
+    # weights and input, and the inference-mode output, as in TF.
+    _same_as_tf("""
+        import os, tempfile
+        def mobilenet(weights):
+            return tf.keras.applications.MobileNetV2(input_shape=(32, 32, 3), alpha=0.35,
+                                                     weights=weights, classes=5)
+        m = mobilenet(None)
+        m.set_weights([np.abs(w) + 0.5 if "variance" in v.path else w * 0.3
+                       for v, w in zip(m.weights, weights_like(m, 1))])
+        path = os.path.join(tempfile.mkdtemp(), "mobilenet.weights.h5")
+        m.save_weights(path)
+        m2 = mobilenet(path)
+        rs = np.random.RandomState(2)
+        x = tf.constant(tf.keras.applications.mobilenet_v2.preprocess_input(
+            rs.uniform(0, 255, (2, 32, 32, 3)).astype("float32")))
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = m2(x, training=True)
+            loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(tf.constant([1, 3]), y))
+        g = tape.gradient(loss, m2.trainable_variables + [x])
+        emit("loss", loss)
+        emit("y", y)
+        emit("grads", [g[0], g[1], g[-3], g[-2]])
+        emit("gx", g[-1])
+        emit("nones", sum(v is None for v in g))
+        emit("predict", m2(x, training=False))
+    """, rtol=2e-3, atol=2e-4)
+
+
+def test_pretrained_weights_without_a_network_is_a_clear_error(tmp_path):
+    # No network, whatever the machine has: an empty Keras cache and a proxy
+    # that refuses every connection.
+    got = _run("""
+        try:
+            tf.keras.applications.MobileNetV2(input_shape=(96, 96, 3), alpha=0.35, include_top=False)
+        except ConnectionError as e:
+            emit("error", str(e))
+    """, "eagertape", KERAS_HOME=str(tmp_path), https_proxy="http://127.0.0.1:9",
+               HTTPS_PROXY="http://127.0.0.1:9")
+    assert got["error"].startswith("argument `weights`: MobileNetV2's pretrained weights are "
+                                   "downloaded from https://"), got
+    assert "weights=None" in got["error"]
