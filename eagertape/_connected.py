@@ -21,7 +21,6 @@ backward functions).
 """
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax.extend import core as _core
 
 from ._tensor import _Pending
@@ -36,7 +35,8 @@ _NESTED = ("jaxpr", "call_jaxpr", "fun_jaxpr")
 
 def _inexact(aval):
     dtype = getattr(aval, "dtype", None)
-    return dtype is not None and (np.issubdtype(dtype, np.inexact) or dtype == jax.numpy.bfloat16)
+    # JAX's issubdtype: it knows bfloat16, and PRNG key dtypes (Keras's seeds) too.
+    return dtype is not None and jax.dtypes.issubdtype(dtype, jnp.inexact)
 
 
 def _open(j):

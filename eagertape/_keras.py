@@ -514,5 +514,12 @@ def _quiet_fn(fn):
 
 
 def namespace():
-    """``tf.keras``: Keras on JAX, joined to the tapes."""
-    return _Namespace(load(), "")
+    """``tf.keras``: Keras on JAX, joined to the tapes. TensorFlow's ``tf.keras`` is
+    Keras's TF-compatible namespace (``keras._tf_keras.keras``: the same objects,
+    plus the names ``tf.keras`` always had, such as ``losses.mse``); so is this."""
+    keras = load()
+    try:
+        from keras._tf_keras import keras as tf_keras
+    except ImportError:      # a Keras without it: its own namespace
+        tf_keras = keras
+    return _Namespace(tf_keras, "")

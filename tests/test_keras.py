@@ -88,6 +88,30 @@ def _same_as_tf(program, rtol=2e-4, atol=2e-5):
     return got
 
 
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_corpus")
+
+
+# Programs that do not run yet, and why (each must fail: strict).
+CORPUS_GAPS = {
+    "grad_cam": "a model call is one recorded op, so the gradient of one of its outputs "
+                "w.r.t. another (an inner activation returned as an output) is None",
+    "lstm_classifier": "TF's gradient of an Embedding is IndexedSlices, which Keras's RMSprop "
+                       "on TF applies by another path than the dense gradient eagertape gives "
+                       "(README: IndexedSlices); the first loss agrees, the second differs by "
+                       "0.5% (with SGD every value agrees)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(f[:-3] for f in os.listdir(CORPUS) if f.endswith(".py")))
+def test_corpus_program_gives_tensorflows_answers(name, request):
+    # TF-eager Keras programs from TF's tutorials, keras.io and the patterns of
+    # public repositories, shrunk to seconds (each file says where it is from).
+    if name in CORPUS_GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=CORPUS_GAPS[name]))
+    with open(os.path.join(CORPUS, name + ".py")) as f:
+        _same_as_tf(f.read(), rtol=1e-3, atol=1e-4)
+
+
 def test_sequential_training_loop_dense_batchnorm_adam():
     _same_as_tf("""
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4, activation="relu"),

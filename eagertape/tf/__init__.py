@@ -36,6 +36,7 @@ from .._tensor import (Tensor, _as_dtype, _convert_operand, _TensorLike, constan
                        convert_to_tensor)
 from .._variables import Variable  # noqa: F401
 from . import errors, image, linalg, math, nn, random  # noqa: F401
+from .linalg import einsum  # noqa: F401
 from ._util import _Unsupported, concrete as _concrete, same_dtype as _same, tensor as _t
 # TF exports these tf.math functions at top level too (the same objects).
 from .math import (abs, acos, add, add_n, argmax, argmin, asin, atan, atan2, cos, cosh,  # noqa: F401
@@ -412,10 +413,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def tensordot(a, b, axes, name=None):
     return _np.tensordot(_t(a), _t(b), axes=axes)
-
-
-def einsum(equation, *inputs, **kwargs):
-    return _np.einsum(equation, *[_t(x) for x in inputs])
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):

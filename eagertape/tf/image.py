@@ -1,4 +1,4 @@
-"""``tf.image`` on eagertape (``adjust_contrast`` for now).
+"""``tf.image`` on eagertape (``adjust_contrast`` and ``total_variation`` for now).
 
 >>> import eagertape.tf as tf
 >>> tf.image.adjust_contrast(tf.constant([[[1.0], [3.0]]]), 2.0).numpy().ravel()
@@ -61,3 +61,25 @@ def _adjust_bwd(res, g):
 
 
 _adjust.defvjp(_adjust_fwd, _adjust_bwd)
+
+
+def total_variation(images, name=None):
+    """The sum of absolute differences of neighbouring pixels, per image (a
+    scalar for one 3-D image, one value per image for a 4-D batch), as
+    ``tf.image.total_variation``.
+
+    >>> import eagertape.tf as tf
+    >>> tf.image.total_variation(tf.constant([[[1.0], [3.0]], [[0.0], [0.0]]])).numpy()
+    6.0
+    """
+    images = _t(images)
+    if images.ndim not in (3, 4):
+        raise ValueError(f"argument `images` must be 3-D or 4-D, got shape {images.shape}")
+    return _call(_total_variation, (images,))
+
+
+def _total_variation(x):
+    axes = tuple(range(x.ndim - 3, x.ndim))
+    d1 = x[..., 1:, :, :] - x[..., :-1, :, :]
+    d2 = x[..., :, 1:, :] - x[..., :, :-1, :]
+    return jnp.sum(jnp.abs(d1), axis=axes) + jnp.sum(jnp.abs(d2), axis=axes)

@@ -31,6 +31,16 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                            bool(adjoint_a), bool(adjoint_b)))
 
 
+def einsum(equation, *inputs, **kwargs):
+    """The sum of products ``equation`` names (``tf.einsum`` is the same).
+
+    >>> import eagertape.tf as tf
+    >>> tf.linalg.einsum("ij,j->i", [[1.0, 2.0]], [3.0, 4.0]).numpy()
+    array([11.], dtype=float32)
+    """
+    return _np.einsum(equation, *[_t(x) for x in inputs])
+
+
 def _matmul(a, b, ta, tb, ca, cb):
     if ta:
         a = jnp.swapaxes(jnp.conj(a) if ca else a, -1, -2)
