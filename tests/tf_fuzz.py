@@ -44,11 +44,16 @@ FLOATS = ("float32", "float64")
 
 class _V:
     """What the generator knows of a value in the program: enough to keep ops valid
-    (dtype, shape) and values in safe domains (positive for log/sqrt, bounded for exp)."""
+    (dtype, shape) and values in safe domains (positive for log/sqrt, bounded for exp).
+    ``noisy``: computed from a gradient, whose last bits depend on how each framework
+    composes its derivative (TF -0.0 or +1e-17 where the math is 0), so step functions
+    (floor, round, sign, a cast to int, a comparison with 0) of it are not compared."""
 
-    def __init__(self, name, dtype, shape, pos=False, bound=2.0, var=False, leaf=False):
+    def __init__(self, name, dtype, shape, pos=False, bound=2.0, var=False, leaf=False,
+                 noisy=False):
         self.name, self.dtype, self.shape = name, dtype, tuple(shape)
         self.pos, self.bound, self.var, self.leaf = pos, bound, var, leaf
+        self.noisy = noisy
 
     @property
     def float(self):
@@ -111,7 +116,9 @@ class _Gen:
     def add(self, ind, expr, dtype, shape, pos=False, bound=2.0, prefix="a"):
         nm = self.name(prefix)
         self.emit(ind, f"{nm} = {expr}")
-        v = _V(nm, dtype, shape, pos, min(bound, 1e6))
+        used = set(re.findall(r"\b[a-z]+\d+\b", expr))
+        v = _V(nm, dtype, shape, pos, min(bound, 1e6),
+               noisy=any(u.noisy for u in self.pool if u.name in used))
         self.pool.append(v)
         return v
 
@@ -203,8 +210,10 @@ class _Gen:
             (f"tf.math.log1p({self.positive(a)})", True, 10),
             (f"tf.clip_by_value({n}, -1.0, 1.0)", False, 1),
             (f"tf.identity({n})", a.pos, b), (f"tf.stop_gradient({n})", a.pos, b),
+        ] + ([] if a.noisy else [
             (f"tf.floor({n})", False, b + 1), (f"tf.round({n})", False, b + 1),
-            (f"tf.sign({n})", False, 1), (f"tf.negative({n})", False, b),
+            (f"tf.sign({n})", False, 1)]) + [
+            (f"tf.negative({n})", False, b),
             (f"tf.ones_like({n})", True, 1), (f"tf.zeros_like({n})", False, 1),
             (f"tf.math.tan(tf.tanh({n}))", False, 2),
             (f"tf.pow({self.positive(a)}, {r.choice([2.0, 0.5, 3.0, 1.5])})", True, 1e3),
@@ -372,6 +381,8 @@ class _Gen:
         r = self.r
         conds = [f"{a.name} > {b.name}", f"tf.greater({a.name}, 0.0)", f"tf.equal(tf.sign({a.name}), 1.0)",
                  f"{a.name} < 0.5"]
+        if a.noisy or b.noisy:
+            conds = [f"{a.name} < 0.5"]
         cs = [a.shape]
         bl = self.pick(lambda v: v.dtype == "bool" and _bshape(v.shape, a.shape, b.shape) is not None)
         if bl is not None:
@@ -388,7 +399,8 @@ class _Gen:
         a = self.pick()
         if a is None:
             return None
-        to = self.r.choice(["float32", "float64", "int32"] if a.float else ["float32"])
+        to = self.r.choice(["float32", "float64", "int32"] if a.float and not a.noisy
+                           else ["float32", "float64"] if a.float else ["float32"])
         if a.dtype == "bool" or a.dtype == "int32":
             to = "float32"
         return self.add(ind, f"tf.cast({a.name}, tf.{to})", to, a.shape, a.pos, a.bound + 1)
@@ -468,7 +480,8 @@ class _Gen:
         self.emit(ind, "@tf.function")
         self.emit(ind, f"def {nm}({', '.join(params)}):")
         saved, feat, cg = self.pool, dict(self.feat), list(self.cg)   # the body is its own scope
-        self.pool = [_V(p, a.dtype, a.shape, a.pos, a.bound) for p, a in zip(params, args)]
+        self.pool = [_V(p, a.dtype, a.shape, a.pos, a.bound, noisy=a.noisy)
+                     for p, a in zip(params, args)]
         self.pool += [v for v in saved if v.var and v.dtype == args[0].dtype
                       and _bshape(v.shape, args[0].shape) is not None and r.random() < 0.5]
         self.feat["clash"] = False
@@ -516,7 +529,7 @@ class _Gen:
         self.emit(ind + 1, f"{nm} = {t}")
         self.emit(ind, "else:")
         self.emit(ind + 1, f"{nm} = {e}")
-        v = _V(nm, a.dtype, a.shape, False, a.bound ** 2 + 2)
+        v = _V(nm, a.dtype, a.shape, False, a.bound ** 2 + 2, noisy=a.noisy)
         self.pool.append(v)
         return v
 
@@ -677,7 +690,7 @@ class _Gen:
             else:
                 self.emit(ind, f"{g} = {tapes[i]}.gradient({cur.name}, {src}{kw})")
             out.append(g)
-            cur = _V(g, x.dtype, x.shape, False, 100)
+            cur = _V(g, x.dtype, x.shape, False, 100, noisy=True)
             if i and src == x.name and r.random() < 0.3:
                 self.pool.append(cur)
                 cur = self.op(ind) if r.random() < 0.5 else cur
