@@ -687,12 +687,24 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
     ``systems`` defaults to every importable one; ``extras`` adds the training
     loop, first-step latency, changing-structure throughput and memory figures.
     """
+    from . import _benchmark_keras as kb
     progress = progress or _Progress(sys.stderr, enabled=False)
-    workloads = list(workloads or WORKLOADS)
+    has_keras = kb.available(False)[0]
+    workloads = list(workloads or WORKLOADS + (kb.WORKLOADS if has_keras else ()))
     for w in workloads:
-        if w not in WORKLOADS:
+        if w not in WORKLOADS + kb.WORKLOADS:
             raise ValueError(f"argument `workloads`: unknown workload {w!r}; choose from "
-                             f"{', '.join(WORKLOADS)}")
+                             f"{', '.join(WORKLOADS + kb.WORKLOADS)}")
+    keras_workloads = [w for w in workloads if w in kb.WORKLOADS]
+    workloads = [w for w in workloads if w in WORKLOADS]
+    if keras_workloads:
+        if not has_keras:
+            raise ValueError("argument `workloads`: the Keras workloads need Keras: "
+                             "pip install 'eagertape[keras]'")
+        # Keras on JAX before anything imports TensorFlow (which imports Keras on
+        # its own backend); TF's tf.keras runs in a worker process.
+        from . import _keras
+        _keras.load()
     have = available_systems()
     if systems is None:
         systems = have
@@ -713,6 +725,8 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
     for i, w in enumerate(workloads):
         progress(f"[{i + 1}/{len(workloads)}] {w}")
         res["workloads"][w] = _timed_workload(w, systems, d, rounds, batch_s, progress)
+    if keras_workloads:
+        res["keras"] = kb.run(keras_workloads, rounds, batch_s, "tf" in systems, progress)
     if extras:
         res["training"] = _training(systems, d, train_steps, progress)
         res["first_steps"] = _first_steps(systems, progress)
@@ -725,6 +739,7 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
         for s, w, o, m in TARGETS
         if w in res["workloads"] and o in res["workloads"][w] and s in res["workloads"][w]
         for r in [res["workloads"][w][s]["median_us"] / res["workloads"][w][o]["median_us"]]]
+    res["targets"] += kb.targets(res.get("keras", {}))
     progress("done", final=True)
     return res
 
@@ -743,6 +758,15 @@ def report(res, out=print):
     for s, why in res["skipped"].items():
         out(f"skipped {LABELS[s]}: {why}")
     systems = res["systems"]
+    if res["workloads"]:
+        _report_core(res, systems, out)
+    if res.get("keras"):
+        from . import _benchmark_keras
+        _benchmark_keras.report(res["keras"], out)
+    _report_extras(res, out)
+
+
+def _report_core(res, systems, out):
     others = [s for s in systems if s not in ("eagertape", "fused")]
     out(f"\nmedian µs per call (forward + gradient), {res['rounds']} interleaved rounds; "
         "ratio = eagertape (eager mode) / other")
@@ -765,6 +789,9 @@ def report(res, out=print):
                 for w, r in res["workloads"].items()]
         _table(["workload", "fused"] + [f"vs {LABELS[s]}" for s in vs]
                + ["programs compiled while timed"], rows, out)
+
+
+def _report_extras(res, out):
     if "training" in res:
         out("\ntraining loop (mlp_step model, SGD, lr 0.1): steps per second")
         rows = [[LABELS[s], f"{t['steps_per_s']:.1f}", f"{t['first_loss']:.4f}",
@@ -792,7 +819,11 @@ def report(res, out=print):
         f"{rc['size']} entries (max {rc['maxsize']})")
     if res["targets"]:
         out("\ntargets (time <= max ratio x the other's, same run)")
-        rows = [[LABELS[t["system"]], t["workload"], LABELS[t["versus"]], f"{t['max_ratio']:.2g}x",
+        from ._benchmark_keras import LABELS as KERAS_LABELS
+        def label(s, w):
+            return KERAS_LABELS[s] if w.startswith("keras_") else LABELS[s]
+        rows = [[label(t["system"], t["workload"]), t["workload"], label(t["versus"], t["workload"]),
+                 f"{t['max_ratio']:.2g}x",
                  f"{t['ratio']:.2f}x", "met" if t["met"] else "MISSED"] for t in res["targets"]]
         _table(["system", "workload", "versus", "target", "measured", ""], rows, out)
 
@@ -837,8 +868,10 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m eagertape bench",
                                 description="Time eagertape against jax.jit, TF eager, PyTorch "
                                             "eager and HIPS autograd on the same gradient workloads.")
-    p.add_argument("--workloads", default=",".join(WORKLOADS),
-                   help=f"comma-separated subset of {','.join(WORKLOADS)}")
+    from ._benchmark_keras import WORKLOADS as KERAS_WORKLOADS
+    p.add_argument("--workloads", default=None,
+                   help=f"comma-separated subset of {','.join(WORKLOADS + KERAS_WORKLOADS)} "
+                        "(default: all; the Keras ones where Keras is installed)")
     p.add_argument("--systems", default=None,
                    help=f"comma-separated subset of {','.join(SYSTEMS)} (default: all importable)")
     p.add_argument("--rounds", type=int, default=15, help="interleaved timing rounds (median)")
@@ -853,7 +886,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.rounds < 1:
         p.error("argument --rounds must be at least 1")
-    workloads = [w.strip() for w in a.workloads.split(",") if w.strip()]
+    workloads = [w.strip() for w in a.workloads.split(",") if w.strip()] if a.workloads else None
     systems = [s.strip() for s in a.systems.split(",")] if a.systems else None
     try:
         res = run(workloads=workloads, systems=systems,

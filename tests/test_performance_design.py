@@ -7,6 +7,7 @@ command runs.
 """
 import gc
 import json
+import os
 import weakref
 
 import jax.numpy as jnp
@@ -242,3 +243,37 @@ def test_benchmark_rejects_unknown_names():
         benchmark.run(workloads=["nope"])
     with pytest.raises(ValueError, match="unknown system 'mxnet'"):
         benchmark.run(workloads=["chain10"], systems=["mxnet"])
+
+
+def test_keras_benchmark_runs_and_checks_losses(tmp_path):
+    # The Keras workloads: eagertape.tf.keras against Keras-JAX's own fit and
+    # stateless_call, and against TF's tf.keras in a worker process when TF is
+    # here. In a process of its own, as a user runs it: this one may have Keras
+    # on TF's backend already.
+    pytest.importorskip("keras")
+    import importlib.util
+    import subprocess
+    import sys
+    has_tf = importlib.util.find_spec("tensorflow") is not None
+    path = tmp_path / "k.json"
+    r = subprocess.run([sys.executable, "-m", "eagertape", "bench", "--quick", "--no-progress",
+                        "--workloads", "keras_mlp,keras_call1", "--json", str(path),
+                        "--systems", "eagertape,jax.jit" + (",tf" if has_tf else "")],
+                       capture_output=True, text=True, timeout=600,
+                       env={k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads(path.read_text())
+    assert res["workloads"] == {}
+    k = res["keras"]
+    assert set(k["keras_mlp"]) == {"eagertape", "keras_fit"} | ({"tf"} if has_tf else set())
+    assert set(k["keras_call1"]) >= {"eagertape", "jax.jit"}
+    assert all(s["median_us"] > 0 for w in k.values() for s in w.values())
+    assert {(t["workload"], t["versus"]) for t in res["targets"]} >= {("keras_mlp", "keras_fit")}
+    assert any(line.startswith("keras_mlp") for line in r.stdout.splitlines())
+
+
+def test_keras_benchmark_check_catches_a_wrong_loss():
+    from eagertape import _benchmark_keras
+    _benchmark_keras._check("keras_mlp", {"eagertape": [2.3, 2.2], "tf": [2.3, 2.2001]})
+    with pytest.raises(AssertionError, match="TF eager .* disagrees"):
+        _benchmark_keras._check("keras_mlp", {"eagertape": [2.3, 2.2], "tf": [2.3, 2.1]})
