@@ -54,9 +54,10 @@ def load():
         if keras.backend.backend() != "jax":
             raise RuntimeError(
                 f"Keras was imported already with the {keras.backend.backend()!r} backend "
-                "(a program that imports tensorflow or keras before eagertape.tf.keras gets "
-                "TensorFlow's backend); eagertape.tf.keras needs Keras on JAX: import "
-                "eagertape.tf before keras/tensorflow, or set KERAS_BACKEND=jax")
+                "(by `import tensorflow`, or by `import keras` before eagertape.tf.keras was "
+                "first used); eagertape.tf.keras needs Keras on JAX: set KERAS_BACKEND=jax "
+                "before anything imports keras (os.environ, or the shell), or use tf.keras "
+                "before `import keras`, and do not import tensorflow in the same program")
     elif backend not in (None, "", "jax"):
         raise RuntimeError(
             f"KERAS_BACKEND is {backend!r}; eagertape.tf.keras runs Keras on its JAX backend: "
@@ -225,6 +226,9 @@ def _join(keras):
         out, new, losses = call(fn, (trainable, non_trainable, args, kwargs), name=fn.__name__)
         for v, value in zip(self.non_trainable_variables, new):
             v.assign(_raw(value))
+        # As Keras clears its sublayers' losses when an outer layer is called.
+        for sub in self._flatten_layers(include_self=False):
+            sub.__dict__.pop("_eagertape_losses", None)
         self.__dict__["_eagertape_losses"] = losses
         return out
 
@@ -238,7 +242,7 @@ def _join(keras):
     def losses(self):
         if in_stateless_scope() or in_symbolic_scope():
             return losses_prop.fget(self)
-        out = list(self.__dict__.get("_eagertape_losses", ()))
+        out = _call_losses(self)
         if any(getattr(v, "regularizer", None) is not None for v in self.trainable_weights):
             fn = _regularization_fn(keras, self)
             out += call(fn, ([_standin(v) for v in self.trainable_variables],
@@ -267,6 +271,8 @@ def _join(keras):
     _join_operators(KVar, in_stateless_scope)
     _join_optimizers(keras)
     _join_metrics(keras, in_stateless_scope)
+    _join_trainer(keras)
+    _join_symbolic(keras)
 
     global _Shared
 
@@ -289,6 +295,15 @@ def _join(keras):
                 self.__dict__["_et"]._value = new
 
         _eagertape_variable = property(lambda self: self.__dict__["_et"])
+
+
+def _call_losses(layer):
+    """The losses added (add_loss, activity regularizers) in the last recorded
+    calls of a layer and its sublayers."""
+    out = []
+    for sub in layer._flatten_layers():
+        out += sub.__dict__.get("_eagertape_losses", ())
+    return out
 
 
 _Shared = None
@@ -431,6 +446,162 @@ def _tensor_result(result, in_stateless_scope):
             return out
         return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, jax.Array) else x, out)
     return wrapped
+
+
+def _join_symbolic(keras):
+    # Keras infers a layer's output spec by running its call under
+    # jax.eval_shape (the functional API, a model's first build): facade ops
+    # in a custom call give eagertape Tensors there, which JAX cannot take
+    # back as outputs. They are unwrapped, and the call runs quietly.
+    import keras.src.backend as backend
+    compute_output_spec = backend.compute_output_spec
+
+    def compute_output_spec_(fn, *args, **kwargs):
+        @functools.wraps(fn)
+        def unwrapped(*a, **k):
+            with _quiet():
+                return _values_of(fn(*a, **k))
+        return compute_output_spec(unwrapped, *args, **kwargs)
+
+    compute_output_spec_.__doc__ = compute_output_spec.__doc__
+    backend.compute_output_spec = compute_output_spec_
+
+    # add_loss in a custom call takes Keras's tensors (the call runs on raw
+    # values inside the layer's op): facade results are unwrapped.
+    add_loss = keras.Layer.add_loss
+
+    def add_loss_(self, loss):
+        return add_loss(self, _values_of(loss))
+
+    add_loss_.__doc__ = add_loss.__doc__
+    keras.Layer.add_loss = add_loss_
+
+
+# -- TF-style train_step(self, data) under fit -------------------------------
+# Keras's JAX trainer calls ``train_step(state, data)``, a pure function of the
+# state. TF's guide "Customizing what happens in fit()" overrides
+# ``train_step(self, data)`` with a GradientTape that updates the variables in
+# place. Such a step runs as TF runs it: in a ``tf.function`` (eagertape's), or
+# eagerly with ``run_eagerly=True``; fit's state goes into the variables before
+# it and is read back after it, so fit's loop, callbacks and sync see it.
+_STATE = {"train_step": ("trainable_variables", "non_trainable_variables",
+                         "optimizer_variables", "metrics_variables"),
+          "test_step": ("trainable_variables", "non_trainable_variables", "metrics_variables"),
+          "predict_step": ("trainable_variables", "non_trainable_variables")}
+
+
+def _tf_style(model, name, jax_trainer):
+    """Whether ``model.<name>`` is a TF-style override taking ``(self, data)``."""
+    import inspect
+    fn = getattr(type(model), name)
+    if fn is getattr(jax_trainer, name):
+        return False
+    positional = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) == 2
+
+
+def _state_variables(model, name):
+    lists = {"trainable_variables": lambda: model.trainable_variables,
+             "non_trainable_variables": lambda: model.non_trainable_variables,
+             "optimizer_variables": lambda: model.optimizer.variables,
+             "metrics_variables": lambda: model.metrics_variables}
+    return [lists[k]() for k in _STATE[name]]
+
+
+def _tf_style_function(model, name):
+    from ._function import function
+    from ._tensor import constant
+    step = getattr(model, name)
+    if not model.run_eagerly:
+        step = function(step)
+
+    def tensor(x):
+        return constant(x) if isinstance(x, (np.ndarray, jax.Array)) else x
+
+    def one_step(state, data):
+        for variables, values in zip(_state_variables(model, name), state):
+            for v, value in zip(variables, values):
+                v._value = value      # fit took them out of the variables
+        out = step(jax.tree_util.tree_map(tensor, data))
+        out = _values_of(out)
+        return out, tuple([v.value for v in vs] for vs in _state_variables(model, name))
+    return model._make_function(one_step, concatenate_outputs=name == "predict_step")
+
+
+def _make_compute_loss_fn(keras, model, original):
+    def fn(trainable, non_trainable, extra_losses, x, y, y_pred, sample_weight, training):
+        mapping = list(zip(model.trainable_variables, trainable)) + list(
+            zip(model.non_trainable_variables, non_trainable))
+        with _quiet(), keras.StatelessScope(state_mapping=mapping):
+            # model.losses inside: the losses of the last call, and weight
+            # regularization of these weight values.
+            saved = model._losses_override
+            model._losses_override = list(extra_losses) + model._get_regularization_losses()
+            try:
+                return original(model, x, y, y_pred, sample_weight, training=training)
+            finally:
+                model._losses_override = saved
+    fn.__name__ = f"{type(model).__name__}_compute_loss"
+    return fn
+
+
+def _join_trainer(keras):
+    from keras.src.backend.common.stateless_scope import in_stateless_scope
+    from keras.src.backend.common.symbolic_scope import in_symbolic_scope
+    from keras.src.backend.jax.trainer import JAXTrainer
+    from keras.src.trainers.trainer import Trainer
+
+    # compute_loss on eagertape values (a TF-style train_step under a tape): one
+    # recorded op over the weights, as a layer call is.
+    compute_loss = Trainer.compute_loss
+
+    def compute_loss_(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        args = (x, y, y_pred, sample_weight)
+        if in_stateless_scope() or in_symbolic_scope() or any(
+                _foreign_leaf(a) for a in jax.tree_util.tree_leaves(args, is_leaf=_is_tl)):
+            return compute_loss(self, x, y, y_pred, sample_weight, training=training)
+        fn = _op_of(self, "_eagertape_compute_loss",
+                    lambda: _make_compute_loss_fn(keras, self, compute_loss))
+        return call(fn, ([_standin(v) for v in self.trainable_variables],
+                         [v.value for v in self.non_trainable_variables], _call_losses(self),
+                         *(_as_input(a) for a in args), bool(training)), name=fn.__name__)
+
+    compute_loss_.__doc__ = compute_loss.__doc__
+    Trainer.compute_loss = compute_loss_
+
+    # Keras's JAX trainer builds the model symbolically before fit's first step;
+    # TF's builds a model with TF-style steps when the step first runs (a GAN
+    # whose Model has no call() of its own). Where the symbolic build fails for
+    # such a model, it is left to the step, as in TF.
+    symbolic_build = Trainer._symbolic_build
+
+    def _symbolic_build(self, iterator=None, data_batch=None):
+        try:
+            return symbolic_build(self, iterator=iterator, data_batch=data_batch)
+        except Exception:
+            if any(_tf_style(self, n, JAXTrainer) for n in ("train_step", "test_step")):
+                if self.optimizer is not None and not self.optimizer.built:
+                    self.optimizer.build(self.trainable_variables)
+                return None
+            raise
+
+    Trainer._symbolic_build = _symbolic_build
+
+    for name, make in (("train_step", "make_train_function"),
+                       ("test_step", "make_test_function")):
+        original = getattr(JAXTrainer, make)
+
+        def make_function(self, force=False, _original=original, _name=name, _make=make):
+            if not _tf_style(self, _name, JAXTrainer):
+                return _original(self, force)
+            attr = _make[len("make_"):]
+            if getattr(self, attr) is not None and not force:
+                return getattr(self, attr)
+            setattr(self, attr, _tf_style_function(self, _name))
+            return getattr(self, attr)
+        make_function.__doc__ = original.__doc__
+        setattr(JAXTrainer, make, make_function)
 
 
 # -- the tf.keras namespace -------------------------------------------------

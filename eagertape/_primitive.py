@@ -328,7 +328,14 @@ def _run(kind, objs, vals, constant_output):
     else:
         if _fused.made:             # a value made in fused mode, used in eager mode
             vals = _fused.resolve(vals)
-        out = _execute(kind, objs, vals)
+        if h.capture is not None and _shape_arithmetic(vals):
+            # Tracing a tf.function: arithmetic on shapes (tf.shape(x)[0] * 2)
+            # stays a concrete value, as TF's static shapes, so it can shape
+            # tensors (tf.ones((batch_size, 1))).
+            with jax.ensure_compile_time_eval():
+                out = _execute(kind, objs, vals)
+        else:
+            out = _execute(kind, objs, vals)
     if type(out) is _ArrayImpl or isinstance(out, jax.Array):
         outs, out_treedef = [_wrap(out)], None
     else:
@@ -337,6 +344,19 @@ def _run(kind, objs, vals, constant_output):
             if isinstance(o, jax.Array):
                 outs[j] = _wrap(o)
     return _finish(kind, objs, vals, outs, out_treedef, constant_output)
+
+
+def _shape_arithmetic(vals):
+    """Whether every value is a concrete small integer array or int (shape-like)."""
+    seen = False
+    for v in vals:
+        if type(v) is int:
+            continue
+        if isinstance(v, jax.core.Tracer) or not hasattr(v, "dtype") or v.size > 8 \
+                or not jax.numpy.issubdtype(v.dtype, jax.numpy.integer):
+            return False
+        seen = True
+    return seen
 
 
 def _execute(kind, objs, vals):

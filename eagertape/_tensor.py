@@ -179,7 +179,10 @@ class _TensorLike:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def __format__(self, spec):
-        v = np.asarray(self._read())
+        v = self._read()
+        if isinstance(v, jax.core.Tracer):      # inside a trace: no value to format
+            return format(str(self), spec)
+        v = np.asarray(v)
         return format(v.item() if v.ndim == 0 else v, spec) if spec else str(self)
 
     def numpy(self):
