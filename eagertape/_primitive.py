@@ -48,7 +48,7 @@ class _Kind:
     """The static part of a call; ``apply(*dynamic_values)`` runs it."""
 
     __slots__ = ("id", "fn", "treedef", "template", "dyn", "jitted", "traceable", "name",
-                 "fusable", "deps", "__weakref__")
+                 "fusable", "deps", "by_dependence", "__weakref__")
 
     def __init__(self, fn, treedef, leaves, dyn, jit, name=None):
         self.id = next(_kind_ids)
@@ -62,6 +62,10 @@ class _Kind:
         self.fusable = jit or hasattr(fn, "lower")
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
         self.deps = None          # which inputs its outputs depend on (_connected), when asked
+        # A gradient recorded as one op (a replay, a pullback): TF records its
+        # backward ops one by one, each where an input is watched, so an output
+        # that depends on no watched input is not watched (``_record``).
+        self.by_dependence = getattr(fn, "by_dependence", False)
 
     def apply(self, *vals):
         leaves = list(self.template)
@@ -449,6 +453,13 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, r
                 op = (kind, objs, vals, outs, custom, name, call_site())
             else:
                 op = (kind, objs, vals, outs, custom, name, None)
+        ok = out_ok
+        if kind is not None and kind.by_dependence:
+            w = _watched_outputs(op, in_slots, tracked, out_ok, len(outs))
+            if w is not None:
+                if True not in w:
+                    continue
+                ok = w
         # Every floating Tensor input gets a slot, tracked or not: as in TF, a
         # recorded op passes gradients to all its inputs, so a tensor watched
         # after the op still receives its share (an unwatched one does not).
@@ -457,14 +468,14 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, r
                 if s is None:
                     o = objs[i]
                     in_slots[i] = d.new_slot(o, False) if is_inexact(o._v.dtype) else -1
-        if len(outs) == 1:      # the common case, without the loop
+        if len(outs) == 1 and ok is None:      # the common case, without the loop
             nodes[id(outs[0])] = s = len(tracked)
             tracked.append(True)
             out_slots = (s,)
         else:
             out_slots = []
-            for o, ok in zip(outs, out_ok):
-                if ok:
+            for o, o_ok in zip(outs, ok if ok is not None else [True] * len(outs)):
+                if o_ok:
                     nodes[id(o)] = s = len(tracked)
                     tracked.append(True)
                     out_slots.append(s)
@@ -492,6 +503,19 @@ def _record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, r
         if custom is not None or not kind.traceable:
             d.plain_ops += 1
     return op
+
+
+def _watched_outputs(op, in_slots, tracked, out_ok, n):
+    """Which outputs of a gradient op depend on an input this tape tracks (None:
+    all of them)."""
+    from . import _connected
+    deps = _connected.of(op)
+    if deps is None:
+        return None
+    if deps == _connected.NO_GRADIENT:
+        return [False] * n
+    live = {i for i, s in enumerate(in_slots) if s is not None and s >= 0 and tracked[s]}
+    return [(out_ok is None or out_ok[j]) and bool(live & deps[j]) for j in range(n)]
 
 
 def is_tracked(t):

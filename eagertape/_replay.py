@@ -369,6 +369,7 @@ def _flat(key, fn, n):
         def replay(*args):
             return fn(list(args[:n]), list(args[n:]))
         flat = jax.jit(replay)
+        flat.by_dependence = True
         _flat_replays.put(key, flat)
     return flat
 
@@ -509,6 +510,7 @@ class _Pullback:
         def pullback(vals, cts):
             return _kind_vjp(kind, vals, diff, cts)
         pullback.__name__ = f"{kind.name}_pullback"
+        pullback.by_dependence = True
         self.fn, self.uses = pullback, 0
 
 
@@ -521,6 +523,7 @@ def _pullback_fn(kind, diff):
     e.uses += 1
     if e.uses == 2 and kind.traceable:
         e.fn = jax.jit(e.fn)
+        e.fn.by_dependence = True
     return e
 
 

@@ -1178,11 +1178,41 @@ def _(tf):
     return out
 
 
+@fact("a gradient that depends on no watched value is not watched by the outer tape")
+def _(tf):
+    # TF records a backward op on an outer tape only where one of its inputs is
+    # watched: d(x + x)/dx is made from the seed alone, the mask of reduce_max's
+    # gradient from a boolean; ops on such gradients are not recorded either.
+    x = tf.constant([[1.84], [1.65]])
+    v = tf.Variable([[1.35, -1.8, 0.88]])
+    with tf.GradientTape(persistent=True) as t2:
+        t2.watch(x)
+        with tf.GradientTape(persistent=True) as t3:
+            t3.watch(x)
+            a = x + x
+            m = tf.reduce_max(v, axis=-1)
+            s = tf.sin(x) * x
+        g_add, g_max, g_sin = t3.gradient(a, x), t3.gradient(m, v), t3.gradient(s, x)
+        c_add, c_max, c_sin = tf.maximum(g_add, g_add), tf.nn.softmax(g_max), g_sin * 2.0
+    return [g_add, g_max, g_sin,
+            t2.gradient(c_add, [g_add, x]), t2.jacobian(c_max, [c_max, v]),
+            t2.gradient(c_sin, [g_sin, x])]
+
+
+@fact("tf.cast of what assign returns reads the Variable then")
+def _(tf):
+    v = tf.Variable([1.0, 2.0])
+    a = tf.cast(v.assign([3.0, 4.0]), tf.float32)
+    v.assign_add([1.0, 1.0])
+    return [a, tf.cast(v, tf.float32) is v]
+
+
 # Both of the tape's backward passes (the compiled replay and the op-by-op one
 # that serves structures while they churn) must give these answers.
 BOTH_REPLAYS = [
     "a third derivative through zeros_like: none, the second derivative zeros",
     "a matmul with transpose_b under a paused outer tape: its gradient still reads a and b",
+    "a gradient that depends on no watched value is not watched by the outer tape",
 ]
 
 

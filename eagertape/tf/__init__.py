@@ -34,7 +34,7 @@ from .._tape import GradientTape as _CoreTape
 from .._tape import UnconnectedGradients  # noqa: F401
 from .._tensor import (Tensor, _as_dtype, _convert_operand, _TensorLike, constant,  # noqa: F401
                        convert_to_tensor)
-from .._variables import Variable  # noqa: F401
+from .._variables import Variable, _Alias  # noqa: F401
 from . import errors, image, linalg, math, nn, random  # noqa: F401
 from .linalg import einsum  # noqa: F401
 from ._util import _Unsupported, concrete as _concrete, same_dtype as _same, tensor as _t
@@ -162,14 +162,15 @@ def _static(value):
 
 def cast(x, dtype, name=None):
     """Convert to ``dtype``; float to int truncates toward zero, as TF. A Tensor or
-    Variable already of ``dtype`` comes back as it is (the same object, as TF's).
+    Variable already of ``dtype`` comes back as it is (the same object, as TF's);
+    what ``assign`` returns is read then (TF's ``_UnreadVariable`` too).
 
     >>> tf.cast(tf.constant([1.7, -1.7]), tf.int32).numpy()
     array([ 1, -1], dtype=int32)
     """
     dtype = _as_dtype(dtype)
     if isinstance(x, _TensorLike) and x.dtype == dtype:
-        return x
+        return x.read_value() if isinstance(x, _Alias) else x
     x = _t(x)
     if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dtype, np.complexfloating):
         x = _np.real(x)
