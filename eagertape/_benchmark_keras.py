@@ -16,13 +16,15 @@ workloads: the worker waits on a pipe (idle) while this process times.
 """
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
 import time
 
 import numpy as np
+
+from .benchmark import _calibrate, _interleaved, _table
+from .benchmark import _wait as _block
 
 WORKLOADS = ("keras_mlp", "keras_cnn", "keras_call1", "keras_call8")
 DESCRIPTIONS = {
@@ -152,14 +154,6 @@ def _stateless_call(workload):
     return lambda: fn(tv, ntv, x)
 
 
-def _block(v):
-    if hasattr(v, "block_until_ready"):
-        v.block_until_ready()
-    elif hasattr(v, "jax"):
-        v.jax().block_until_ready()
-    return v
-
-
 class _Local:
     """A system timed in this process."""
 
@@ -173,7 +167,7 @@ class _Local:
         return [np.asarray(v, np.float64).tolist() for v in out]
 
     def calibrate(self, target_s):
-        return _calibrate(self.fn, target_s)
+        return _calibrate(lambda: _block(self.fn()), target_s, most=1 << 14)
 
     def time(self, n):
         t0 = time.perf_counter()
@@ -183,15 +177,6 @@ class _Local:
 
     def close(self):
         pass
-
-
-def _calibrate(fn, target_s):
-    probes = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        _block(fn())
-        probes.append(time.perf_counter() - t0)
-    return max(1, min(1 << 14, int(round(target_s / max(statistics.median(probes), 1e-9)))))
 
 
 # -- TensorFlow, in a worker process ---------------------------------------------
@@ -310,14 +295,8 @@ def run(workloads, rounds, batch_s, with_tf, progress):
                 warm[s] = sysm.warm()
             _check(w, warm)
             numbers = {s: sysm.calibrate(batch_s) for s, sysm in systems.items()}
-            times = {s: [] for s in systems}
-            for r in range(rounds):
-                progress(f"{w}: round {r + 1}/{rounds}")
-                order = list(systems)
-                random.Random(r).shuffle(order)
-                for s in order:
-                    time.sleep(0.01)
-                    times[s].append(systems[s].time(numbers[s]))
+            times = _interleaved(list(systems), rounds,
+                                 lambda s: systems[s].time(numbers[s]), progress, w)
         finally:
             for sysm in systems.values():
                 sysm.close()
@@ -337,7 +316,6 @@ def report(res, out):
         rows.append([w] + [_us(r[s]) if s in r else "-" for s in systems] + [
             f"{r['eagertape']['median_us'] / r[s]['median_us']:.2f}x" if s in r else "-"
             for s in systems if s != "eagertape"])
-    from .benchmark import _table
     _table(head, rows, out)
     if "keras_call1" in res and "keras_call8" in res:
         per = {s: (res["keras_call8"][s]["median_us"] - res["keras_call1"][s]["median_us"]) / 7

@@ -342,11 +342,17 @@ def _block(out):
     # synchronously on the CPU.
     value, grads = out
     for a in (value, *grads):
-        if hasattr(a, "block_until_ready"):
-            a.block_until_ready()
-        elif hasattr(a, "jax"):
-            a.jax().block_until_ready()
+        _wait(a)
     return out
+
+
+def _wait(a):
+    """Wait for one value (a JAX array, an eagertape Tensor, or anything else)."""
+    if hasattr(a, "block_until_ready"):
+        a.block_until_ready()
+    elif hasattr(a, "jax"):
+        a.jax().block_until_ready()
+    return a
 
 
 # ---------------------------------------------------------------------------
@@ -388,7 +394,7 @@ def _warm(step, calls=6):
     return out
 
 
-def _calibrate(fn, target_s):
+def _calibrate(fn, target_s, most=1 << 16):
     """Calls per round so that a round lasts about ``target_s`` (median of 3 probes)."""
     probes = []
     for _ in range(3):
@@ -396,7 +402,7 @@ def _calibrate(fn, target_s):
         fn()
         probes.append(time.perf_counter() - t0)
     per_call = statistics.median(probes)
-    return max(1, min(1 << 16, int(round(target_s / max(per_call, 1e-9)))))
+    return max(1, min(most, int(round(target_s / max(per_call, 1e-9)))))
 
 
 def _check(name, results, rtol=2e-3, atol=2e-4):
@@ -440,23 +446,13 @@ def _timed_workload(name, systems, d, rounds, batch_s, progress):
     import eagertape as et
     from eagertape import _fused as fused_mod
     before, fused_before = et.replay_cache_info(), fused_mod.counters["misses"]
-    times = {s: [] for s in systems}
-    for r in range(rounds):
-        progress(f"{name}: round {r + 1}/{rounds}")
-        # A new order each round, so that no system always runs right after the
-        # same other one (a rotation would keep every neighbour: what runs before
-        # leaves caches and threads in its own state).
-        order = list(systems)
-        random.Random(r).shuffle(order)
-        for s in order:
-            fn, n = steps[s], numbers[s]
-            # TF's and PyTorch's worker threads spin for a while after their last
-            # kernel; on a 2-core machine that would slow whoever runs next.
-            time.sleep(0.01)
-            t0 = time.perf_counter()
-            for _ in range(n):
-                _block(fn())
-            times[s].append((time.perf_counter() - t0) / n * 1e6)
+    def time_one(s):
+        fn, n = steps[s], numbers[s]
+        t0 = time.perf_counter()
+        for _ in range(n):
+            _block(fn())
+        return (time.perf_counter() - t0) / n * 1e6
+    times = _interleaved(systems, rounds, time_one, progress, name)
     del steps
     gc.unfreeze()
     after = et.replay_cache_info()
@@ -470,6 +466,24 @@ def _timed_workload(name, systems, d, rounds, batch_s, progress):
         out["fused"]["compiled_while_timed"] = {
             "programs": fused_mod.counters["misses"] - fused_before}
     return out
+
+
+def _interleaved(systems, rounds, time_one, progress, name):
+    """``time_one(system)`` (µs per call) of every system in every round."""
+    times = {s: [] for s in systems}
+    for r in range(rounds):
+        progress(f"{name}: round {r + 1}/{rounds}")
+        # A new order each round, so that no system always runs right after the
+        # same other one (a rotation would keep every neighbour: what runs before
+        # leaves caches and threads in its own state).
+        order = list(systems)
+        random.Random(r).shuffle(order)
+        for s in order:
+            # TF's and PyTorch's worker threads spin for a while after their last
+            # kernel; on a 2-core machine that would slow whoever runs next.
+            time.sleep(0.01)
+            times[s].append(time_one(s))
+    return times
 
 
 def _rss_mb():
