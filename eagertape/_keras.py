@@ -177,6 +177,68 @@ def _make_layer_fn(keras, layer, original):
     return fn
 
 
+# -- a functional model whose outputs feed one another -----------------------
+# In TF every layer of a model call is recorded, so a gradient of one output
+# w.r.t. another (Grad-CAM: the predictions w.r.t. the last conv layer's
+# activations, both outputs of one model) has a value. A model call is one op
+# here; such a model is called as two: one sub-model for the outputs that feed
+# others, one for the rest taking those as inputs (Keras builds both from the
+# model's own graph, so they share its layers and weights).
+def _upstream(tensor):
+    """The ids of the symbolic tensors ``tensor`` is computed from."""
+    seen, stack = set(), [tensor]
+    while stack:
+        t = stack.pop()
+        history = getattr(t, "_keras_history", None)
+        if history is None:
+            continue
+        node = history.operation._inbound_nodes[history.node_index]
+        for x in node.input_tensors:
+            if id(x) not in seen:
+                seen.add(id(x))
+                stack.append(x)
+    return seen
+
+
+def _stages(keras, model):
+    if "_eagertape_stages" in model.__dict__:
+        return model.__dict__["_eagertape_stages"]
+    plan = None
+    from keras.src.models.functional import Functional
+    if isinstance(model, Functional) and len(model.outputs) > 1:
+        outs = list(model.outputs)
+        ups = [_upstream(o) for o in outs]
+        feeding = [j for j, o in enumerate(outs)
+                   if any(id(o) in ups[i] for i in range(len(outs)) if i != j)]
+        if feeding:
+            rest = [i for i in range(len(outs)) if i not in feeding]
+            try:
+                first = keras.Model(model.inputs, [outs[j] for j in feeding])
+                second = keras.Model(list(model.inputs) + [outs[j] for j in feeding],
+                                     [outs[i] for i in rest])
+                plan = (first, second, feeding, rest, model._outputs_struct)
+            except Exception:       # a graph Keras cannot cut there: one op, as before
+                plan = None
+    model.__dict__["_eagertape_stages"] = plan
+    return plan
+
+
+def _staged_call(keras, stages, x, kwargs):
+    first, second, feeding, rest, struct = stages
+    from ._tensor import constant
+    # Keras refuses a list that mixes its arrays with other tensors: all Tensors.
+    inputs = [v if isinstance(v, _TensorLike) else constant(_as_input(v))
+              for v in keras.tree.flatten(x)]
+    fed = keras.tree.flatten(first(inputs, **kwargs))
+    later = keras.tree.flatten(second(inputs + fed, **kwargs))
+    flat = [None] * (len(feeding) + len(rest))
+    for j, v in zip(feeding, fed):
+        flat[j] = v
+    for i, v in zip(rest, later):
+        flat[i] = v
+    return keras.tree.pack_sequence_as(struct, flat)
+
+
 def _foreign_leaf(x):
     """Whether a call leaf is Keras's own (a symbolic KerasTensor, or a JAX
     tracer of Keras's trainer): then Keras runs as it is."""
@@ -220,6 +282,11 @@ def _join(keras):
             # one that counts.
             with _quiet(), keras.StatelessScope():
                 layer_call(self, *_values_of(args), **_values_of(kwargs))
+        h = state.hot
+        if (h.tapes or h.accumulators) and len(args) == 1:
+            stages = _stages(keras, self)
+            if stages is not None:
+                return _staged_call(keras, stages, args[0], kwargs)
         fn = _layer_fn(keras, self, layer_call)
         trainable = [_standin(v) for v in self.trainable_variables]
         non_trainable = [v.value for v in self.non_trainable_variables]

@@ -4,6 +4,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -79,3 +82,36 @@ def test_data_parallel_on_8_simulated_devices():
     assert "of the batch: P('batch',)" in out and "activation: P('batch',)" in out
     diffs = [float(line.rsplit("=", 1)[1]) for line in out.splitlines() if "max |" in line]
     assert len(diffs) == 2 and max(diffs) < 1e-5      # the single-device run, to rounding
+
+
+def _epoch_losses(out):
+    return [float(line.split("loss")[1].split()[0]) for line in out.splitlines()
+            if line.startswith("epoch")]
+
+
+def test_keras_training_loop_is_tensorflows_with_one_import_changed(tmp_path):
+    out = run(["examples/keras_training_loop.py"])
+    last = out.strip().splitlines()[-1]
+    assert float(last.split("validation accuracy")[1]) > 0.95, out
+    pytest.importorskip("tensorflow")
+    src = (ROOT / "examples" / "keras_training_loop.py").read_text()
+    lines = src.splitlines()
+    assert lines.count("import eagertape.tf as tf") == 1       # the one line to change
+    tf_program = tmp_path / "tf_loop.py"
+    tf_program.write_text("\n".join("import tensorflow as tf" if ln == "import eagertape.tf as tf"
+                                    else ln for ln in lines))
+    env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
+    p = subprocess.run([sys.executable, str(tf_program)], capture_output=True, text=True,
+                       timeout=600, env=dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""))
+    assert p.returncode == 0, p.stderr[-3000:]
+    ours, theirs = _epoch_losses(out), _epoch_losses(p.stdout)
+    assert len(ours) == len(theirs) == 25
+    np.testing.assert_allclose(ours, theirs, rtol=2e-3, atol=2e-4)
+
+
+def test_keras_custom_fit():
+    out = run(["examples/keras_custom_fit.py"])
+    summary = [line for line in out.splitlines() if line.startswith("epochs run")][0]
+    first, best = (float(v) for v in summary.replace(",", "").split()[-3::2])
+    assert best < 0.05 * first, out
+    assert "'mae'" in out and "'loss'" in out

@@ -93,8 +93,6 @@ CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_corpus"
 
 # Programs that do not run yet, and why (each must fail: strict).
 CORPUS_GAPS = {
-    "grad_cam": "a model call is one recorded op, so the gradient of one of its outputs "
-                "w.r.t. another (an inner activation returned as an output) is None",
     "lstm_classifier": "TF's gradient of an Embedding is IndexedSlices, which Keras's RMSprop "
                        "on TF applies by another path than the dense gradient eagertape gives "
                        "(README: IndexedSlices); the first loss agrees, the second differs by "
@@ -225,6 +223,29 @@ def test_keras_optimizers_update_tf_variables():
                 loss = tf.reduce_sum(tf.square(tf.matmul(x, w) + b))
             opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
         emit(name, [w.numpy(), b.numpy()])
+    """)
+
+
+def test_gradient_of_one_model_output_with_respect_to_another():
+    # TF records every layer of a call, so a model output that feeds another is a
+    # source like any intermediate (Grad-CAM); here, called as two sub-models.
+    _same_as_tf("""
+    inputs = tf.keras.Input((3,))
+    a = tf.keras.layers.Dense(4, activation="tanh", name="a")(inputs)
+    b = tf.keras.layers.Dense(2, name="b")(a)
+    c = tf.keras.layers.Dense(1, name="c")(tf.keras.layers.concatenate([a, inputs]))
+    model = tf.keras.Model(inputs, {"a": a, "b": b, "c": c})
+    model.set_weights(weights_like(model, 5))
+    x = tf.constant(np.random.RandomState(6).randn(2, 3).astype("float32"))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        out = model(x)
+        y = tf.reduce_sum(out["b"]) + tf.reduce_sum(out["c"] ** 2)
+    emit("d/da", tape.gradient(y, out["a"]))
+    emit("d/dx", tape.gradient(y, x))
+    emit("d/dw", tape.gradient(y, model.trainable_variables))
+    emit("outputs", [out["a"], out["b"], out["c"]])
+    emit("outside a tape", [model(x)["b"]])
     """)
 
 

@@ -12,11 +12,12 @@ nbclient = pytest.importorskip("nbclient")
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-WITH_PLOTS = {"01_reverse_mode_by_hand", "05_porting_tf_code", "06_accelerator_benchmarks"}
+WITH_PLOTS = {"01_reverse_mode_by_hand", "05_porting_tf_code", "06_accelerator_benchmarks",
+              "07_porting_a_keras_loop"}
 
 
-def test_the_six_notebooks_are_there():
-    assert [p.stem[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06"]
+def test_the_seven_notebooks_are_there():
+    assert [p.stem[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05", "06", "07"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
