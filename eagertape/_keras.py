@@ -36,7 +36,7 @@ import numpy as np
 
 from ._primitive import _is_tl, call
 from ._state import state, switched
-from ._tensor import _TensorLike, _wrap
+from ._tensor import _TensorLike, _wrap, tf_variable_error
 from ._variables import Variable, _uid
 
 _keras = None          # the keras module once joined
@@ -174,6 +174,7 @@ def _make_layer_fn(keras, layer, original):
         return _values_of(out), new, losses
 
     fn.__name__ = f"{type(layer).__name__}_call"
+    fn.own_errors = True      # Keras names the layer and the shapes it wanted
     return fn
 
 
@@ -482,6 +483,8 @@ def _join_optimizers(keras):
     def apply_(self, grads, trainable_variables=None):
         grads = [None if g is None else _raw(g) for g in grads]
         if trainable_variables is not None:
+            trainable_variables = list(trainable_variables)
+            _check_pairs(grads, trainable_variables)
             trainable_variables = [
                 _keras_variable(self, v) if isinstance(v, Variable) else v
                 for v in trainable_variables]
@@ -489,6 +492,23 @@ def _join_optimizers(keras):
 
     apply_.__doc__ = apply.__doc__
     Base.apply = apply_
+
+
+def _check_pairs(grads, variables):
+    # Checked before any variable is updated: Keras updates them one by one, and
+    # a bad pair found on the way would leave the others half-stepped.
+    for i, (g, v) in enumerate(zip(grads, variables)):
+        e = tf_variable_error(v, f"argument `grads_and_vars`, pair {i}")
+        if e is not None:
+            raise e
+        if g is not None and tuple(np.shape(g)) != tuple(v.shape):
+            name = getattr(v, "path", None) or getattr(v, "name", "")
+            raise ValueError(
+                f"argument `grads_and_vars`, pair {i}: the gradient has shape "
+                f"{tuple(np.shape(g))} but its variable {name!r} has shape {tuple(v.shape)}; "
+                "pair each gradient with its own variable, in the order they were given to "
+                "tape.gradient (zip(grads, model.trainable_variables)). No variable was "
+                "updated.")
 
 
 def _join_metrics(keras, in_stateless_scope):

@@ -20,7 +20,7 @@ from . import _fused, _keys
 from ._connected import NO_GRADIENT
 from ._errors import InvalidArgumentError
 from ._state import state
-from ._tensor import Tensor, _TensorLike, _wrap, standin
+from ._tensor import Tensor, _TensorLike, _wrap, standin, tf_variable_error
 
 _inexact_cache: dict = {}
 
@@ -298,6 +298,9 @@ def _call_nested(fn, args, kwargs, constant_output, jit, name):
             key.append(slice)
             key.append((leaf.start, leaf.stop, leaf.step))
         else:
+            e = tf_variable_error(leaf, f"an argument of `{name or getattr(fn, '__name__', fn)}`")
+            if e is not None:
+                raise e
             key.append(tp)
             key.append(leaf)
     kind = _kind_for(tuple(key), fn, treedef, leaves, dyn, jit, name)
@@ -402,8 +405,10 @@ def _apply(kind, objs, vals):
     try:
         return kind.apply(*_as_passed(objs, vals))
     except (TypeError, ValueError) as e:
-        if type(e) not in (TypeError, ValueError):
-            raise            # JAX's own subclasses (a tracer made concrete, ...) as they are
+        if type(e) not in (TypeError, ValueError) or getattr(kind.fn, "own_errors", False):
+            # JAX's own subclasses (a tracer made concrete, ...), and the errors of
+            # a library that says what is wrong itself (Keras), as they are.
+            raise
         shapes = ", ".join(f"{tuple(v.shape)} {v.dtype}" for v in vals if hasattr(v, "shape"))
         shapes = f" ({shapes})" if shapes else ""
         raise InvalidArgumentError(f"{kind.name} cannot take its arguments{shapes}: {e}") \

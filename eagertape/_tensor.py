@@ -414,7 +414,24 @@ def _python_default_dtype(arr, value):
     return arr
 
 
+def tf_variable_error(value, where):
+    """The error for a variable of real TensorFlow (``import tensorflow``) given
+    to eagertape, or None for anything else. Read as a constant, its gradient
+    would silently never come and its updates would never be seen."""
+    tp = type(value)
+    if "Variable" in tp.__name__ and tp.__module__.startswith("tensorflow"):
+        return TypeError(
+            f"{where}: tf.Variable {getattr(value, 'name', '')!r} is a variable of TensorFlow itself (made "
+            "under `import tensorflow`), which eagertape's tapes cannot watch or update; "
+            "make it with eagertape.tf.Variable (write `import eagertape.tf as tf` in every "
+            "module of the program), or pass its value with .numpy()")
+    return None
+
+
 def _to_array(value, dtype, argname):
+    e = tf_variable_error(value, f"argument `{argname}`")
+    if e is not None:
+        raise e
     if value is None:     # TF's class: a ValueError
         raise ValueError(f"argument `{argname}`: Attempt to convert a value (None) with an "
                          "unsupported type (<class 'NoneType'>) to a Tensor; pass numbers, "
@@ -586,6 +603,9 @@ def _convert_operand(o, dtype, fail=TypeError, mismatch=InvalidArgumentError, re
     if o is None:
         raise ValueError("Attempt to convert a value (None) with an unsupported type "
                          "(NoneType) to a Tensor")
+    e = tf_variable_error(o, "an operand")
+    if e is not None:
+        raise e
     if isinstance(o, (list, tuple)):
         if _contains_tensor(o):
             # Its Python numbers convert as any (strictly), its tensors are cast.

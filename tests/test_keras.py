@@ -367,3 +367,54 @@ def test_pretrained_weights_without_a_network_is_a_clear_error(tmp_path):
     assert got["error"].startswith("argument `weights`: MobileNetV2's pretrained weights are "
                                    "downloaded from https://"), got
     assert "weights=None" in got["error"]
+
+
+def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
+    program = """
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    x = np.ones((4, 3), "float32")
+    def error(f):
+        try:
+            f()
+        except Exception as e:
+            return type(e).__name__ + ": " + str(e)
+        return "no error"
+    def wrong_shape():
+        with tf.GradientTape() as tape:
+            model(np.ones((4, 5), "float32"))
+    emit("wrong_shape", error(wrong_shape).split(":")[0] == "ValueError")
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x))
+    grads = tape.gradient(loss, model.trainable_variables)
+    before = model.get_weights()
+    opt = tf.keras.optimizers.Adam(0.1)
+    emit("swapped", error(lambda: opt.apply_gradients(zip(grads[::-1], model.trainable_variables))).split(":")[0] in ("ValueError", "InvalidArgumentError"))
+    emit("unchanged", all(np.array_equal(a, b) for a, b in zip(before, model.get_weights())))
+    """
+    # TF's classes of error; TF's Keras updates the kernel before it fails on
+    # the bias (half-updated), eagertape checks every pair first.
+    want = _run(program, "tf")
+    assert (want["wrong_shape"], want["swapped"]) == (True, True)
+    want["unchanged"] = True
+    got = _run(program + """
+    emit("swapped_message", error(lambda: opt.apply_gradients(zip(grads[::-1], model.trainable_variables))))
+    emit("second_bad", error(lambda: opt.apply_gradients([(grads[0], model.trainable_variables[0]), (tf.ones((5,)), model.trainable_variables[1])])))
+    emit("still_unchanged", all(np.array_equal(a, b) for a, b in zip(before, model.get_weights())))
+    emit("unbuilt", error(lambda: tf.keras.layers.Dense(2).kernel))
+    import tensorflow as real_tf        # a variable of TensorFlow itself, mixed in
+    rv = real_tf.Variable(np.ones((4, 3), "float32"))
+    emit("tf_variable_call", error(lambda: model(rv)))
+    emit("tf_variable_op", error(lambda: tf.add(rv, 1.0)))
+    emit("tf_variable_apply", error(lambda: opt.apply_gradients([(grads[0], real_tf.Variable(np.ones((3, 2), "float32")))])))
+    """, "eagertape")
+    assert {k: got[k] for k in want} == want
+    assert got["swapped_message"].startswith(
+        "ValueError: argument `grads_and_vars`, pair 0: the gradient has shape (2,) but its "
+        "variable 'sequential/dense/kernel' has shape (3, 2)")
+    assert "pair 1: the gradient has shape (5,)" in got["second_bad"]
+    assert got["still_unchanged"]
+    assert "You must build the layer" in got["unbuilt"]
+    for k in ("tf_variable_call", "tf_variable_op", "tf_variable_apply"):
+        assert got[k].startswith("TypeError: ") and "variable of TensorFlow itself" in got[k], k
+    assert "`Sequential_call`" in got["tf_variable_call"]
+    assert "argument `grads_and_vars`, pair 0" in got["tf_variable_apply"]
