@@ -39,6 +39,7 @@ class _State(threading.local):
         # traces and persistent tapes' queries (_replay._at_once).
         self.fused = self.mode == "fused"
         self.graph = None        # fused mode: the pending graph calls are appended to
+        self.name_scope = ""     # tf.name_scope's prefix of new Variables' names ("a/b/")
 
     tapes = _forward("tapes")
     var_watchers = _forward("var_watchers")
@@ -73,6 +74,9 @@ def update_fused():
     state.hot.fused = state.mode == "fused"
 
 
+_HOT = frozenset(Hot.__slots__)
+
+
 class switched:
     """``with switched(tapes=[], ...):`` sets fields of this thread's state and
     puts the old values back on the way out, however it leaves."""
@@ -84,11 +88,11 @@ class switched:
 
     def __enter__(self):
         h = state.hot
-        self.saved = {k: getattr(h, k) for k in self.new}
+        self.saved = {k: getattr(h if k in _HOT else state, k) for k in self.new}
         for k, v in self.new.items():
-            setattr(h, k, v)
+            setattr(h if k in _HOT else state, k, v)
 
     def __exit__(self, *exc):
         h = state.hot
         for k, v in self.saved.items():
-            setattr(h, k, v)
+            setattr(h if k in _HOT else state, k, v)

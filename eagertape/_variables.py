@@ -48,7 +48,7 @@ class Variable(_TensorLike):
                 "NumPy (a callable initial_value is fine if it returns NumPy values)")
         self._val = value
         self._trainable = True if trainable is None else bool(trainable)
-        self._name = f"{name or 'Variable'}:0"
+        self._name = f"{state.name_scope}{name or 'Variable'}:0"
         self._uid = next(_uid)
 
     # While an eagertape.function is traced, reads give the traced input that

@@ -1207,6 +1207,104 @@ def _(tf):
     return [a, tf.cast(v, tf.float32) is v]
 
 
+# -- tf.Module and tf.name_scope (TF's Core guides' base class) ---------------
+@fact("tf.Module: variables found by walking attributes, names under name scopes")
+def _(tf):
+    # TF's guide "Introduction to modules": a Dense module, a Sequential module
+    # holding two, variables in a list and a dict, one shared twice.
+    class Dense(tf.Module):
+        def __init__(self, in_features, out_features, name=None):
+            super().__init__(name=name)
+            self.w = tf.Variable(tf.reshape(tf.range(in_features * out_features, dtype=tf.float32),
+                                            [in_features, out_features]) * 0.1, name="w")
+            self.b = tf.Variable(tf.zeros([out_features]), name="b")
+
+        def __call__(self, x):
+            return tf.nn.relu(tf.matmul(x, self.w) + self.b)
+
+    class SequentialModule(tf.Module):
+        def __init__(self, name=None):
+            super().__init__(name=name)
+            with self.name_scope:
+                self.dense_1 = Dense(in_features=3, out_features=3)
+                self.dense_2 = Dense(in_features=3, out_features=2, name="second")
+            self.extra = {"z": tf.Variable(1.0, trainable=False, name="z"),
+                          "a": [tf.Variable(2.0, name="a"), self.dense_1.w]}
+
+        @tf.Module.with_name_scope
+        def __call__(self, x):
+            return self.dense_2(self.dense_1(x)) * self.extra["a"][0]
+
+    m = SequentialModule()
+    x = tf.constant([[2.0, 2.0, 2.0]])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(m(x))
+    grads = tape.gradient(y, m.trainable_variables)
+    return [m.name, m.name_scope.name, m.dense_1.name, m.dense_2.name_scope.name,
+            [v.name for v in m.variables], [v.name for v in m.trainable_variables],
+            [v.name for v in m.non_trainable_variables],
+            [s.name for s in m.submodules], y, grads,
+            len(tape.watched_variables())]
+
+
+@fact("tf.Module: names made from the class, nested scopes, cycles, paths")
+def _(tf):
+    class MyDenseLayer(tf.Module):
+        pass
+
+    class HTTPServer2(tf.Module):
+        pass
+
+    a, b = MyDenseLayer(), HTTPServer2()
+    a.child, b.parent = b, a           # a cycle: each module once
+    b.v = tf.Variable([1.0], name="v")
+    a.vs = (tf.Variable(3.0), b.v)
+    with tf.name_scope("outer") as outer:
+        with tf.name_scope("inner") as inner:
+            v1 = tf.Variable(0.0)
+            with tf.name_scope("abs/") as absolute:
+                v2 = tf.Variable(0.0, name="x")
+            with tf.name_scope("") as empty:
+                v3 = tf.Variable(0.0, name="y")
+            c = tf.Module(name="c")
+    paths = [p for p, _ in a._flatten(with_path=True, predicate=lambda v: isinstance(v, tf.Variable))]
+    return [a.name, b.name, [m.name for m in a.submodules], [m.name for m in b.submodules],
+            [v.name for v in a.variables], [v.name for v in b.variables],
+            outer, inner, absolute, empty, v1.name, v2.name, v3.name, c.name_scope.name,
+            [list(p) for p in paths]]
+
+
+@fact("tf.Module: a name that is not an identifier")
+def _(tf):
+    return tf.Module(name="not valid")
+
+
+@fact("tf.Module: a tf.function method trains its variables")
+def _(tf):
+    class Linear(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable([[0.5], [-0.5]])
+            self.b = tf.Variable([0.1])
+
+        @tf.function
+        def __call__(self, x):
+            return x @ self.w + self.b
+
+    model = Linear()
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    y = tf.constant([[1.0], [2.0]])
+    losses = []
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(x) - y) ** 2)
+        grads = tape.gradient(loss, model.trainable_variables)
+        for g, v in zip(grads, model.trainable_variables):
+            v.assign_sub(0.05 * g)
+        losses.append(loss)
+    return [losses, list(model.trainable_variables)]
+
+
 # Both of the tape's backward passes (the compiled replay and the op-by-op one
 # that serves structures while they churn) must give these answers.
 BOTH_REPLAYS = [

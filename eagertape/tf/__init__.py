@@ -36,6 +36,7 @@ from .._tensor import (Tensor, _as_dtype, _convert_operand, _TensorLike, constan
                        convert_to_tensor)
 from .._variables import Variable, _Alias  # noqa: F401
 from . import errors, image, linalg, math, nn, random  # noqa: F401
+from ._module import Module, name_scope  # noqa: F401
 from .linalg import einsum  # noqa: F401
 from ._util import _Unsupported, concrete as _concrete, same_dtype as _same, tensor as _t
 # TF exports these tf.math functions at top level too (the same objects).
