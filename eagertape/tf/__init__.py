@@ -47,6 +47,7 @@ from .math import (abs, acos, add, add_n, argmax, argmin, asin, atan, atan2, cos
                    reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum,
                    reduce_variance, round, sigmoid, sign, sin, sinh, sqrt, square, subtract,
                    tan, tanh, truediv)
+from .math import (acosh, asinh, atanh, scalar_mul, truncatediv, truncatemod)  # noqa: F401,E402
 
 _unsupported = _Unsupported("tf")
 

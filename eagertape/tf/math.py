@@ -22,7 +22,7 @@ import jax.numpy as jnp
 from .. import _connected
 from .. import nn as _nn
 from .. import numpy as _np
-from .._primitive import call as _call
+from .._primitive import call as _call, stop_gradient
 from .._tensor import _as_dtype, _convert_operand, _TensorLike
 from .._errors import InvalidArgumentError
 from ._util import _Unsupported, hinted as _hinted, same_dtype as _same, tensor as _t
@@ -280,6 +280,305 @@ def top_k(input, k=1, sorted=True, name=None):
 def _top_k(x, k):
     import jax
     return jax.lax.top_k(x, k)
+
+
+# -- more elementwise: jax.numpy and jax.scipy.special under TF's names ---------
+def acosh(x, name=None): return _np.arccosh(_t(x))
+def asinh(x, name=None): return _np.arcsinh(_t(x))
+def atanh(x, name=None): return _np.arctanh(_t(x))
+def rint(x, name=None): return _np.round(_t(x))       # half to even
+def angle(input, name=None): return _np.angle(_t(input))
+def log_sigmoid(x, name=None): return -softplus(-_t(x))
+def softsign(features, name=None): return _t(features) / (1.0 + abs(features))
+def floormod(x, y, name=None): return mod(x, y)
+def truncatediv(x, y, name=None): return _call(_truncatediv, tuple(_same(x, y)))
+def truncatemod(x, y, name=None):   # TF registers no gradient for TruncateMod
+    return _call(jnp.fmod, tuple(_same(x, y)), constant_output=True)
+def logical_xor(x, y, name=None): return _np.logical_xor(*_bools(x, y))
+def scalar_mul(scalar, x, name=None): return multiply(scalar, x)
+def nextafter(x1, x2, name=None): return _np.nextafter(*_same(x1, x2))
+
+
+def _truncatediv(x, y):
+    if jnp.issubdtype(x.dtype, jnp.integer):
+        q = jnp.abs(x) // jnp.abs(y)
+        return jnp.where((x < 0) != (y < 0), -q, q)
+    return x / y
+
+
+def _special(name, constant=()):
+    """jax.scipy.special's ``name``; the arguments at ``constant`` get no gradient
+    (None), as TF registers none for them (betainc's a and b, zeta's x, ...)."""
+    import jax
+    import jax.scipy.special as sp
+    f = getattr(sp, name)
+
+    def fn(*a):
+        return f(*(jax.lax.stop_gradient(v) if i in constant else v for i, v in enumerate(a)))
+    fn.__name__ = name
+    return fn
+
+
+_SPECIAL = {n: _special(n, c) for n, c in (
+    ("digamma", ()), ("erfc", ()), ("erfinv", ()), ("ndtri", ()), ("i0", ()), ("i0e", ()),
+    ("i1", ()), ("i1e", ()), ("betainc", (0, 1)), ("gammainc", ()), ("gammaincc", ()),
+    ("zeta", (0,)), ("xlog1py", ()))}
+
+
+def digamma(x, name=None): return _call(_SPECIAL["digamma"], (_t(x),))
+def erfc(x, name=None): return _call(_SPECIAL["erfc"], (_t(x),))
+def erfinv(x, name=None): return _call(_SPECIAL["erfinv"], (_t(x),))
+def ndtri(x, name=None): return _call(_SPECIAL["ndtri"], (_t(x),))
+def erfcinv(x, name=None): return -ndtri(0.5 * _t(x)) * np.float32(1 / np.sqrt(2.0))
+def bessel_i0(x, name=None): return _call(_SPECIAL["i0"], (_t(x),))
+def bessel_i0e(x, name=None): return _call(_SPECIAL["i0e"], (_t(x),))
+def bessel_i1(x, name=None): return _call(_SPECIAL["i1"], (_t(x),))
+def bessel_i1e(x, name=None): return _call(_SPECIAL["i1e"], (_t(x),))
+def igamma(a, x, name=None): return _call(_SPECIAL["gammainc"], tuple(_same(a, x)))
+def igammac(a, x, name=None): return _call(_SPECIAL["gammaincc"], tuple(_same(a, x)))
+def betainc(a, b, x, name=None): return _call(_SPECIAL["betainc"], tuple(_same(a, b, x)))
+def polygamma(a, x, name=None): return _call(_polygamma, tuple(_same(a, x)))
+
+
+def _polygamma(a, x):
+    # TF takes the order as a float tensor (of whole numbers), JAX as an integer;
+    # TF gives it no gradient.
+    import jax
+    from jax.scipy.special import polygamma as f
+    return f(jax.lax.stop_gradient(a).astype(jnp.int32), x).astype(x.dtype)
+def zeta(x, q, name=None): return _call(_SPECIAL["zeta"], tuple(_same(x, q)))
+def xlog1py(x, y, name=None): return _call(_SPECIAL["xlog1py"], tuple(_same(x, y)))
+
+
+def xlogy(x, y, name=None):
+    """``x * log(y)``, 0 where ``x`` is 0 (its gradients too, as TF's)."""
+    x, y = _same(x, y)
+    safe = _np.where(x == 0, _np.ones_like(y), y)
+    return _np.where(x == 0, _np.zeros_like(x), x * _np.log(safe))
+
+
+def xdivy(x, y, name=None):
+    """``x / y``, 0 where ``x`` is 0 (its gradients too, as TF's)."""
+    x, y = _same(x, y)
+    safe = _np.where(x == 0, _np.ones_like(y), y)
+    return _np.where(x == 0, _np.zeros_like(x), x / safe)
+
+
+def reciprocal_no_nan(x, name=None):
+    """``1 / x``, 0 where ``x`` is 0."""
+    x = _t(x)
+    return divide_no_nan(_np.ones_like(x), x)
+
+
+def multiply_no_nan(x, y, name=None):
+    """``x * y``, 0 where ``y`` is 0 even if ``x`` is infinite or NaN."""
+    x, y = _same(x, y)
+    return _np.where(y == 0, _np.zeros_like(x * y), _np.where(y == 0, _np.zeros_like(x), x) * y)
+
+
+def lbeta(x, name=None):
+    """``log|B(x)|`` over the last axis: sum of lgamma minus lgamma of the sum."""
+    x = _t(x)
+    return reduce_sum(lgamma(x), axis=-1) - lgamma(reduce_sum(x, axis=-1))
+
+
+def polyval(coeffs, x, name=None):
+    """``coeffs[0] * x**(n-1) + ... + coeffs[n-1]`` by Horner's rule, as TF."""
+    x = _t(x)
+    if not coeffs:
+        return _np.zeros_like(x)
+    coeffs = [_t(c) for c in coeffs]
+    p = coeffs[0]
+    for c in coeffs[1:]:
+        p = c + p * x
+    return p
+
+
+def count_nonzero(input, axis=None, keepdims=False, dtype="int64", name=None):
+    x = _t(input)
+    return _np.sum((x != 0).astype(_as_dtype(dtype)), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def zero_fraction(value, name=None):
+    x = _t(value)
+    return _np.mean((x == 0).astype("float32"))
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    x = _t(x)
+    if reverse:
+        x = _np.flip(x, axis)
+    if exclusive:
+        ones = _np.ones_like(_np.take(x, _np.arange(1), axis=axis))
+        x = _np.concatenate([ones, _np.take(x, _np.arange(x.shape[axis] - 1), axis=axis)], axis)
+    out = _np.cumprod(x, axis=axis, dtype=_same_int(x))
+    return _np.flip(out, axis) if reverse else out
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    x = _t(x)
+    if reverse:
+        x = _np.flip(x, axis)
+    out = _call(_cumlogsumexp, (x, axis, bool(exclusive)))
+    return _np.flip(out, axis) if reverse else out
+
+
+def _cumlogsumexp(x, axis, exclusive):
+    import jax
+    out = jax.lax.cumlogsumexp(x, axis=axis % x.ndim)
+    if exclusive:
+        pad = [(0, 0)] * x.ndim
+        pad[axis % x.ndim] = (1, 0)
+        out = jnp.pad(out, pad, constant_values=-jnp.inf)
+        out = jax.lax.slice_in_dim(out, 0, x.shape[axis], axis=axis % x.ndim)
+    return out
+
+
+def is_non_decreasing(x, name=None):
+    x = _np.reshape(_t(x), (-1,))
+    return _np.all(x[1:] >= x[:-1])
+
+
+def is_strictly_increasing(x, name=None):
+    x = _np.reshape(_t(x), (-1,))
+    return _np.all(x[1:] > x[:-1])
+
+
+def invert_permutation(x, name=None):
+    x = _t(x)
+    return _np.argsort(x).astype(x.dtype)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, dim=None, name=None):
+    from .nn import l2_normalize as f
+    return f(x, axis=axis if dim is None else dim, epsilon=epsilon)
+
+
+def in_top_k(targets, predictions, k, name=None):
+    """Whether each target's prediction is among the row's ``k`` largest (ties in)."""
+    p = _t(predictions)
+    t = _t(targets)
+    target = _np.take_along_axis(p, _np.expand_dims(t.astype("int32"), -1), axis=-1)
+    return _np.sum((p > target).astype("int32"), axis=-1) < k
+
+
+# -- segments: jax.ops.segment_* over TF's (data, segment_ids, num_segments) --------
+def _segment(kind, data, segment_ids, num_segments, sorted_ids):
+    data, ids = _t(data), _t(segment_ids)
+    if num_segments is None:
+        from ._util import concrete
+        v = concrete(ids, "segment_ids")
+        num_segments = int(v.max()) + 1 if v.size else 0
+    return _call(_SEGMENT[kind], (data, ids, int(num_segments), sorted_ids))
+
+
+def _segment_fn(kind):
+    import jax
+
+    def fn(data, ids, n, sorted_ids):
+        if kind == "mean" or kind == "sqrt_n":
+            total = jax.ops.segment_sum(data, ids, n, indices_are_sorted=sorted_ids)
+            count = jax.ops.segment_sum(jnp.ones(ids.shape, data.dtype), ids, n,
+                                        indices_are_sorted=sorted_ids)
+            count = count.reshape(count.shape + (1,) * (data.ndim - ids.ndim))
+            denom = count if kind == "mean" else jnp.sqrt(count)
+            return total / jnp.maximum(denom, 1)
+        if kind == "prod":
+            # As a product over a mask: JAX's segment_prod has no gradient for
+            # repeated ids, and TF's (UnsortedSegmentProdGrad) is this product's.
+            mask = ids[None] == jnp.arange(n).reshape((n,) + (1,) * ids.ndim)
+            mask = mask.reshape(mask.shape + (1,) * (data.ndim - ids.ndim))
+            return jnp.prod(jnp.where(mask, data[None], jnp.ones_like(data[None])),
+                            axis=tuple(range(1, ids.ndim + 1)))
+        f = getattr(jax.ops, f"segment_{kind}")
+        out = f(data, ids, n, indices_are_sorted=sorted_ids)
+        if kind in ("max", "min") and sorted_ids:
+            # TF's sorted segment_max/min: 0 for an empty segment (the unsorted: the
+            # dtype's lowest/highest, as JAX).
+            count = jax.ops.segment_sum(jnp.ones(ids.shape, jnp.int32), ids, n)
+            count = count.reshape(count.shape + (1,) * (data.ndim - ids.ndim))
+            out = jnp.where(count > 0, out, jnp.zeros_like(out))
+        return out
+    fn.__name__ = f"segment_{kind}"
+    return fn
+
+
+_SEGMENT = {k: _segment_fn(k) for k in ("sum", "prod", "max", "min", "mean", "sqrt_n")}
+
+
+def segment_sum(data, segment_ids, name=None): return _segment("sum", data, segment_ids, None, True)
+def segment_prod(data, segment_ids, name=None): return _segment("prod", data, segment_ids, None, True)
+def segment_max(data, segment_ids, name=None): return _segment("max", data, segment_ids, None, True)
+def segment_min(data, segment_ids, name=None): return _segment("min", data, segment_ids, None, True)
+def segment_mean(data, segment_ids, name=None): return _segment("mean", data, segment_ids, None, True)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    return _segment("sum", data, segment_ids, _n(num_segments), False)
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    return _segment("prod", data, segment_ids, _n(num_segments), False)
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    return _segment("max", data, segment_ids, _n(num_segments), False)
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    return _segment("min", data, segment_ids, _n(num_segments), False)
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    return _segment("mean", data, segment_ids, _n(num_segments), False)
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    return _segment("sqrt_n", data, segment_ids, _n(num_segments), False)
+
+
+def _n(num_segments):
+    from ._util import concrete
+    return int(concrete(num_segments, "num_segments")) if isinstance(num_segments, _TensorLike) \
+        else int(num_segments)
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype="int32", name=None,
+             axis=None, binary_output=False):
+    """Counts of each value of the int array ``arr`` (weighted: sums of ``weights``)."""
+    from ._util import concrete
+    a = _t(arr)
+    v = concrete(a, "arr")
+    n = int(v.max()) + 1 if v.size else 0
+    if minlength is not None:
+        n = max(n, int(minlength))
+    if maxlength is not None:
+        n = min(n, int(maxlength))
+    flat = _np.reshape(a, (-1,))
+    if weights is None:
+        w = _np.ones(flat.shape, dtype=_as_dtype(dtype))
+    else:
+        w = _np.reshape(_t(weights), (-1,))
+    keep = flat < n
+    w = stop_gradient(_np.where(keep, w, _np.zeros_like(w)))   # TF: no gradient (DenseBincount)
+    return unsorted_segment_sum(w, _np.where(keep, flat, _np.zeros_like(flat)), n)
+
+
+def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype="int32",
+                     name=None):
+    from ._util import concrete
+    lab, pred = _t(labels), _t(predictions)
+    if num_classes is None:
+        num_classes = int(max(concrete(lab, "labels").max(), concrete(pred, "predictions").max())) + 1
+    idx = lab.astype("int32") * int(num_classes) + pred.astype("int32")
+    w = _np.ones(idx.shape, dtype=_as_dtype(dtype)) if weights is None else \
+        _t(weights).astype(_as_dtype(dtype))
+    flat = unsorted_segment_sum(w, idx, int(num_classes) ** 2)
+    return _np.reshape(flat, (int(num_classes), int(num_classes)))
+
+
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    return add_n(inputs)
 
 
 # tf.math.softmax and tf.math.log_softmax are tf.nn's (the same functions in TF).
