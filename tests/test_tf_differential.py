@@ -1305,6 +1305,122 @@ def _(tf):
     return [losses, list(model.trainable_variables)]
 
 
+# -- control flow, eagerly and inside tf.function ------------------------------
+@fact("tf.cond, tf.case, tf.switch_case: only the branch taken runs, its gradient")
+def _(tf):
+    x = tf.constant([1.5, -2.0])
+    v = tf.Variable(2.0)
+    ran = []
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        a = tf.cond(tf.reduce_sum(x) > 0, lambda: (ran.append("t"), x * v)[1],
+                    lambda: (ran.append("f"), tf.sqrt(-x) + v)[1])
+        b = tf.cond(True, lambda: {"k": x ** 2}, lambda: {"k": x})
+        c = tf.switch_case(tf.constant(1), [lambda: x, lambda: x * 3.0, lambda: x * 5.0])
+        d = tf.switch_case(tf.constant(7), {0: lambda: x, 1: lambda: -x})
+        e = tf.case([(tf.reduce_min(x) > 0, lambda: x), (tf.reduce_max(x) > 1, lambda: x * v)],
+                    default=lambda: -x)
+    return [a, b, c, d, e, ran, tape.gradient(a, [x, v]), tape.gradient(b, x),
+            tape.gradient([c, d, e], [x, v])]
+
+
+@fact("tf.switch_case takes only a Tensor index")
+def _(tf):
+    return tf.switch_case(1, [lambda: tf.constant(1.0), lambda: tf.constant(2.0)])
+
+
+@fact("tf.cond and tf.switch_case on a traced predicate inside tf.function")
+def _(tf):
+    v = tf.Variable([0.5, -1.0])
+
+    @tf.function
+    def f(x):
+        y = tf.cond(tf.reduce_sum(x * v) > 0, lambda: tf.sin(x) * v, lambda: (x * x, )[0])
+        z = tf.switch_case(tf.cast(tf.reduce_sum(x) > 1, tf.int32),
+                           [lambda: y + 1.0, lambda: y * 2.0])
+        return tf.cond(x[0] > 0, lambda: (y, z), lambda: (z, y))
+
+    out = []
+    for xv in ([1.0, 2.0], [-1.0, 0.5], [3.0, -4.0]):
+        x = tf.constant(xv)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y, z = f(x)
+            loss = tf.reduce_sum(y) + tf.reduce_sum(z)
+        out.append([y, z] + tape.gradient(loss, [x, v]))
+    return out
+
+
+@fact("tf.while_loop eagerly and on a traced condition")
+def _(tf):
+    x = tf.constant(1.2)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        i, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x + 1.0),
+                             [tf.constant(0), x])
+        j, w = tf.while_loop(lambda j, w: w < 100.0, lambda j, w: (j + 1, w * 2.0 + x), (0, x),
+                             maximum_iterations=4)
+
+    @tf.function
+    def traced(n, s):
+        return tf.while_loop(lambda k, t: tf.reduce_sum(t) < n, lambda k, t: (k + 1, t * 1.5),
+                             (tf.constant(0), s))
+
+    @tf.function
+    def bounded(s):
+        return tf.while_loop(lambda k, t: tf.reduce_sum(t) < 50.0,
+                             lambda k, t: (k + 1, t * s), (tf.constant(0), s),
+                             maximum_iterations=3)
+    s = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as tape2:
+        tape2.watch(s)
+        kb, tb = bounded(s)
+    return [i, y, j, w, tape.gradient([y, w], x), traced(tf.constant(10.0), s),
+            traced(tf.constant(30.0), s), kb, tb, tape2.gradient(tb, s)]
+
+
+@fact("tf.map_fn, tf.scan, tf.foldl, tf.foldr, tf.vectorized_map and their gradients")
+def _(tf):
+    m = tf.constant([[1.0, 2.0], [3.0, -1.0], [0.5, 0.25]])
+    w = tf.Variable([2.0, -1.0])
+
+    def run():
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(m)
+            a = tf.map_fn(lambda r: tf.reduce_sum(r * w), m)
+            b = tf.map_fn(lambda r: (r * 2.0, tf.reduce_max(r)), m,
+                          fn_output_signature=(tf.float32, tf.float32))
+            c = tf.scan(lambda acc, r: acc * r + w, m)
+            d = tf.scan(lambda acc, r: acc + r, m, initializer=tf.constant([1.0, 1.0]),
+                        reverse=True)
+            e = tf.foldl(lambda acc, r: acc * 0.5 + r, m)
+            f = tf.foldr(lambda acc, r: acc * 0.5 + r, m, initializer=w * 1.0)
+            g = tf.vectorized_map(lambda r: tf.tensordot(r, w, 1), m)
+        grads = [tape.gradient(t, [m, w]) for t in (a, b, c, d, e, f, g)]
+        return [a, b, c, d, e, f, g, grads]
+    eager = run()
+    traced = tf.function(run)()
+    return [eager, traced, tf.vectorized_map(lambda r: r * 2.0, m),
+            tf.function(lambda: tf.map_fn(lambda r: r[0] * w, m))()]
+
+
+@fact("tf.numpy_function and tf.py_function")
+def _(tf):
+    import numpy as np
+    x = tf.constant([1.0, 4.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        a = tf.numpy_function(lambda v: np.sqrt(v) * 2, [x], tf.float32)
+        b = tf.py_function(lambda v: v * v, [x], tf.float32)
+        c, d = tf.numpy_function(lambda u, v: (u + v, (u * v).astype(np.int32)), [x, x],
+                                 [tf.float32, tf.int32])
+
+    @tf.function
+    def f(t):
+        return tf.numpy_function(lambda v: np.cumsum(v), [t * 2.0], tf.float32) + t
+    return [a, b, c, d, tape.gradient(a, x), tape.gradient(b, x), f(x)]
+
+
 # Both of the tape's backward passes (the compiled replay and the op-by-op one
 # that serves structures while they churn) must give these answers.
 BOTH_REPLAYS = [

@@ -37,6 +37,14 @@ from .._tensor import (Tensor, _as_dtype, _convert_operand, _TensorLike, constan
 from .._variables import Variable, _Alias  # noqa: F401
 from . import errors, image, linalg, math, nn, random  # noqa: F401
 from ._module import Module, name_scope  # noqa: F401
+from ._array import (boolean_mask, broadcast_dynamic_shape, broadcast_static_shape,  # noqa: F401
+                     broadcast_to, ensure_shape, identity_n, meshgrid, pad, repeat, reverse,
+                     roll, saturate_cast, scatter_nd, searchsorted, sequence_mask, shape_n,
+                     slice, tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
+                     tensor_scatter_nd_sub, tensor_scatter_nd_update, unique, unique_with_counts,
+                     unravel_index)
+from ._control_flow import (case, cond, foldl, foldr, map_fn, numpy_function,  # noqa: F401
+                            py_function, scan, switch_case, vectorized_map, while_loop)
 from .linalg import einsum  # noqa: F401
 from ._util import _Unsupported, concrete as _concrete, same_dtype as _same, tensor as _t
 # TF exports these tf.math functions at top level too (the same objects).
