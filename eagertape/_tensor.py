@@ -172,7 +172,15 @@ class _TensorLike:
         return operator.index(np.asarray(v).item())
 
     def __bool__(self):
-        return bool(self._read())
+        v = self._read()
+        if isinstance(v, jax.core.Tracer):
+            raise TypeError(
+                "a Python `if`, `while` or `and`/`or` on a Tensor whose value is traced by "
+                "tf.function (eagertape.function): eagertape does not rewrite Python control "
+                "flow into graph ops as TF's AutoGraph does. Use tf.cond / tf.while_loop (or "
+                "jax.lax.cond), compute the condition from Python values, or run the function "
+                "eagerly (tf.config.run_functions_eagerly(True))")
+        return bool(v)
 
     def __array__(self, dtype=None, copy=None):
         a = np.asarray(self._read())

@@ -124,6 +124,40 @@ def test_op_shape_errors_are_invalid_argument_and_type_errors():
         etf.matmul(etf.ones((2, 3)), etf.ones((2, 3)))
 
 
+def test_control_flow_on_traced_values_that_cannot_run_is_a_clear_error():
+    from eagertape._state import state
+    v = etf.Variable(1.0)
+
+    @etf.function
+    def python_if(x):
+        if x > 0:
+            return x
+        return -x
+
+    @etf.function
+    def tape_inside(x):
+        with etf.GradientTape() as tape:
+            tape.watch(x)
+            y = etf.cond(x > 0, lambda: x * 2.0, lambda: x)
+        return tape.gradient(y, x)
+
+    @etf.function
+    def assign_inside(x):
+        return etf.cond(x > 0, lambda: v.assign_add(x), lambda: v.read_value())
+
+    with pytest.raises(TypeError, match="tf.cond / tf.while_loop"):
+        python_if(etf.constant(1.0))
+    with pytest.raises(NotImplementedError, match="enter the tape outside the tf.function"):
+        tape_inside(etf.constant(1.0))
+    with pytest.raises(NotImplementedError, match="assign it after the control flow"):
+        assign_inside(etf.constant(1.0))
+    assert state.hot.tapes == [] and v.numpy() == 1.0
+    # The same with the predicate known when tracing, or eagerly: as TF.
+    assert etf.function(lambda x: etf.cond(True, lambda: v.assign_add(x), lambda: v))(
+        etf.constant(2.0)).numpy() == 3.0
+    assert v.numpy() == 3.0
+
+
 # -- differential: the same program through TensorFlow and eagertape.tf ---------------
 
 A = np.array([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]], np.float32)
