@@ -158,6 +158,25 @@ def test_control_flow_on_traced_values_that_cannot_run_is_a_clear_error():
     assert v.numpy() == 3.0
 
 
+def test_channels_first_layouts_are_the_channels_last_ops_transposed():
+    # TF's CPU kernels take only NHWC, so NCHW is checked against it here.
+    rs = np.random.RandomState(0)
+    x = etf.constant(rs.randn(2, 5, 6, 3).astype("float32"))
+    w = etf.constant(rs.randn(3, 2, 3, 4).astype("float32"))
+    to_first = lambda t: etf.transpose(t, [0, 3, 1, 2])  # noqa: E731
+    for last, first in [
+        (etf.nn.conv2d(x, w, [1, 2, 1, 1], "SAME"),
+         etf.nn.conv2d(to_first(x), w, [1, 1, 2, 1], "SAME", data_format="NCHW")),
+        (etf.nn.max_pool2d(x, 2, [1, 2, 2, 1], "VALID"),
+         etf.nn.max_pool2d(to_first(x), 2, [1, 1, 2, 2], "VALID", data_format="NCHW")),
+        (etf.nn.avg_pool2d(x, 3, 1, "SAME"),
+         etf.nn.avg_pool2d(to_first(x), 3, 1, "SAME", data_format="NCHW")),
+        (etf.nn.depthwise_conv2d(x, w[..., :1], [1, 1, 1, 1], "SAME"),
+         etf.nn.depthwise_conv2d(to_first(x), w[..., :1], [1, 1, 1, 1], "SAME", data_format="NCHW")),
+    ]:
+        np.testing.assert_allclose(to_first(last).numpy(), first.numpy(), rtol=1e-5, atol=1e-5)
+
+
 # -- differential: the same program through TensorFlow and eagertape.tf ---------------
 
 A = np.array([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]], np.float32)
@@ -349,7 +368,48 @@ PROGRAMS = {
     "saturate_cast": lambda tf, a, b: tf.saturate_cast(a * 100, tf.int8),
     "saturate_cast_uint8": lambda tf, a, b: tf.saturate_cast(a * 100, tf.uint8),
     "unravel_index": lambda tf, a, b: tf.unravel_index([1, 5, 4], [2, 3]),
+    # tf.nn convolutions, pooling, normalisation
+    "conv2d_same": lambda tf, a, b: tf.nn.conv2d(_x4(tf, a, b), _w4(tf, b), strides=1, padding="SAME"),
+    "conv2d_valid_strided": lambda tf, a, b: tf.nn.conv2d(_x4(tf, a, b), _w4(tf, b), [1, 2, 1, 1], "VALID"),
+    # (TF's CPU kernels have no gradient for dilations > 1: values only)
+    "conv2d_dilated": lambda tf, a, b: tf.nn.conv2d(tf.stop_gradient(_x4(tf, a, b)), tf.stop_gradient(_w4(tf, b)[:2]), 1, "SAME", dilations=2),
+    "conv2d_explicit": lambda tf, a, b: tf.nn.conv2d(_x4(tf, a, b), _w4(tf, b), 1, [[0, 0], [1, 0], [0, 2], [0, 0]]),
+    "conv1d": lambda tf, a, b: tf.nn.conv1d(tf.reshape(_x4(tf, a, b), [2, 12, 2]), tf.reshape(b, [3, 2, 1]), 2, "SAME"),
+    "convolution": lambda tf, a, b: tf.nn.convolution(_x4(tf, a, b), _w4(tf, b), padding="VALID"),
+    "conv3d": lambda tf, a, b: tf.nn.conv3d(tf.reshape(_x4(tf, a, b), [1, 2, 4, 3, 2]), tf.reshape(_w4(tf, b), [1, 3, 2, 2, 1]), [1, 1, 1, 1, 1], "SAME"),
+    "depthwise_conv2d": lambda tf, a, b: tf.nn.depthwise_conv2d(_x4(tf, a, b), tf.reshape(tf.tile(b, [1, 2]), [2, 3, 2, 1]), [1, 1, 1, 1], "SAME"),
+    "separable_conv2d": lambda tf, a, b: tf.nn.separable_conv2d(_x4(tf, a, b), tf.reshape(tf.tile(b, [1, 2]), [2, 3, 2, 1]), tf.reshape(a, [1, 1, 2, 3]), [1, 1, 1, 1], "VALID"),
+    "conv2d_transpose": lambda tf, a, b: tf.nn.conv2d_transpose(_x4(tf, a, b), tf.reshape(b, [3, 1, 1, 2]), [2, 8, 3, 1], [1, 2, 1, 1], "SAME"),
+    "conv2d_transpose_valid": lambda tf, a, b: tf.nn.conv2d_transpose(_x4(tf, a, b), tf.reshape(b, [3, 1, 1, 2]), [2, 6, 3, 1], 1, "VALID"),
+    "max_pool2d": lambda tf, a, b: tf.nn.max_pool2d(_x4(tf, a, b), 2, 1, "SAME"),
+    "max_pool2d_valid": lambda tf, a, b: tf.nn.max_pool2d(_x4(tf, a, b), [2, 3], [2, 1], "VALID"),
+    "avg_pool2d_same": lambda tf, a, b: tf.nn.avg_pool2d(_x4(tf, a, b), 3, 2, "SAME"),
+    "avg_pool1d": lambda tf, a, b: tf.nn.avg_pool1d(tf.reshape(_x4(tf, a, b), [2, 12, 2]), 3, 2, "VALID"),
+    "pool_max": lambda tf, a, b: tf.nn.pool(_x4(tf, a, b), [2, 2], "MAX", strides=[2, 1], padding="SAME"),
+    "batch_normalization": lambda tf, a, b: tf.nn.batch_normalization(a, tf.reduce_mean(a, 0), tf.math.reduce_variance(a, 0), b[0], b[1] + 3.0, 1e-3),
+    "batch_normalization_plain": lambda tf, a, b: tf.nn.batch_normalization(a, b[0], tf.abs(b[1]), None, None, 1e-3),
+    "space_to_depth": lambda tf, a, b: tf.nn.space_to_depth(tf.reshape(_x4(tf, a, b), [2, 4, 6, 1]), 2),
+    "depth_to_space": lambda tf, a, b: tf.nn.depth_to_space(tf.reshape(_x4(tf, a, b), [2, 2, 3, 4]), 2),
+    "crelu": lambda tf, a, b: tf.nn.crelu(a),
+    "weighted_xent": lambda tf, a, b: tf.nn.weighted_cross_entropy_with_logits(tf.sigmoid(b), a, 2.5),
+    "log_poisson_loss": lambda tf, a, b: tf.nn.log_poisson_loss(tf.abs(b), a, compute_full_loss=True),
+    "sufficient_statistics": lambda tf, a, b: tf.nn.sufficient_statistics(a, [0], shift=b[0])[1:3],
+    "normalize_moments": lambda tf, a, b: tf.nn.normalize_moments(tf.constant(2.0), tf.reduce_sum(a, 0), tf.reduce_sum(a * a, 0), b[0]),
+    "weighted_moments": lambda tf, a, b: tf.nn.weighted_moments(a, [1], tf.abs(b)),
+    "compute_average_loss": lambda tf, a, b: tf.nn.compute_average_loss(a[:, 0], sample_weight=b[:, 0]),
+    "lrn": lambda tf, a, b: tf.nn.local_response_normalization(tf.reshape(_x4(tf, a, b), [1, 2, 4, 6]), 2, 1.0, 0.5, 0.75),
+    "nn.top_k": lambda tf, a, b: tuple(tf.nn.top_k(a, 2)),
 }
+
+
+def _x4(tf, a, b):
+    # (2, 4, 3, 2) from a and b, without ties (max pooling's gradient picks one)
+    return tf.reshape(tf.tile(tf.concat([a, b], 0), [2, 2]), [2, 4, 3, 2]) + \
+        0.001 * tf.reshape(tf.range(48, dtype=tf.float32), [2, 4, 3, 2])
+
+
+def _w4(tf, b):
+    return tf.reshape(tf.tile(b, [1, 2]), [3, 2, 2, 1])
 
 
 def _run(tf, name):

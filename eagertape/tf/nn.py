@@ -13,6 +13,11 @@ from .._primitive import call as _call
 from .._primitive import stop_gradient as _stop_gradient
 from . import math as _math
 from ._util import _Unsupported, tensor as _t
+from ._conv import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, batch_normalization,  # noqa: F401
+                    conv1d, conv1d_transpose, conv2d, conv2d_transpose, conv3d,
+                    conv3d_transpose, conv_transpose, convolution, depth_to_space,
+                    depthwise_conv2d, max_pool, max_pool1d, max_pool2d, max_pool3d, pool,
+                    separable_conv2d, space_to_depth)
 
 __getattr__ = _Unsupported("tf.nn")
 
@@ -153,3 +158,110 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
     x = _t(x)
     sq = _np.sum(x * x, axis=axis, keepdims=True)
     return x * _math.rsqrt(_np.maximum(sq, epsilon))
+
+
+def crelu(features, axis=-1, name=None):
+    """``concat([relu(x), relu(-x)], axis)``."""
+    x = _t(features)
+    return _np.concatenate([relu(x), relu(-x)], axis=axis)
+
+
+def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
+    """TF's stable form ``(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + max(-x, 0))``."""
+    x, z = _t(logits), _t(labels)
+    log_weight = 1.0 + (pos_weight - 1.0) * z
+    return (1.0 - z) * x + log_weight * (_np.log1p(_np.exp(-_np.abs(x))) + _jnn.relu(-x))
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    c, z = _t(log_input), _t(targets)
+    loss = _np.exp(c) - c * z
+    if compute_full_loss:
+        point_five = 0.5
+        stirling = z * _np.log(z) - z + point_five * _np.log(2.0 * 3.141592653589793 * z)
+        loss = loss + _np.where((z >= 0) & (z <= 1), _np.zeros_like(z), stirling)
+    return loss
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
+    """``(count, sum, sum of squares, shift)`` of ``x`` over ``axes``."""
+    x = _t(x)
+    keep = bool(keepdims or keep_dims)
+    axes = tuple(axes)
+    count = 1
+    for a in axes:
+        count *= x.shape[a]
+    count = _np.asarray(float(count), dtype=x.dtype)
+    if shift is not None:
+        shift = _t(shift)
+        m_ss, v_ss = _np.sum(x - shift, axis=axes, keepdims=keep), \
+            _np.sum(_np.square(x - shift), axis=axes, keepdims=keep)
+    else:
+        m_ss, v_ss = _np.sum(x, axis=axes, keepdims=keep), _np.sum(_np.square(x), axis=axes, keepdims=keep)
+    return count, m_ss, v_ss, shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    divisor = 1.0 / _t(counts)
+    shifted_mean = _t(mean_ss) * divisor
+    mean = shifted_mean + shift if shift is not None else shifted_mean
+    variance = _t(variance_ss) * divisor - _np.square(shifted_mean)
+    return mean, variance
+
+
+def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+    x, w = _t(x), _t(frequency_weights)
+    axes = tuple(axes)
+    wx = _np.sum(w * x, axis=axes, keepdims=True)
+    sw = _np.sum(w * _np.ones_like(x), axis=axes, keepdims=True)
+    mean = _math.divide_no_nan(wx, sw)
+    var = _math.divide_no_nan(_np.sum(w * _np.square(x - mean), axis=axes, keepdims=True), sw)
+    if not keepdims:
+        mean, var = _np.squeeze(mean, axis=axes), _np.squeeze(var, axis=axes)
+    return mean, var
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None,
+                         name=None):
+    """The sum of the (weighted) per-example losses over the global batch size (one
+    replica: the batch's size)."""
+    loss = _t(per_example_loss)
+    if sample_weight is not None:
+        loss = loss * sample_weight
+    if global_batch_size is None:
+        global_batch_size = loss.shape[0] if loss.ndim else 1
+    return _np.sum(loss) / _np.asarray(global_batch_size, dtype=loss.dtype)
+
+
+def scale_regularization_loss(regularization_loss, name=None):
+    """The loss divided by the number of replicas (one)."""
+    return _np.sum(_t(regularization_loss))
+
+
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):
+    """``x / (bias + alpha * sum of squares over 2r+1 neighbouring channels) ** beta``."""
+    x = _t(input)
+    return _call(_lrn, (x, int(depth_radius), float(bias), float(alpha), float(beta)))
+
+
+def _lrn(x, r, bias, alpha, beta):
+    sq = jnp.square(x)
+    c = x.shape[-1]
+    padded = jnp.pad(sq, [(0, 0)] * (x.ndim - 1) + [(r, r)])
+    s = sum(padded[..., i:i + c] for i in range(2 * r + 1))
+    return x / jnp.power(bias + alpha * s, beta)
+
+
+lrn = local_response_normalization
+
+
+def top_k(input, k=1, sorted=True, index_type="int32", name=None):
+    return _math.top_k(input, k, sorted)
+
+
+def in_top_k(targets, predictions, k, name=None):
+    return _math.in_top_k(targets, predictions, k)
+
+
+def zero_fraction(value, name=None):
+    return _math.zero_fraction(value)
