@@ -1,88 +1,732 @@
-"""``tf.random``: a stateful generator over ``jax.random``, reproducible after ``set_seed``.
+"""``tf.random`` over ``jax.random``: TF's names, arguments, dtypes, shapes,
+errors and gradients; not TF's numbers (TF's generators are Philox in its own
+layout, these are JAX's threefry), so a program that compares samples with
+numbers TF printed will differ, one that relies on distributions, shapes and
+seeds will not.
 
-Each call splits a fresh key from the generator, so a sequence of calls after
-``set_seed(s)`` gives the same numbers every run (not TF's numbers: TF's
-generator is Philox in its own layout).
+Seeds, as TF's: after ``set_seed(s)`` the sequence of calls gives the same
+numbers every run; an op-level ``seed=`` gives its own stream (reproducible even
+without a global seed: TF then uses a default global seed). The stateless ops
+(``stateless_*``) are functions of their ``seed`` (a shape-[2] integer tensor):
+the same seed gives the same numbers, another seed other numbers.
+
+Gradients are TF's: samples are differentiable in their location and scale
+parameters (``normal``'s mean and stddev, ``uniform``'s bounds), ``gamma`` in
+``alpha`` by implicit reparameterization (as TF's RandomGammaGrad) and in
+``beta``; ``stateless_parameterized_truncated_normal`` in its four parameters;
+integer samples, ``shuffle`` and the stateless Poisson/binomial give None, and a
+gradient through ``poisson`` raises LookupError (TF registers none).
 
 >>> import eagertape.tf as tf
 >>> tf.random.set_seed(0); a = tf.random.normal([2])
 >>> tf.random.set_seed(0); b = tf.random.normal([2])
 >>> bool(tf.reduce_all(a == b))
 True
+>>> s = tf.random.stateless_uniform([3], seed=[1, 2])
+>>> bool(tf.reduce_all(s == tf.random.stateless_uniform([3], seed=[1, 2])))
+True
+>>> g = tf.random.Generator.from_seed(7)
+>>> g.normal([2, 3]).shape
+TensorShape([2, 3])
 """
+import enum
 import threading
+import types
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
-from .._tensor import _as_dtype, _wrap
-from ._util import _Unsupported, tensor as _t
+from .._errors import InvalidArgumentError
+from .._primitive import call as _call
+from .._tensor import _as_dtype, _TensorLike, _wrap
+from ._util import _Unsupported, concrete as _concrete, tensor as _t
 
-__getattr__ = _Unsupported("tf.random")
+_unsupported = _Unsupported("tf.random")
+_LEFT_OUT = {
+    "learned_unigram_candidate_sampler":
+        "tf.random.learned_unigram_candidate_sampler is not supported by eagertape's TensorFlow "
+        "facade: its distribution is learned from every call's true classes by a stateful "
+        "kernel that has no JAX counterpart; use fixed_unigram_candidate_sampler with counts "
+        "you keep, or log_uniform_candidate_sampler",
+}
 
 
-class _Generator(threading.local):
+def __getattr__(name):
+    if name in _LEFT_OUT:
+        raise AttributeError(_LEFT_OUT[name])
+    return _unsupported(name)
+
+
+_DEFAULT_GRAPH_SEED = 87654321        # TF's global seed when only an op seed is given
+_FLOATS = tuple(np.dtype(d) for d in ("float16", "float32", "float64")) + (np.dtype(jnp.bfloat16),)
+
+
+class _Streams(threading.local):
     def __init__(self):
-        self.key = None
+        self.seed = None        # the global seed (None: not set)
+        self.key = None         # the global stream (ops without a seed)
+        self.op_keys = {}       # op seed -> its stream
 
 
-_gen = _Generator()
+_gen = _Streams()
 
 
 def set_seed(seed):
-    """Seed the generator of this thread."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+    """Set the global seed of this thread: the streams restart, so the same
+    sequence of calls gives the same numbers again (``None`` unsets it)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise TypeError(f"argument `seed` must be an int, got {seed!r}")
-    _gen.key = jax.random.PRNGKey(int(seed))
+    _gen.seed = None if seed is None else int(seed)
+    _gen.key = None if seed is None else jax.random.PRNGKey(int(seed) % 2 ** 32)
+    _gen.op_keys = {}
 
 
 def _next_key(seed=None):
+    if seed is not None:
+        seed = int(seed)
+        key = _gen.op_keys.get(seed)
+        if key is None:
+            glob = _DEFAULT_GRAPH_SEED if _gen.seed is None else _gen.seed
+            key = jax.random.fold_in(jax.random.PRNGKey(glob % 2 ** 32), seed % 2 ** 32)
+        _gen.op_keys[seed], sub = jax.random.split(key)
+        return sub
     if _gen.key is None:
         _gen.key = jax.random.PRNGKey(np.random.SeedSequence().entropy % (2 ** 31))
     _gen.key, sub = jax.random.split(_gen.key)
-    if seed is not None:           # an op-level seed varies the stream, as in TF
-        sub = jax.random.fold_in(sub, int(seed))
     return sub
 
 
 def _shape(shape):
-    if hasattr(shape, "numpy"):
-        shape = shape.numpy()
-    return tuple(int(s) for s in np.reshape(np.asarray(shape, dtype=np.int64), -1))
+    if isinstance(shape, _TensorLike):
+        shape = _concrete(shape, "shape")
+    out = tuple(int(s) for s in np.reshape(np.asarray(shape, dtype=np.int64), -1))
+    if any(s < 0 for s in out):
+        raise InvalidArgumentError(f"argument `shape`: dimensions must be >= 0, got {list(out)}")
+    return out
 
 
-def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None):
+def _param(value, dtype, what):
+    """``value`` converted to ``dtype`` as TF's random ops convert their parameters:
+    Python numbers and arrays to it; a tensor of another dtype is a ValueError."""
+    if isinstance(value, _TensorLike) and value.dtype != dtype:
+        raise ValueError(f"argument `{what}`: tensor conversion requested dtype {dtype} for "
+                         f"a tensor of dtype {value.dtype}")
+    if isinstance(value, _TensorLike):
+        return value
+    return _t(np.asarray(value).astype(dtype) if isinstance(value, np.ndarray) else value, dtype)
+
+
+def _float_dtype(dtype, what="dtype"):
     dtype = _as_dtype(dtype)
-    z = jax.random.normal(_next_key(seed), _shape(shape), dtype)
-    return _wrap(z * _param(stddev, dtype) + _param(mean, dtype))
+    if dtype not in _FLOATS:
+        raise ValueError(f"argument `{what}` must be a floating dtype, got {dtype}")
+    return dtype
 
 
-def _param(value, dtype):
-    # mean and stddev in the samples' dtype, as TF converts them (an np.float64
-    # stddev must not make float32 samples float64).
-    v = value.jax() if hasattr(value, "jax") else value
-    return jax.numpy.asarray(v).astype(dtype)
+def _key_data(key):
+    return jax.random.key_data(key) if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+
+
+# -- the samplers: each one recorded op of (key, parameters) ------------------------
+def _affine_normal(key, shape, dtype, mean, stddev):
+    return jax.random.normal(key, shape, dtype) * stddev + mean
+
+
+def _affine_truncated(key, shape, dtype, mean, stddev):
+    return jax.random.truncated_normal(key, -2.0, 2.0, shape, dtype) * stddev + mean
+
+
+def _affine_uniform(key, shape, dtype, minval, maxval):
+    return jax.random.uniform(key, shape, dtype) * (maxval - minval) + minval
+
+
+def _randint(key, shape, dtype, minval, maxval):
+    return jax.random.randint(key, shape, minval, maxval, dtype)
+
+
+def _full_int(key, shape, dtype):
+    bits = jax.random.bits(key, shape, jnp.uint64 if jnp.dtype(dtype).itemsize == 8 else jnp.uint32)
+    return bits.astype(dtype)
+
+
+def _gamma(key, shape, alpha, beta):
+    # jax.random.gamma differentiates in alpha by implicit reparameterization,
+    # the derivative TF's RandomGammaGrad computes.
+    a = jnp.broadcast_to(alpha, shape)
+    return jax.random.gamma(key, a, shape, a.dtype) / beta
+
+
+def _poisson_samples_fn(key, lam, shape, dtype):
+    # The zero term joins the samples to ``lam`` (the draw itself is integer
+    # arithmetic, which cuts the chain), so a gradient reaches the backward
+    # below and raises, as TF's, instead of being None.
+    tie = 0 * jnp.minimum(jnp.abs(lam), 1)
+    return (jax.random.poisson(key, lam, shape) + tie).astype(dtype)
+
+
+_poisson_samples = jax.custom_vjp(_poisson_samples_fn, nondiff_argnums=(2, 3))
+
+
+def _poisson_fwd(key, lam, shape, dtype):
+    return _poisson_samples_fn(key, lam, shape, dtype), None
+
+
+def _poisson_bwd(shape, dtype, res, g):
+    raise LookupError("gradient registry has no entry for: RandomPoissonV2 (TensorFlow "
+                      "registers no gradient for tf.random.poisson)")
+
+
+_poisson_samples.defvjp(_poisson_fwd, _poisson_bwd)
+
+
+def _poisson_fn(key, lam, shape, dtype):
+    return _poisson_samples(key, jnp.broadcast_to(lam, shape).astype(jnp.float32), shape, dtype)
+
+
+def _categorical(key, logits, num_samples, dtype):
+    out = jax.random.categorical(key, logits[:, None, :], axis=-1,
+                                 shape=(logits.shape[0], num_samples))
+    return out.astype(dtype)
+
+
+def _binomial(key, shape, counts, probs, dtype):
+    c = jnp.broadcast_to(counts, shape).astype(jnp.float32)
+    p = jnp.broadcast_to(probs, shape).astype(jnp.float32)
+    return jax.random.binomial(key, c, p, shape).astype(dtype)
+
+
+def _parameterized_truncated(key, shape, dtype, mean, stddev, minval, maxval):
+    # Standardized bounds from the parameters' values only: TF's gradient
+    # (implicit reparameterization) gives d/dmean = 1 and d/dstddev = the
+    # standardized sample, and the bounds' gradients through the inverse CDF.
+    m, s = jax.lax.stop_gradient(mean), jax.lax.stop_gradient(stddev)
+    lo = jnp.broadcast_to((minval - m) / s, shape)
+    hi = jnp.broadcast_to((maxval - m) / s, shape)
+    z = jax.random.truncated_normal(key, lo, hi, shape, dtype)
+    return z * stddev + mean
+
+
+def _permute(key, x):
+    return jax.random.permutation(key, x, axis=0)
+
+
+def _sample(fn, key, *args, constant=False):
+    return _call(fn, (_key_data(key),) + args, constant_output=constant)
+
+
+def _with_key(fn):
+    def f(key, *a):
+        return fn(jax.random.wrap_key_data(key) if key.dtype == jnp.uint32 else key, *a)
+    f.__name__ = fn.__name__
+    return f
+
+
+_SAMPLERS = {f.__name__: _with_key(f) for f in (
+    _affine_normal, _affine_truncated, _affine_uniform, _randint, _full_int, _gamma,
+    _poisson_fn, _categorical, _binomial, _parameterized_truncated, _permute)}
+
+
+def _s(name):
+    return _SAMPLERS[name]
+
+
+# -- the stateful ops ---------------------------------------------------------------
+def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None):
+    """Normal samples of ``shape`` (differentiable in ``mean`` and ``stddev``)."""
+    dtype = _float_dtype(dtype)
+    return _normal(_next_key(seed), shape, mean, stddev, dtype)
+
+
+def _normal(key, shape, mean, stddev, dtype):
+    return _sample(_s("_affine_normal"), key, _shape(shape), dtype.name,
+                   _param(mean, dtype, "mean"), _param(stddev, dtype, "stddev"))
 
 
 def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None):
+    """Uniform samples in ``[minval, maxval)``; an integer ``dtype`` needs ``maxval``."""
+    return _uniform(_next_key(seed), shape, minval, maxval, dtype)
+
+
+_UNIFORM_DTYPES = _FLOATS + (np.dtype("int32"), np.dtype("int64"))
+
+
+def _uniform(key, shape, minval, maxval, dtype, stateless=False):
     dtype = _as_dtype(dtype)
-    key = _next_key(seed)
+    if dtype not in _UNIFORM_DTYPES and not (stateless and dtype in (np.dtype("uint32"),
+                                                                     np.dtype("uint64"))):
+        raise ValueError(f"argument `dtype` got invalid value {dtype}; accepted dtypes are "
+                         "float16, bfloat16, float32, float64, int32, int64")
+    shape = _shape(shape)
     if np.issubdtype(dtype, np.integer):
-        if maxval is None:
-            raise ValueError("argument `maxval` must be given for an integer dtype")
-        return _wrap(jax.random.randint(key, _shape(shape), minval, maxval, dtype))
-    return _wrap(jax.random.uniform(key, _shape(shape), dtype, minval,
-                                    1.0 if maxval is None else maxval))
+        if stateless and minval is None and maxval is None:
+            return _sample(_s("_full_int"), key, shape, dtype.name, constant=True)
+        if maxval is None or minval is None:
+            raise ValueError(f"for an integer dtype {dtype}, `minval` and `maxval` must be both "
+                             f"None or both not None (Must specify maxval for integer dtype); "
+                             f"got minval={minval} and maxval={maxval}")
+        lo, hi = _param(minval, dtype, "minval"), _param(maxval, dtype, "maxval")
+        vlo, vhi = _concrete(lo), _concrete(hi)
+        if vlo is not None and vhi is not None and np.any(vlo >= vhi) and np.prod(shape) > 0:
+            raise InvalidArgumentError(f"Need minval < maxval, got {vlo} >= {vhi}")
+        return _sample(_s("_randint"), key, shape, dtype.name, lo, hi, constant=True)
+    return _sample(_s("_affine_uniform"), key, shape, dtype.name,
+                   _param(minval, dtype, "minval"), _param(1.0 if maxval is None else maxval,
+                                                           dtype, "maxval"))
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None):
     """Normal samples redrawn beyond two standard deviations (TF's rule)."""
-    dtype = _as_dtype(dtype)
-    z = jax.random.truncated_normal(_next_key(seed), -2.0, 2.0, _shape(shape), dtype)
-    return _wrap(z * _param(stddev, dtype) + _param(mean, dtype))
+    dtype = _float_dtype(dtype)
+    return _truncated(_next_key(seed), shape, mean, stddev, dtype)
+
+
+def _truncated(key, shape, mean, stddev, dtype):
+    return _sample(_s("_affine_truncated"), key, _shape(shape), dtype.name,
+                   _param(mean, dtype, "mean"), _param(stddev, dtype, "stddev"))
 
 
 def shuffle(value, seed=None, name=None):
-    """A permutation of ``value`` along its first axis."""
+    """A permutation of ``value`` along its first axis (no gradient, as TF)."""
     v = _t(value)
-    return _wrap(jax.random.permutation(_next_key(seed), v.jax(), axis=0))
+    if v.ndim == 0:
+        return v
+    return _sample(_s("_permute"), _next_key(seed), v, constant=True)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """``num_samples`` class indices per row of ``logits`` ([batch, classes]),
+    drawn with probabilities ``softmax(logits)``: int64 [batch, num_samples]."""
+    return _categorical_from(_next_key(seed), logits, num_samples, dtype)
+
+
+def _categorical_from(key, logits, num_samples, dtype):
+    logits = _t(logits)
+    if logits.ndim != 2:
+        raise InvalidArgumentError(f"logits should be a matrix, got shape {list(logits.shape)}")
+    dtype = np.dtype("int64") if dtype is None else _as_dtype(dtype)
+    if dtype not in (np.dtype("int32"), np.dtype("int64")):
+        raise TypeError(f"argument `dtype` must be int32 or int64, got {dtype}")
+    if isinstance(num_samples, _TensorLike):
+        num_samples = _concrete(num_samples, "num_samples")
+    return _sample(_s("_categorical"), key, logits, int(num_samples), dtype.name, constant=True)
+
+
+def gamma(shape, alpha, beta=None, dtype="float32", seed=None, name=None):
+    """Gamma(alpha, beta) samples of shape ``shape + broadcast(alpha, beta).shape``
+    (``beta`` is the rate: the samples are Gamma(alpha, 1) / beta); the gradient
+    in ``alpha`` is TF's implicit reparameterization."""
+    dtype = _float_dtype(dtype)
+    return _gamma_from(_next_key(seed), shape, alpha, beta, dtype, prepend=True)
+
+
+def _gamma_from(key, shape, alpha, beta, dtype, prepend):
+    a = _param(alpha, dtype, "alpha")
+    b = _param(1.0 if beta is None else beta, dtype, "beta")
+    shape = _shape(shape)
+    if prepend:
+        shape = shape + tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    return _sample(_s("_gamma"), key, shape, a, b)
+
+
+def poisson(shape, lam, dtype="float32", seed=None, name=None):
+    """Poisson(lam) samples of shape ``shape + lam.shape``; a gradient through
+    them raises LookupError, as in TF."""
+    dtype = _as_dtype(dtype)
+    lam = _t(lam)
+    if not np.issubdtype(lam.dtype, np.floating):
+        lam = lam.astype("float32")
+    return _sample(_s("_poisson_fn"), _next_key(seed), lam,
+                   _shape(shape) + tuple(lam.shape), dtype.name)
+
+
+# -- the stateless ops --------------------------------------------------------------
+def _seed_key(seed):
+    s = _t(seed)
+    if s.dtype not in (np.dtype("int32"), np.dtype("int64")):
+        raise InvalidArgumentError(f"argument `seed` must be an int32 or int64 tensor, "
+                                   f"got {s.dtype}")
+    if tuple(s.shape) != (2,):
+        raise InvalidArgumentError(f"seed must have shape [2], not {list(s.shape)}")
+    v = _concrete(s)
+    if v is None:       # traced by tf.function: the key is computed in the op
+        return _call(_key_from_seed, (s,), constant_output=True)._peek()
+    return _key_from_seed(jnp.asarray(v))
+
+
+def _key_from_seed(s):
+    # Both 32-bit halves of an int64 seed count: (1, 2) and (1 + 2**32, 2) differ.
+    words = jax.lax.bitcast_convert_type(s, jnp.uint32)
+    if s.dtype != jnp.int64:
+        return words
+    lo, hi = words[:, 0], words[:, 1]
+    folded = jax.random.fold_in(jax.random.fold_in(lo, hi[0]), hi[1])
+    return jnp.where(jnp.any(hi != 0), folded, lo)
+
+
+def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=None,
+                     alg="auto_select"):
+    return _normal(_seed_key(seed), shape, mean, stddev, _float_dtype(dtype))
+
+
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=None,
+                               alg="auto_select"):
+    return _truncated(_seed_key(seed), shape, mean, stddev, _float_dtype(dtype))
+
+
+def stateless_uniform(shape, seed, minval=0, maxval=None, dtype="float32", name=None,
+                      alg="auto_select"):
+    """Uniform samples as ``uniform``, a function of ``seed``; an integer dtype with
+    ``minval`` and ``maxval`` both None gives integers over the dtype's full range."""
+    return _uniform(_seed_key(seed), shape, minval, maxval, dtype, stateless=True)
+
+
+def stateless_categorical(logits, num_samples, seed, dtype="int64", name=None):
+    return _categorical_from(_seed_key(seed), logits, num_samples, dtype)
+
+
+def stateless_binomial(shape, seed, counts, probs, output_dtype="int32", name=None):
+    """Binomial(counts, probs) samples of ``shape`` (the parameters broadcast to it)."""
+    dtype = _as_dtype(output_dtype)
+    return _sample(_s("_binomial"), _seed_key(seed), _shape(shape), _t(counts), _t(probs),
+                   dtype.name, constant=True)
+
+
+def stateless_gamma(shape, seed, alpha, beta=None, dtype="float32", name=None):
+    """Gamma samples of ``shape`` (``alpha`` and ``beta`` broadcast to it)."""
+    return _gamma_from(_seed_key(seed), shape, alpha, beta, _float_dtype(dtype), prepend=False)
+
+
+def stateless_poisson(shape, seed, lam, dtype="int32", name=None):
+    """Poisson samples of ``shape`` (``lam`` broadcast to it); no gradient, as TF."""
+    lam = _t(lam)
+    key = _key_data(_seed_key(seed))
+    return _call(_stateless_poisson, (key, lam, _shape(shape), _as_dtype(dtype).name),
+                 constant_output=True)
+
+
+def _stateless_poisson(key, lam, shape, dtype):
+    key = jax.random.wrap_key_data(key)
+    return jax.random.poisson(key, jnp.broadcast_to(lam, shape).astype(jnp.float32),
+                              shape).astype(dtype)
+
+
+def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0, minvals=-2.0,
+                                             maxvals=2.0, name=None):
+    """Normal(means, stddevs) samples truncated to ``[minvals, maxvals]``, of
+    ``shape``; differentiable in all four parameters as TF's implicit gradient."""
+    m = _t(means)
+    dtype = m.dtype
+    params = [m] + [_param(p, dtype, n) for p, n in
+                    ((stddevs, "stddevs"), (minvals, "minvals"), (maxvals, "maxvals"))]
+    return _sample(_s("_parameterized_truncated"), _seed_key(seed), _shape(shape), dtype.name,
+                   *params)
+
+
+def split(seed, num=2, alg="auto_select"):
+    """``num`` new seeds (int32 [num, 2]... of ``seed``'s dtype) from ``seed``."""
+    s = _t(seed)
+    key = _key_data(_seed_key(s))
+    keys = jax.random.split(jax.random.wrap_key_data(key), int(num))
+    return _wrap(jax.random.key_data(keys).astype(s.dtype))
+
+
+def fold_in(seed, data, alg="auto_select"):
+    """A new seed from ``seed`` and the integer ``data``."""
+    s = _t(seed)
+    key = jax.random.wrap_key_data(_key_data(_seed_key(s)))
+    d = int(_concrete(_t(data), "data"))
+    return _wrap(jax.random.key_data(jax.random.fold_in(key, d % 2 ** 32)).astype(s.dtype))
+
+
+def stateless_shuffle(value, seed, alg="auto_select", name=None):
+    v = _t(value)
+    if v.ndim == 0:
+        raise InvalidArgumentError("value must have at least one dimension")
+    return _sample(_s("_permute"), _seed_key(seed), v, constant=True)
+
+
+def index_shuffle(index, seed, max_index):
+    """The position of ``index`` under a permutation of ``[0, max_index]`` fixed by
+    ``seed`` (a shape-[3] int tensor, as TF's); ``max_index`` below 2**24 (the
+    permutation is drawn whole)."""
+    s = _t(seed)
+    if tuple(s.shape) != (3,):
+        raise InvalidArgumentError(f"Seed must be a vector of size [3], got {list(s.shape)}")
+    n = int(_concrete(_t(max_index), "max_index")) + 1
+    if n > 2 ** 24:
+        raise ValueError("eagertape's index_shuffle draws the permutation whole: "
+                         "max_index must be below 2**24")
+    sv = np.asarray(_concrete(s, "seed"), dtype=np.int64)
+    key = jax.random.fold_in(_key_from_seed(jnp.asarray(sv[:2])), int(sv[2]) % 2 ** 32)
+    perm = jax.random.permutation(jax.random.wrap_key_data(key), n)
+    i = _t(index)
+    return _wrap(perm[_concrete(i, "index")].astype(i.dtype))
+
+
+# -- Generator ------------------------------------------------------------------------
+class Algorithm(enum.Enum):
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+def _alg(alg):
+    if alg is None:
+        return Algorithm.PHILOX
+    if isinstance(alg, Algorithm):
+        return alg
+    if isinstance(alg, str):
+        names = {"philox": Algorithm.PHILOX, "threefry": Algorithm.THREEFRY,
+                 "auto_select": Algorithm.AUTO_SELECT}
+        if alg.lower() in names:
+            return names[alg.lower()]
+    elif isinstance(alg, (int, np.integer)) and int(alg) in (1, 2, 3):
+        return Algorithm(int(alg))
+    raise ValueError(f"Argument `alg` got unsupported value {alg!r}. Supported values are "
+                     "'philox', 'threefry' and 'auto_select'")
+
+
+def _state_size(alg):
+    return 2 if _alg(alg) is Algorithm.THREEFRY else 3
+
+
+def create_rng_state(seed, alg):
+    """The int64 state TF's Generator starts from for ``seed``: an int cut into
+    64-bit words, or a 1-D array, zero-padded on the left to the algorithm's size.
+
+    >>> tf.random.create_rng_state(1234, "philox").numpy()
+    array([1234,    0,    0])
+    """
+    size = _state_size(alg)
+    if isinstance(seed, (int, np.integer)):
+        seed, words = int(seed), []
+        for _ in range(size):
+            words.append(seed & (2 ** 64 - 1))
+            seed >>= 64
+    else:
+        words = [int(w) for w in np.reshape(np.asarray(seed), -1)]
+    words = [w - 2 ** 64 if w >= 2 ** 63 else w for w in words][:size]
+    words = [0] * (size - len(words)) + words if len(words) < size else words
+    return _wrap(jnp.asarray(np.asarray(words, dtype=np.int64)))
+
+
+class Generator:
+    """A random number generator with its own state (TF's ``tf.random.Generator``).
+
+    Its state is an int64 vector as TF's (from ``create_rng_state``); each draw
+    takes a key made of the state and advances its counter (the first word), so
+    ``Generator.from_state(g.state, g.algorithm)`` draws what ``g`` draws next.
+
+    >>> import eagertape.tf as tf
+    >>> g = tf.random.Generator.from_seed(1)
+    >>> a = g.uniform([2]); g.reset_from_seed(1)
+    >>> bool(tf.reduce_all(a == g.uniform([2])))
+    True
+    """
+
+    def __init__(self, copy_from=None, state=None, alg=None):
+        if copy_from is not None:
+            state, alg = copy_from.state, copy_from.algorithm
+        if state is None:
+            raise ValueError("argument `state` must be given (or use Generator.from_seed / "
+                             "from_non_deterministic_state)")
+        self._alg = _alg(alg)
+        self._lock = threading.Lock()
+        self._set(state)
+
+    def _set(self, state):
+        s = np.reshape(np.asarray(state._peek() if isinstance(state, _TensorLike) else state,
+                                  dtype=np.int64), -1).copy()
+        if s.size != _state_size(self._alg):
+            raise ValueError(f"state must have shape [{_state_size(self._alg)}] for "
+                             f"{self._alg.name}, got {list(s.shape)}")
+        self._state = s
+
+    @classmethod
+    def from_seed(cls, seed, alg=None):
+        return cls(state=create_rng_state(seed, _alg(alg)), alg=alg)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None):
+        words = np.random.SeedSequence().generate_state(_state_size(alg), np.uint64)
+        return cls(state=words.view(np.int64), alg=alg)
+
+    @classmethod
+    def from_state(cls, state, alg):
+        return cls(state=state, alg=alg)
+
+    @classmethod
+    def from_key_counter(cls, key, counter, alg):
+        counter = np.reshape(np.asarray(counter, dtype=np.int64), -1)
+        key = np.reshape(np.asarray(key, dtype=np.int64), -1)
+        return cls(state=np.concatenate([counter, key]), alg=alg)
+
+    @property
+    def state(self):
+        return _wrap(jnp.asarray(self._state))
+
+    @property
+    def algorithm(self):
+        return self._alg.value
+
+    @property
+    def key(self):
+        return _wrap(jnp.asarray(self._state[-1:]))
+
+    def reset(self, state):
+        self._set(state)
+
+    def reset_from_seed(self, seed):
+        self._set(create_rng_state(seed, self._alg))
+
+    def reset_from_key_counter(self, key, counter):
+        self._set(Generator.from_key_counter(key, counter, self._alg)._state)
+
+    def skip(self, delta):
+        with self._lock:
+            self._state[0] = np.int64(self._state[0]) + np.int64(delta)
+
+    def _key(self):
+        with self._lock:
+            words = self._state.view(np.uint32)
+            self._state[0] = (int(self._state[0]) + 1 + 2 ** 63) % 2 ** 64 - 2 ** 63
+        key = jax.random.PRNGKey(0)
+        for w in words:
+            key = jax.random.fold_in(key, int(w))
+        return key
+
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype="float32", name=None):
+        return _normal(self._key(), shape, mean, stddev, _float_dtype(dtype))
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype="float32", name=None):
+        return _truncated(self._key(), shape, mean, stddev, _float_dtype(dtype))
+
+    def uniform(self, shape, minval=0, maxval=None, dtype="float32", name=None):
+        return _uniform(self._key(), shape, minval, maxval, dtype)
+
+    def uniform_full_int(self, shape, dtype="uint64", name=None):
+        dtype = _as_dtype(dtype)
+        return _sample(_s("_full_int"), self._key(), _shape(shape), dtype.name, constant=True)
+
+    def binomial(self, shape, counts, probs, dtype="int32", name=None):
+        return _sample(_s("_binomial"), self._key(), _shape(shape), _t(counts), _t(probs),
+                       _as_dtype(dtype).name, constant=True)
+
+    def make_seeds(self, count=1):
+        """``count`` seeds for the stateless ops: int64 [2, count]."""
+        return self.uniform_full_int([2, int(count)], "int64")
+
+    def split(self, count=1):
+        """``count`` new generators, independent of this one and of each other."""
+        seeds = self.uniform_full_int([int(count), _state_size(self._alg)], "int64").numpy()
+        return [Generator(state=s, alg=self._alg) for s in seeds]
+
+
+class _GlobalGenerator(threading.local):
+    generator = None
+
+
+_global = _GlobalGenerator()
+
+
+def get_global_generator():
+    """The global Generator (one per thread here; from a non-deterministic state,
+    as TF's: ``set_seed`` does not seed it, ``set_global_generator`` replaces it)."""
+    if _global.generator is None:
+        _global.generator = Generator.from_non_deterministic_state()
+    return _global.generator
+
+
+def set_global_generator(generator):
+    _global.generator = generator
+
+
+# -- candidate samplers (word2vec-style sampled losses) --------------------------------
+def _candidates(true_classes, num_true, num_sampled, unique, range_max, seed, probs):
+    """Draw ``num_sampled`` classes with probabilities ``probs`` (distinct ones if
+    ``unique``) and the expected counts TF reports: ``n * p`` drawing with
+    replacement, ``1 - (1 - p)**tries`` drawing distinct ones in ``tries`` draws."""
+    if unique and num_sampled > range_max:
+        raise InvalidArgumentError(f"Sampler's range ({range_max}) is too small to sample "
+                                   f"{num_sampled} unique candidates")
+    key = _next_key(seed)
+    rng = np.random.default_rng(np.asarray(jax.random.key_data(key)
+                                           if jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
+                                           else key).astype(np.uint32))
+    if unique:
+        picked, seen, tries = [], set(), 0
+        while len(picked) < num_sampled:
+            batch = rng.choice(range_max, size=max(num_sampled, 16), p=probs)
+            for c in batch:
+                tries += 1
+                if int(c) not in seen:
+                    seen.add(int(c))
+                    picked.append(int(c))
+                    if len(picked) == num_sampled:
+                        break
+        sampled = np.asarray(picked, dtype=np.int64)
+
+        def expected(p):
+            return -np.expm1(tries * np.log1p(-np.minimum(p, 1.0 - 1e-12)))
+    else:
+        sampled = rng.choice(range_max, size=num_sampled, p=probs).astype(np.int64)
+
+        def expected(p):
+            return num_sampled * p
+    t = _t(true_classes)
+    tv = np.asarray(_concrete(t, "true_classes"), dtype=np.int64)
+    if tv.ndim != 2 or tv.shape[1] != num_true:
+        raise InvalidArgumentError(f"true_classes must be a matrix with num_true={num_true} "
+                                   f"columns, got shape {list(tv.shape)}")
+    true_exp = expected(probs[tv]).astype(np.float32)
+    samp_exp = expected(probs[sampled]).astype(np.float32)
+    return _wrap(jnp.asarray(sampled)), _wrap(jnp.asarray(true_exp)), _wrap(jnp.asarray(samp_exp))
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                              seed=None, name=None):
+    """Classes drawn uniformly from ``[0, range_max)``: (sampled_candidates int64
+    [num_sampled], true_expected_count, sampled_expected_count) as TF's."""
+    probs = np.full(range_max, 1.0 / range_max)
+    return _candidates(true_classes, num_true, num_sampled, unique, range_max, seed, probs)
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                  seed=None, name=None):
+    """Classes drawn by Zipf's law, P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)."""
+    c = np.arange(range_max, dtype=np.float64)
+    probs = (np.log(c + 2) - np.log(c + 1)) / np.log(range_max + 1)
+    return _candidates(true_classes, num_true, num_sampled, unique, range_max, seed, probs)
+
+
+def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                    vocab_file="", distortion=1.0, num_reserved_ids=0,
+                                    num_shards=1, shard=0, unigrams=(), seed=None, name=None):
+    """Classes drawn with probabilities ``unigrams ** distortion`` (normalized),
+    after ``num_reserved_ids`` classes of probability 0. ``vocab_file`` and
+    sharding are not supported here (a ValueError)."""
+    if vocab_file or num_shards != 1:
+        raise ValueError("eagertape's fixed_unigram_candidate_sampler takes `unigrams` only "
+                         "(no vocab_file, no sharding)")
+    w = np.concatenate([np.zeros(int(num_reserved_ids)),
+                        np.asarray(list(unigrams), dtype=np.float64) ** distortion])
+    if w.size != range_max:
+        raise InvalidArgumentError(f"range_max ({range_max}) must equal num_reserved_ids + "
+                                   f"len(unigrams) ({w.size})")
+    return _candidates(true_classes, num_true, num_sampled, unique, range_max, seed, w / w.sum())
+
+
+def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
+    """Every class ``0 .. num_sampled - 1``, each with expected count 1."""
+    t = _t(true_classes)
+    shape = tuple(t.shape)
+    return (_wrap(jnp.arange(num_sampled, dtype=jnp.int64)),
+            _wrap(jnp.ones(shape, jnp.float32)), _wrap(jnp.ones((num_sampled,), jnp.float32)))
+
+
+experimental = types.SimpleNamespace(
+    Algorithm=Algorithm, Generator=Generator, create_rng_state=create_rng_state,
+    get_global_generator=get_global_generator, set_global_generator=set_global_generator,
+    index_shuffle=index_shuffle, stateless_fold_in=fold_in, stateless_shuffle=stateless_shuffle,
+    stateless_split=split)
