@@ -208,7 +208,7 @@ class _TensorLike:
     # Shape and dtype come from the abstract value: a pending (fused) Tensor
     # knows them without being computed.
     @property
-    def shape(self): return tuple(self._aval().shape)
+    def shape(self): return _new_shape(TensorShape, self._aval().shape)
     @property
     def dtype(self): return np.dtype(self._aval().dtype)
     @property
@@ -305,6 +305,239 @@ class _Ref:
     def deref(self): return self._obj
     def __hash__(self): return id(self._obj)
     def __eq__(self, other): return isinstance(other, _Ref) and other._obj is self._obj
+
+
+def _dim(d, dims):
+    if d is None:
+        return None
+    try:
+        v = operator.index(d)
+    except TypeError:
+        v = getattr(d, "value", d)      # a TF Dimension
+        if v is not None and not isinstance(v, int):
+            raise TypeError(f"Failed to convert {dims!r} to a shape: {d!r} could not be "
+                            "converted to a dimension (an int, None, or a value with "
+                            "__index__)") from None
+    if v is not None and v < 0:
+        raise ValueError(f"Dimension {v} must be >= 0")
+    return v
+
+
+class TensorShape(tuple):
+    """``tf.TensorShape``: a tuple of ints (None for a size not known) with TF's
+    methods; what ``Tensor.shape`` and ``Variable.shape`` return. Being a tuple,
+    it goes wherever a shape tuple goes (``jnp.zeros(x.shape)``, unpacking,
+    hashing); ``==`` also takes a list, as TF's. ``TensorShape(None)`` is a
+    shape of unknown rank (``rank`` None; ``len`` and iteration raise).
+
+    Kept difference from TF: ``bool(shape)`` is the tuple's (False for a
+    scalar's ``()``), where TF's is True for any known rank; core code tests
+    shapes so. Use ``shape.rank is not None`` for TF's meaning.
+
+    >>> import eagertape.tf as tf
+    >>> x = tf.zeros([2, 3])
+    >>> x.shape, x.shape.as_list(), x.shape.rank, x.shape[1:], x.shape == [2, 3]
+    (TensorShape([2, 3]), [2, 3], 2, TensorShape([3]), True)
+    >>> tf.TensorShape([None, 3]).merge_with([4, None])
+    TensorShape([4, 3])
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, dims=()):
+        if dims is None:
+            return tuple.__new__(_UnknownShape)
+        if isinstance(dims, TensorShape):
+            return dims
+        if isinstance(dims, (list, tuple)):
+            pass
+        else:
+            try:
+                dims = list(dims)
+            except TypeError:
+                dims = [dims]       # one dimension
+        return tuple.__new__(TensorShape, [_dim(d, dims) for d in dims])
+
+    def __getnewargs__(self):
+        return (None if self.rank is None else tuple(self),)
+
+    # -- TF's accessors ---------------------------------------------------------
+    @property
+    def rank(self):
+        """The number of dimensions (None for an unknown rank)."""
+        return tuple.__len__(self)
+
+    ndims = rank
+
+    @property
+    def dims(self):
+        """The dimensions as a list (ints, None where unknown); None for an unknown rank."""
+        return None if self.rank is None else list(self)
+
+    def as_list(self):
+        """The dimensions as a list of ints (None where unknown)."""
+        if self.rank is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(tuple.__iter__(self))
+
+    def num_elements(self):
+        """The number of elements, or None if a dimension is not known."""
+        if not self.is_fully_defined():
+            return None
+        n = 1
+        for d in tuple.__iter__(self):
+            n *= d
+        return n
+
+    def is_fully_defined(self):
+        return self.rank is not None and None not in tuple.__iter__(self)
+
+    def assert_is_fully_defined(self):
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return tuple.__new__(TensorShape, tuple.__getitem__(self, key))
+        return tuple.__getitem__(self, key)
+
+    # -- comparing and combining ---------------------------------------------------
+    def __eq__(self, other):
+        # As TF's: anything that converts to a shape (a list, an int, an array).
+        if not isinstance(other, tuple) or type(other) is not TensorShape:
+            if isinstance(other, str):
+                return NotImplemented
+            try:
+                other = TensorShape(other)
+            except (TypeError, ValueError):
+                return NotImplemented
+        return self.rank == other.rank and tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = tuple.__hash__
+
+    def is_compatible_with(self, other):
+        """True if some fully defined shape is both ``self`` and ``other`` (None
+        dimensions and an unknown rank match anything)."""
+        other = TensorShape(other)
+        if self.rank is None or other.rank is None:
+            return True
+        return self.rank == other.rank and all(
+            a is None or b is None or a == b for a, b in zip(self, other))
+
+    def assert_is_compatible_with(self, other):
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {TensorShape(other)} are incompatible")
+
+    def most_specific_compatible_shape(self, other):
+        other = TensorShape(other)
+        if self.rank is None or other.rank is None or self.rank != other.rank:
+            return TensorShape(None)
+        return TensorShape([a if a == b else None for a, b in zip(self, other)])
+
+    def merge_with(self, other):
+        """The shape with the dimensions known in either (ValueError where both
+        know different ones)."""
+        other = TensorShape(other)
+        if self.rank is None:
+            return other
+        if other.rank is None:
+            return self
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        return TensorShape([b if a is None else a for a, b in zip(self, other)])
+
+    def concatenate(self, other):
+        other = TensorShape(other)
+        if self.rank is None or other.rank is None:
+            return TensorShape(None)
+        return tuple.__new__(TensorShape, tuple(self) + tuple(other))
+
+    def __add__(self, other):
+        return self.concatenate(other)
+
+    def __radd__(self, other):
+        return TensorShape(other).concatenate(self)
+
+    def assert_same_rank(self, other):
+        other = TensorShape(other)
+        if self.rank is not None and other.rank is not None and self.rank != other.rank:
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def assert_has_rank(self, rank):
+        if self.rank not in (None, rank):
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
+    def with_rank(self, rank):
+        if self.rank is None:
+            return TensorShape([None] * rank)
+        if self.rank != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+        return self
+
+    def with_rank_at_least(self, rank):
+        if self.rank is not None and self.rank < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank):
+        if self.rank is not None and self.rank > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
+    def __repr__(self):
+        return f"TensorShape({list(tuple.__iter__(self))})"
+
+    __str__ = tuple.__repr__
+
+
+class _UnknownShape(TensorShape):
+    """``TensorShape(None)``: the rank is not known (an empty tuple underneath)."""
+
+    __slots__ = ()
+
+    rank = ndims = None
+
+    def __len__(self):
+        raise ValueError("Cannot take the length of shape with unknown rank.")
+
+    def __iter__(self):
+        raise ValueError("Cannot iterate over a shape with unknown rank.")
+
+    def __getitem__(self, key):
+        if not isinstance(key, slice):
+            return None
+        if key.step is not None:
+            raise ValueError("Steps are not yet handled")
+        start = 0 if key.start is None else key.start
+        if key.stop is None or start < 0 or key.stop < 0:
+            return TensorShape(None)
+        return TensorShape([None] * (key.stop - start))
+
+    def __eq__(self, other):
+        return other is None or isinstance(other, _UnknownShape) or (
+            False if isinstance(other, (list, tuple)) else NotImplemented)
+
+    def __hash__(self):
+        return hash(None)
+
+    def __repr__(self):
+        return "TensorShape(None)"
+
+    def __str__(self):
+        return "<unknown>"
+
+
+_new_shape = tuple.__new__
+# A shape flattens as the tuple it was (its ints are leaves), so the pytrees
+# of the core and of JAX see no change; rebuilt unchecked (leaves may be traced).
+jax.tree_util.register_pytree_node(
+    TensorShape, lambda s: (tuple(s), None), lambda _, c: _new_shape(TensorShape, c))
+jax.tree_util.register_pytree_node(
+    _UnknownShape, lambda s: ((), None), lambda _, c: _new_shape(_UnknownShape))
 
 
 class Tensor(_TensorLike):

@@ -32,8 +32,8 @@ from .._primitive import stop_gradient as _stop_gradient
 from .._state import state as _state
 from .._tape import GradientTape as _CoreTape
 from .._tape import UnconnectedGradients  # noqa: F401
-from .._tensor import (Tensor, _as_dtype, _convert_operand, _TensorLike, constant,  # noqa: F401
-                       convert_to_tensor)
+from .._tensor import (Tensor, TensorShape, _as_dtype, _convert_operand, _TensorLike,  # noqa: F401
+                       constant, convert_to_tensor)
 from .._variables import Variable, _Alias  # noqa: F401
 from . import errors, image, linalg, math, nn, random  # noqa: F401
 from ._module import Module, name_scope  # noqa: F401
@@ -129,7 +129,8 @@ class TensorSpec:
     """``tf.TensorSpec``: a shape (None for any size) and dtype, for ``input_signature``."""
 
     def __init__(self, shape, dtype=np.float32, name=None):
-        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        # An unknown rank stays None (TF: TensorShape(None)): tf.function reads it so.
+        self.shape = None if shape is None else TensorShape(shape)
         self.dtype, self.name = _as_dtype(dtype), name
 
     def __repr__(self):

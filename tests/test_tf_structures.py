@@ -1,0 +1,138 @@
+"""``tf.TensorShape``, ``tf.TensorArray``, ``tf.debugging`` and ``tf.nest``: the
+same programs run through ``tensorflow`` and ``eagertape.tf``, their values,
+dtypes, shapes, gradients and error classes compared (skipped where TensorFlow
+is not installed)."""
+import collections
+
+import numpy as np
+import pytest
+
+import eagertape.tf as etf
+
+tf_ = pytest.importorskip("tensorflow")
+
+
+def _plain(v, tf):
+    """A value both libraries can be compared on: shapes as ("shape", dims),
+    tensors as (dtype, array), containers kept."""
+    if isinstance(v, (tf.TensorShape, etf.TensorShape)):
+        return ("shape", None if v.rank is None else v.as_list())
+    if isinstance(v, (tf.Tensor, tf.Variable, etf.Tensor, etf.Variable)):
+        return (np.dtype(getattr(v.dtype, "as_numpy_dtype", v.dtype)).name, v.numpy().tolist())
+    if isinstance(v, dict):
+        return {k: _plain(x, tf) for k, x in v.items()}
+    if isinstance(v, tuple) and hasattr(v, "_fields"):
+        return (type(v).__name__,) + tuple(_plain(x, tf) for x in v)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_plain(x, tf) for x in v)
+    return v
+
+
+def _outcome(tf, program):
+    try:
+        return "ok", _plain(program(tf), tf)
+    except Exception as e:      # noqa: BLE001  (the class is what is compared)
+        return "error", e
+
+
+def _same(program):
+    """Run ``program`` in both; the same value, or errors of the same class
+    (TF's ``tf.errors.X`` as ``etf.errors.X``, a builtin as itself)."""
+    want, got = _outcome(tf_, program), _outcome(etf, program)
+    if want[0] == "error":
+        w = type(want[1])
+        cls = getattr(etf.errors, w.__name__) if w.__module__.startswith("tensorflow") else w
+        assert got[0] == "error", f"TF raised {w.__name__}: {want[1]}; eagertape gave {got[1]!r}"
+        assert isinstance(got[1], cls), f"TF raised {w.__name__}, eagertape {got[1]!r}"
+        return got[1]
+    assert got[0] == "ok", f"eagertape raised {got[1]!r}, TF gave {want[1]!r}"
+    assert got[1] == want[1], (got[1], want[1])
+    return got[1]
+
+
+# -- TensorShape -------------------------------------------------------------------
+SHAPE_PROGRAMS = {
+    "as_list": lambda tf: tf.zeros([2, 3]).shape.as_list(),
+    "rank": lambda tf: (tf.zeros([2, 3, 1]).shape.rank, tf.constant(1.0).shape.ndims),
+    "index": lambda tf: (tf.zeros([2, 3]).shape[0], tf.zeros([2, 3]).shape[-1]),
+    "slice": lambda tf: tf.zeros([2, 3, 4]).shape[1:],
+    "slice_step": lambda tf: tf.zeros([2, 3, 4]).shape[::-2],
+    "eq_tuple": lambda tf: (tf.zeros([2, 3]).shape == (2, 3), tf.zeros([2, 3]).shape == (3, 2)),
+    "eq_list": lambda tf: (tf.zeros([2, 3]).shape == [2, 3], tf.zeros([2, 3]).shape != [2, 3]),
+    "eq_shape": lambda tf: tf.zeros([2, 3]).shape == tf.TensorShape([2, 3]),
+    "eq_other": lambda tf: (tf.zeros([2]).shape == "ab", tf.zeros([2]).shape == 2),
+    "eq_unknown": lambda tf: (tf.TensorShape(None) == tf.TensorShape(None),
+                              tf.TensorShape(None) == tf.TensorShape([]),
+                              tf.TensorShape([None]) == [None]),
+    "hash": lambda tf: hash(tf.zeros([2, 3]).shape) == hash((2, 3)),
+    "variable": lambda tf: tf.Variable(tf.zeros([4, 1])).shape[1:],
+    "len_iter": lambda tf: (len(tf.zeros([2, 3]).shape), [d for d in tf.zeros([2, 5]).shape]),
+    "unpack": lambda tf: (lambda a, b: a * b)(*tf.zeros([2, 3]).shape),
+    "num_elements": lambda tf: (tf.zeros([2, 3]).shape.num_elements(),
+                                tf.TensorShape([None, 3]).num_elements(),
+                                tf.TensorShape(None).num_elements(),
+                                tf.constant(1).shape.num_elements()),
+    "fully_defined": lambda tf: (tf.zeros([2]).shape.is_fully_defined(),
+                                 tf.TensorShape([None, 3]).is_fully_defined(),
+                                 tf.TensorShape(None).is_fully_defined()),
+    "partial": lambda tf: (tf.TensorShape([None, 3]), tf.TensorShape([None, 3])[0]),
+    "from_int": lambda tf: tf.TensorShape(3),
+    "from_numpy": lambda tf: tf.TensorShape(np.array([2, 3])),
+    "unknown": lambda tf: (tf.TensorShape(None), tf.TensorShape(None).rank,
+                           tf.TensorShape(None)[1:3], tf.TensorShape(None)[0]),
+    "unknown_len": lambda tf: len(tf.TensorShape(None)),
+    "unknown_as_list": lambda tf: tf.TensorShape(None).as_list(),
+    "negative_dim": lambda tf: tf.TensorShape([-1, 2]),
+    "bad_dim": lambda tf: tf.TensorShape(["a"]),
+    "compatible": lambda tf: (tf.TensorShape([None, 3]).is_compatible_with([4, 3]),
+                              tf.TensorShape([None, 3]).is_compatible_with([4, 2]),
+                              tf.TensorShape([2]).is_compatible_with([2, 1]),
+                              tf.TensorShape(None).is_compatible_with([1, 2])),
+    "assert_compatible": lambda tf: tf.zeros([2, 3]).shape.assert_is_compatible_with([2, 4]),
+    "assert_compatible_ok": lambda tf: tf.zeros([2, 3]).shape.assert_is_compatible_with([None, 3]),
+    "merge": lambda tf: (tf.TensorShape([None, 3]).merge_with([4, None]),
+                         tf.TensorShape(None).merge_with([1]),
+                         tf.TensorShape([1]).merge_with(tf.TensorShape(None))),
+    "merge_error": lambda tf: tf.TensorShape([2, 3]).merge_with([2, 4]),
+    "merge_rank_error": lambda tf: tf.TensorShape([2, 3]).merge_with([2]),
+    "concatenate": lambda tf: (tf.zeros([2]).shape.concatenate([3, None]),
+                               tf.zeros([2]).shape.concatenate(tf.TensorShape(None))),
+    "add": lambda tf: (tf.zeros([2]).shape + [4], (1,) + tf.zeros([2]).shape,
+                       tf.zeros([2]).shape + tf.zeros([5]).shape),
+    "most_specific": lambda tf: tf.TensorShape([2, 1]).most_specific_compatible_shape([5, 1]),
+    "with_rank": lambda tf: (tf.TensorShape(None).with_rank(2), tf.zeros([2]).shape.with_rank(1),
+                             tf.zeros([2]).shape.with_rank_at_least(1),
+                             tf.zeros([2]).shape.with_rank_at_most(3)),
+    "with_rank_error": lambda tf: tf.zeros([2]).shape.with_rank(2),
+    "with_rank_at_least_error": lambda tf: tf.zeros([2]).shape.with_rank_at_least(2),
+    "assert_same_rank": lambda tf: tf.zeros([2]).shape.assert_same_rank([1, 2]),
+    "assert_has_rank": lambda tf: tf.zeros([2]).shape.assert_has_rank(3),
+    "assert_fully_defined": lambda tf: tf.TensorShape([None]).assert_is_fully_defined(),
+    "str_repr": lambda tf: [f(s) for s in (tf.TensorShape([2, 3]), tf.TensorShape([2]),
+                                           tf.TensorShape([]), tf.TensorShape([None, 3]),
+                                           tf.TensorShape(None)) for f in (str, repr)],
+    "in_function": lambda tf: tf.function(lambda x: tf.zeros(x.shape[1:] + [2]))(tf.ones([3, 4])),
+    "zeros_of_shape": lambda tf: tf.zeros(tf.ones([2, 1]).shape),
+    "reshape_to_shape": lambda tf: tf.reshape(tf.range(6), tf.ones([3, 2]).shape),
+    "spec_shape": lambda tf: (tf.TensorSpec([None, 3]).shape, tf.TensorSpec([None, 3]).shape[1:]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_PROGRAMS))
+def test_tensor_shape_same_as_tensorflow(name):
+    _same(SHAPE_PROGRAMS[name])
+
+
+def test_tensor_shape_is_a_tuple_for_jax_and_numpy():
+    import jax
+    import jax.numpy as jnp
+    import pickle
+    s = etf.ones([2, 3]).shape
+    assert isinstance(s, tuple) and type(s) is etf.TensorShape
+    assert jnp.zeros(s).shape == (2, 3) and np.zeros(s).shape == (2, 3)
+    assert {s: 1}[(2, 3)] == 1
+    leaves, treedef = jax.tree_util.tree_flatten((s, 1))
+    assert leaves == [2, 3, 1] and type(jax.tree_util.tree_unflatten(treedef, leaves)[0]) is type(s)
+    for v in (s, etf.TensorShape(None), etf.TensorShape([None, 1])):
+        assert pickle.loads(pickle.dumps(v)) == v and repr(pickle.loads(pickle.dumps(v))) == repr(v)
+    assert str(etf.ones([2]) * 1).endswith("shape=(2,), dtype=float32)")
