@@ -19,8 +19,8 @@ def _plain(v, tf):
         return ("shape", None if v.rank is None else v.as_list())
     if isinstance(v, (tf.Tensor, tf.Variable, etf.Tensor, etf.Variable)):
         return (np.dtype(getattr(v.dtype, "as_numpy_dtype", v.dtype)).name, v.numpy().tolist())
-    if isinstance(v, dict):
-        return {k: _plain(x, tf) for k, x in v.items()}
+    if isinstance(v, dict):     # in its order, with its type
+        return [type(v).__name__] + [(k, _plain(x, tf)) for k, x in v.items()]
     if isinstance(v, tuple) and hasattr(v, "_fields"):
         return (type(v).__name__,) + tuple(_plain(x, tf) for x in v)
     if isinstance(v, (list, tuple)):
@@ -136,3 +136,89 @@ def test_tensor_shape_is_a_tuple_for_jax_and_numpy():
     for v in (s, etf.TensorShape(None), etf.TensorShape([None, 1])):
         assert pickle.loads(pickle.dumps(v)) == v and repr(pickle.loads(pickle.dumps(v))) == repr(v)
     assert str(etf.ones([2]) * 1).endswith("shape=(2,), dtype=float32)")
+
+
+# -- tf.nest -----------------------------------------------------------------------
+Pair = collections.namedtuple("Pair", "b a")
+Pair2 = collections.namedtuple("Pair", "b a")     # another class, the same name and fields
+
+
+def _nests():
+    od = collections.OrderedDict([("z", 1), ("a", [2, None])])
+    dd = collections.defaultdict(list, {"b": 1, "a": (2,)})
+    return {
+        "dict": {"b": [1, None], "a": (2, Pair(3, 4))},
+        "ordered": od, "defaultdict": dd,
+        "none": None, "atom": 5, "string": "ab", "bytes": b"ab", "set": {1, 2},
+        "empties": [[], (), {}, [None]],
+        "namedtuple": Pair(a=[1, 2], b={"y": 3, "x": 4}),
+        "range": range(3), "deque": collections.deque([1, 2]),
+        "mappingproxy": __import__("types").MappingProxyType({"b": 1, "a": 2}),
+        "dict_views": [{"b": 1, "a": 2}.keys(), {"b": 1, "a": 2}.items()],
+        "array": [np.array([1, 2])],
+    }
+
+
+NEST_PROGRAMS = {
+    "flatten": lambda tf: {k: tf.nest.flatten(v) for k, v in _nests().items()
+                           if k not in ("array", "set")},
+    "flatten_atoms": lambda tf: [len(tf.nest.flatten(v)) for v in
+                                 (_nests()["array"], _nests()["set"], tf.zeros([2]).shape,
+                                  tf.constant([1, 2]), tf.Variable([1.0, 2.0]))],
+    "flatten_tensors": lambda tf: tf.nest.flatten({"b": tf.constant(1.0), "a": [tf.constant(2)]},
+                                                  expand_composites=True),
+    "is_nested": lambda tf: {k: tf.nest.is_nested(v) for k, v in _nests().items()},
+    "is_nested_tensors": lambda tf: [tf.nest.is_nested(v) for v in (
+        tf.zeros([2]), tf.zeros([2]).shape, tf.Variable(1.0))],
+    "pack": lambda tf: {k: tf.nest.pack_sequence_as(v, list(range(100, 100 + len(tf.nest.flatten(v)))))
+                        for k, v in _nests().items()
+                        if k not in ("array", "set", "range", "deque", "mappingproxy", "dict_views")},
+    "pack_types": lambda tf: [type(tf.nest.pack_sequence_as(v, tf.nest.flatten(v))).__name__
+                              for v in _nests().values()],
+    "pack_atom": lambda tf: (tf.nest.pack_sequence_as(None, [5]), tf.nest.pack_sequence_as([], [])),
+    "pack_too_many": lambda tf: tf.nest.pack_sequence_as([1, [2]], [1, 2, 3]),
+    "pack_atom_too_many": lambda tf: tf.nest.pack_sequence_as(5, [6, 7]),
+    "unsortable_keys": lambda tf: tf.nest.flatten({"b": 1, 3: 2}),
+    "map": lambda tf: tf.nest.map_structure(lambda a, b: (a, b), _nests()["dict"],
+                                            {"a": (5, Pair(6, 7)), "b": [8, 9]}),
+    "map_none": lambda tf: tf.nest.map_structure(lambda x: x is None, [1, None, {"a": None}]),
+    "map_tensors": lambda tf: tf.nest.map_structure(lambda x: x * 2, {"w": tf.constant([1.0, 2.0]),
+                                                                      "b": (tf.constant(3),)}),
+    "map_check_types_off": lambda tf: tf.nest.map_structure(lambda a, b: a + b, [1, (2,)], (3, [4]),
+                                                            check_types=False),
+    "map_check_types_on": lambda tf: tf.nest.map_structure(lambda a, b: a + b, [1], (3,)),
+    "map_lengths": lambda tf: tf.nest.map_structure(lambda a, b: a, [1, 2], [1]),
+    "map_no_structure": lambda tf: tf.nest.map_structure(lambda x: x),
+    "map_bad_kwarg": lambda tf: tf.nest.map_structure(lambda x: x, [1], bad=1),
+    "map_defaultdict": lambda tf: tf.nest.map_structure(lambda x: x, _nests()["defaultdict"]),
+}
+
+SAME_STRUCTURE = [
+    ([1, 2], (1, 2), True), ([1, 2], (1, 2), False), ([1, [2]], [1, 2], True),
+    ({"a": 1}, {"b": 1}, True), (Pair(1, 2), (1, 2), True), (Pair(1, 2), Pair2(3, 4), True),
+    ([1], [1, 2], True), (None, 1, True), (None, [], True), ({"a": 1}, {"a": [1]}, True),
+    ({"a": 1}, collections.OrderedDict(a=2), True), ([[1], {"x": (2,)}], [["a"], {"x": ("b",)}], True),
+]
+
+
+@pytest.mark.parametrize("name", sorted(NEST_PROGRAMS))
+def test_nest_same_as_tensorflow(name):
+    _same(NEST_PROGRAMS[name])
+
+
+@pytest.mark.parametrize("case", range(len(SAME_STRUCTURE)))
+def test_nest_assert_same_structure_same_as_tensorflow(case):
+    a, b, check = SAME_STRUCTURE[case]
+    err = _same(lambda tf: tf.nest.assert_same_structure(a, b, check_types=check))
+    if isinstance(err, Exception):
+        assert "don't have the same nested structure" in str(err)
+
+
+def test_nest_joined_string_paths_as_tensorflows():
+    from tensorflow.python.util import nest as tf_nest
+    for v in _nests().values():
+        assert etf.nest.flatten_with_joined_string_paths(v) == \
+            tf_nest.flatten_with_joined_string_paths(v)
+    s = {"b": [1, Pair(2, 3)], "a": {"c": 4}}
+    assert etf.nest.flatten_with_joined_string_paths(s, separator=".") == \
+        tf_nest.flatten_with_joined_string_paths(s, separator=".")
