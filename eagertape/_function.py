@@ -94,7 +94,7 @@ class _Trace:
                 var_pos.append(i)
                 self.variables.append(v)
                 consts[i] = None     # a copy of the Variable's value: not kept
-        jaxpr = closed.jaxpr
+        jaxpr = self.jaxpr = closed.jaxpr
         n = sum(1 for s in self.static if s is _ARRAY)
 
         def run(var_vals, vals):

@@ -341,6 +341,7 @@ def _join(keras):
     _join_metrics(keras, in_stateless_scope)
     _join_trainer(keras)
     _join_symbolic(keras)
+    _join_data()
 
     global _Shared
 
@@ -575,6 +576,63 @@ _STATE = {"train_step": ("trainable_variables", "non_trainable_variables",
                          "optimizer_variables", "metrics_variables"),
           "test_step": ("trainable_variables", "non_trainable_variables", "metrics_variables"),
           "predict_step": ("trainable_variables", "non_trainable_variables")}
+
+
+def _join_data():
+    """``fit``/``evaluate``/``predict`` take a ``tf.data.Dataset`` of eagertape.tf,
+    as TF's Keras takes TF's: batches in the dataset's order, a new pass (a new
+    shuffle) every epoch."""
+    from keras.src.trainers import data_adapters
+    from keras.src.trainers.data_adapters import data_adapter_utils
+    from keras.src.trainers.data_adapters.data_adapter import DataAdapter
+
+    from .tf.data import Dataset
+
+    class DatasetAdapter(DataAdapter):
+        def __init__(self, dataset):
+            self.dataset = dataset
+
+        def get_numpy_iterator(self):
+            return data_adapter_utils.get_numpy_iterator(self.dataset.as_numpy_iterator())
+
+        def get_jax_iterator(self):
+            return data_adapter_utils.get_jax_iterator(self.dataset.as_numpy_iterator())
+
+        def get_tf_dataset(self):
+            raise NotImplementedError("eagertape's tf.data runs on NumPy, not TensorFlow")
+
+        def get_torch_dataloader(self):
+            raise NotImplementedError("eagertape's tf.data runs on NumPy, not torch")
+
+        @property
+        def num_batches(self):
+            n = self.dataset._cardinality
+            return n if n >= 0 else None
+
+        @property
+        def batch_size(self):
+            return None
+
+        @property
+        def has_partial_batch(self):
+            return None
+
+        @property
+        def partial_batch_size(self):
+            return None
+
+    get_data_adapter = data_adapters.get_data_adapter
+
+    def get_data_adapter_(x, y=None, sample_weight=None, *args, **kwargs):
+        if isinstance(x, Dataset):
+            for arg, what in ((y, "y"), (sample_weight, "sample_weight")):
+                if arg is not None:
+                    raise ValueError(f"argument `{what}` is not accepted with a tf.data."
+                                     "Dataset as `x`: the dataset yields (x, y[, weights])")
+            return DatasetAdapter(x)
+        return get_data_adapter(x, y, sample_weight, *args, **kwargs)
+
+    data_adapters.get_data_adapter = get_data_adapter_
 
 
 def _tf_style(model, name, jax_trainer):

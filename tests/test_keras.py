@@ -111,6 +111,27 @@ def test_corpus_program_gives_tensorflows_answers(name, request):
         _same_as_tf(f.read(), rtol=1e-3, atol=1e-4)
 
 
+def test_fit_evaluate_predict_take_a_tf_data_pipeline_as_tfs_keras_does():
+    _same_as_tf("""
+    x = np.random.RandomState(0).rand(70, 4).astype("float32")
+    y = (x.sum(1) > 2).astype("int32")
+    ds = (tf.data.Dataset.from_tensor_slices((x, y))
+          .map(lambda a, b: (a * 2.0 - 1.0, b)).batch(16).prefetch(tf.data.AUTOTUNE))
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(5, activation="tanh"),
+                                 tf.keras.layers.Dense(2)])
+    model.set_weights(weights_like(model))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), metrics=["accuracy"],
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(ds, epochs=3, verbose=0, validation_data=ds.take(2))
+    emit("loss", history.history["loss"])
+    emit("val_loss", history.history["val_loss"])
+    emit("accuracy", history.history["accuracy"])
+    emit("evaluate", model.evaluate(ds, verbose=0))
+    emit("predict", model.predict(ds.map(lambda a, b: a), verbose=0))
+    emit("weights", model.get_weights()[0])
+    """)
+
+
 def test_sequential_training_loop_dense_batchnorm_adam():
     _same_as_tf("""
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4, activation="relu"),

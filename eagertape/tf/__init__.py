@@ -35,7 +35,7 @@ from .._tape import UnconnectedGradients  # noqa: F401
 from .._tensor import (Tensor, TensorShape, _as_dtype, _convert_operand, _TensorLike,  # noqa: F401
                        constant, convert_to_tensor)
 from .._variables import Variable, _Alias  # noqa: F401
-from . import errors, image, linalg, math, nn, random  # noqa: F401
+from . import data, errors, image, linalg, math, nn, random  # noqa: F401
 from . import nest  # noqa: F401
 from ._module import Module, name_scope  # noqa: F401
 from ._array import (boolean_mask, broadcast_dynamic_shape, broadcast_static_shape,  # noqa: F401
