@@ -222,3 +222,130 @@ def test_nest_joined_string_paths_as_tensorflows():
     s = {"b": [1, Pair(2, 3)], "a": {"c": 4}}
     assert etf.nest.flatten_with_joined_string_paths(s, separator=".") == \
         tf_nest.flatten_with_joined_string_paths(s, separator=".")
+
+
+# -- tf.debugging ------------------------------------------------------------------
+X = [1.0, 2.0, 3.0]
+DEBUG_PROGRAMS = {
+    "equal_ok": lambda tf: tf.debugging.assert_equal(tf.constant(X), tf.constant(X)),
+    "equal_fails": lambda tf: tf.debugging.assert_equal(tf.constant(X), tf.constant([1.0, 5.0, 3.0])),
+    "equal_broadcast": lambda tf: tf.debugging.assert_equal(tf.zeros([2, 3]), tf.zeros([3])),
+    "equal_shapes": lambda tf: tf.debugging.assert_equal(tf.constant(X), tf.constant([1.0, 2.0])),
+    "equal_dtypes": lambda tf: tf.debugging.assert_equal(tf.constant(X), tf.constant([1, 2, 3])),
+    "equal_python": lambda tf: tf.debugging.assert_equal(1, 2),
+    "none_equal": lambda tf: tf.debugging.assert_none_equal(tf.constant(X), tf.constant([1.0, 5.0, 3.0])),
+    "none_equal_ok": lambda tf: tf.debugging.assert_none_equal(tf.constant(X), tf.constant(X) + 1),
+    "less": lambda tf: tf.debugging.assert_less(tf.constant(X), tf.constant([1.0, 5.0, 3.0])),
+    "less_ok": lambda tf: tf.debugging.assert_less(tf.constant(X), 4.0),
+    "less_equal": lambda tf: tf.debugging.assert_less_equal(tf.constant(X), tf.constant([1.0, 5.0, 3.0])),
+    "greater": lambda tf: tf.debugging.assert_greater(tf.constant(X), 1.0),
+    "greater_equal": lambda tf: tf.debugging.assert_greater_equal(tf.constant([1, 2]), 1),
+    "greater_int_float": lambda tf: tf.debugging.assert_greater(tf.constant(X), 0),
+    "empty": lambda tf: tf.debugging.assert_less(tf.zeros([0]), tf.zeros([0])),
+    "positive": lambda tf: tf.debugging.assert_positive(tf.constant(X) - 1),
+    "positive_ok": lambda tf: tf.debugging.assert_positive(tf.constant(X)),
+    "negative": lambda tf: tf.debugging.assert_negative(tf.constant([-1, 0])),
+    "non_negative": lambda tf: tf.debugging.assert_non_negative(tf.constant([-1, 2])),
+    "non_positive": lambda tf: (tf.debugging.assert_non_positive(tf.constant([0, -2])),
+                                tf.debugging.assert_non_positive(tf.constant([0, 2]))),
+    "near_ok": lambda tf: tf.debugging.assert_near(tf.constant(X), tf.constant(X) + 1e-7),
+    "near_fails": lambda tf: tf.debugging.assert_near(tf.constant(X), tf.constant(X) + 1e-4),
+    "near_tolerance": lambda tf: tf.debugging.assert_near(tf.constant(X), tf.constant(X) + 1e-4, atol=1e-3),
+    "near_rtol": lambda tf: tf.debugging.assert_near(tf.constant([100.0]), tf.constant([101.0]), rtol=0.02),
+    "rank": lambda tf: tf.debugging.assert_rank(tf.zeros([2, 3]), 2),
+    "rank_fails": lambda tf: tf.debugging.assert_rank(tf.constant(X), 2, message="rk"),
+    "rank_at_least": lambda tf: tf.debugging.assert_rank_at_least(tf.constant(X), 2),
+    "rank_in": lambda tf: (tf.debugging.assert_rank_in(tf.constant(X), [1, 2]),
+                           tf.debugging.assert_rank_in(tf.constant(X), [0, 2])),
+    "type": lambda tf: tf.debugging.assert_type(tf.constant(X), tf.int32),
+    "type_ok": lambda tf: tf.debugging.assert_type(tf.constant(X), tf.float32),
+    "scalar": lambda tf: tf.debugging.assert_scalar(tf.constant(X)),
+    "scalar_ok": lambda tf: tf.debugging.assert_scalar(tf.constant(2.0)),
+    "integer": lambda tf: tf.debugging.assert_integer(tf.constant(X)),
+    "integer_ok": lambda tf: tf.debugging.assert_integer(tf.constant([1], dtype=tf.int64)),
+    "proper_iterable": lambda tf: [tf.debugging.assert_proper_iterable(v) for v in ([1], (2,), {3})],
+    "proper_iterable_str": lambda tf: tf.debugging.assert_proper_iterable("ab"),
+    "proper_iterable_tensor": lambda tf: tf.debugging.assert_proper_iterable(tf.constant(X)),
+    "proper_iterable_int": lambda tf: tf.debugging.assert_proper_iterable(3),
+    "check_numerics": lambda tf: tf.debugging.check_numerics(tf.constant(X), "fine"),
+    "check_numerics_inf": lambda tf: tf.debugging.check_numerics(tf.constant(X) / 0, "inf here"),
+    "check_numerics_nan": lambda tf: tf.debugging.check_numerics(tf.constant([0.0]) / 0, "nan"),
+    "all_finite": lambda tf: tf.debugging.assert_all_finite(tf.constant([np.inf]), "m"),
+    "all_finite_ok": lambda tf: tf.debugging.assert_all_finite(tf.constant(X), "m"),
+    "Assert": lambda tf: tf.debugging.Assert(False, [tf.constant(X), "text"]),
+    "Assert_tensor": lambda tf: tf.debugging.Assert(tf.reduce_all(tf.constant(X) > 2), [tf.constant(X)]),
+    "Assert_ok": lambda tf: tf.debugging.Assert(tf.constant(True), [tf.constant(X)]),
+    "shapes_ok": lambda tf: tf.debugging.assert_shapes([(tf.constant(X), ("N",)),
+                                                        (tf.zeros([3, 2]), ("N", 2))]),
+    "shapes_symbol": lambda tf: tf.debugging.assert_shapes([(tf.constant(X), ("N",)),
+                                                            (tf.zeros([2, 3]), ("N", 3))]),
+    "shapes_int": lambda tf: tf.debugging.assert_shapes([(tf.zeros([2, 3]), (2, 4))]),
+    "shapes_rank": lambda tf: tf.debugging.assert_shapes([(tf.zeros([2, 3]), ("N",))]),
+    "shapes_any": lambda tf: tf.debugging.assert_shapes([(tf.zeros([2, 3]), (".", 3)),
+                                                         (tf.zeros([4, 5, 3]), ("*", 3))]),
+    "is_numeric": lambda tf: [tf.debugging.is_numeric_tensor(v) for v in (
+        tf.constant(X), tf.constant([True]), tf.Variable(1), 1.0, np.ones(2))],
+    "same_float_dtype": lambda tf: tf.debugging.assert_same_float_dtype(
+        [tf.constant(X), tf.zeros([2])]).name,
+    "same_float_dtype_mixed": lambda tf: tf.debugging.assert_same_float_dtype(
+        [tf.constant(X), tf.zeros([2], tf.float64)]),
+    "top_level": lambda tf: (tf.assert_equal(1, 1), tf.assert_less(1, 2), tf.assert_greater(2, 1),
+                            tf.assert_rank(tf.zeros([1]), 1), tf.Assert(True, ["x"])),
+    "top_level_fails": lambda tf: tf.assert_greater(1, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEBUG_PROGRAMS))
+def test_debugging_same_as_tensorflow(name):
+    _same(DEBUG_PROGRAMS[name])
+
+
+def test_debugging_messages_hold_the_message_and_values():
+    x, y = etf.constant([1.0, 2.0, 3.0]), etf.constant([1.0, 5.0, 3.0])
+    cases = [
+        (lambda tf: tf.debugging.assert_equal(tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 5.0, 3.0]),
+                                              message="step 7"), None),
+        (lambda tf: tf.debugging.assert_less(tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 5.0, 3.0]),
+                                             summarize=1), None),
+        (lambda tf: tf.debugging.assert_positive(tf.constant([0, 1, 2, 3, 4])), None),
+        (lambda tf: tf.debugging.assert_rank(tf.zeros([3]), 2, message="rk"), None),
+        (lambda tf: tf.debugging.check_numerics(tf.constant([1.0, np.nan, np.inf]), "both"), None),
+        (lambda tf: tf.debugging.assert_scalar(tf.zeros([3])), None),
+    ]
+    del x, y
+    for program, _ in cases:
+        want, got = _outcome(tf_, program), _outcome(etf, program)
+        assert want[0] == got[0] == "error"
+        w = str(want[1])
+        w = w[w.index("}}") + 2:].split(" [Op:")[0].strip() if "{{function_node" in w else w
+        assert w in str(got[1]) or str(got[1]) == w, (str(got[1]), w)
+    with pytest.raises(etf.errors.InvalidArgumentError, match=r"msg!\.  \nx and y not equal"):
+        etf.debugging.assert_near(etf.constant([1.0]), etf.constant([2.0]), message="msg!")
+    with pytest.raises(etf.errors.InvalidArgumentError, match="Summarized data: 1.0, 2.0\nb'text'"):
+        etf.debugging.Assert(False, [etf.constant([1.0, 2.0]), "text"])
+
+
+def test_debugging_inside_tf_function():
+    f_shape = etf.function(lambda x: (etf.debugging.assert_rank(x, 2), x * 2)[1])
+    with pytest.raises(ValueError, match="must have rank 2"):
+        f_shape(etf.zeros([3]))
+
+    @etf.function
+    def positive_sqrt(x):
+        etf.debugging.assert_positive(x, message="x must be positive")
+        return etf.sqrt(etf.debugging.check_numerics(x, "x"))
+    np.testing.assert_allclose(positive_sqrt(etf.constant([4.0, 9.0])).numpy(), [2.0, 3.0])
+    with pytest.raises(RuntimeError, match="tf.debugging assertion failed"):     # when it runs
+        np.asarray(positive_sqrt(etf.constant([4.0, -9.0])))
+    with pytest.raises(RuntimeError, match="x : Tensor had NaN values"):
+        np.asarray(positive_sqrt(etf.constant([np.nan, 1.0])))
+
+
+def test_check_numerics_passes_the_gradient_as_tensorflow():
+    def run(tf):
+        x = tf.constant([1.0, 2.0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.debugging.check_numerics(x * x, "y") * 3.0)
+        return tape.gradient(y, x).numpy()
+    np.testing.assert_allclose(run(etf), run(tf_))

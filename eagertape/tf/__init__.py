@@ -36,7 +36,9 @@ from .._tensor import (Tensor, TensorShape, _as_dtype, _convert_operand, _Tensor
                        constant, convert_to_tensor)
 from .._variables import Variable, _Alias  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random  # noqa: F401
-from . import nest  # noqa: F401
+from . import debugging, nest  # noqa: F401
+from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
+                        assert_rank)
 from ._module import Module, name_scope  # noqa: F401
 from ._array import (boolean_mask, broadcast_dynamic_shape, broadcast_static_shape,  # noqa: F401
                      broadcast_to, ensure_shape, identity_n, meshgrid, pad, repeat, reverse,
