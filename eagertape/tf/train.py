@@ -1,0 +1,604 @@
+"""``tf.train``: object-based checkpoints (``Checkpoint``, ``CheckpointManager``,
+``latest_checkpoint``) for eagertape Variables, Modules, optimizers and Keras.
+
+What is saved is TF's object graph: a Checkpoint depends on the objects given
+to it by name, a ``tf.Module`` on its attributes, a list, tuple or dict on its
+items, a Keras layer on its own weights (by name) and its sublayers (by
+attribute name, else ``layer-<i>``), an optimizer on its step count and slots.
+Each Variable is saved once, under the first path a breadth-first walk finds
+(``model/dense/kernel``), and is restored into whatever object sits at that path
+now, so a freshly built model of the same structure takes the values.
+
+Storage is orbax-checkpoint (``pip install eagertape[checkpoint]``; imported
+when a Checkpoint is first made, never at ``import eagertape.tf``). A
+checkpoint ``prefix-N`` is one orbax directory holding the arrays and a JSON
+index (path, shape, dtype of every value). It is written synchronously under a
+temporary name and renamed into place, and the directory's ``checkpoint`` file
+(JSON with the fields of TF's CheckpointState) is replaced atomically only
+after that, so a save that fails midway leaves the last good checkpoint and
+``latest_checkpoint`` as they were (and ``save_counter`` as it was, where TF's
+would have moved on). Numbering, ``latest_checkpoint`` and ``max_to_keep`` /
+``keep_checkpoint_every_n_hours`` are TF's; the file layout is not: TF cannot
+read these checkpoints, nor eagertape TF's.
+
+Restoring checks every matched value's shape and dtype before it assigns any,
+and refuses the whole restore, naming each path, when one differs. Objects
+the checkpoint lacks, and saved values no object takes, are left as TF leaves
+them: the returned status's ``assert_consumed()`` /
+``assert_existing_objects_matched()`` report them. TF defers values for
+variables not yet created; eagertape does so only for optimizer slots (it
+creates them, or builds a Keras optimizer for the variables it was built for in
+the checkpoint). A Keras layer that is not built yet is an error: build the
+model (call it once) before restore.
+"""
+import collections
+import json
+import os
+import shutil
+import time
+import uuid
+
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _keras
+from .. import optimizers as _optimizers
+from .._tensor import standin as _standin
+from .._variables import Variable
+from ._module import Module
+
+__all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint"]
+
+_FORMAT = "eagertape-checkpoint/1"
+_STATE_FILE = "checkpoint"      # TF's name for a directory's checkpoint state
+
+
+def _orbax():
+    try:
+        import orbax.checkpoint as ocp
+    except ImportError as e:
+        raise ImportError("tf.train.Checkpoint stores checkpoints with orbax-checkpoint, which "
+                          "is not installed: pip install 'eagertape[checkpoint]'") from e
+    return ocp
+
+
+# -- the object graph ----------------------------------------------------------
+def _keras_classes():
+    k = _keras._keras         # None unless eagertape.tf.keras was used: no import here
+    return None if k is None else (k.layers.Layer, k.optimizers.Optimizer, k.metrics.Metric)
+
+
+def _canonical(obj):
+    obj = _standin(obj)       # a Keras variable: the eagertape Variable sharing its storage
+    return obj._of if isinstance(obj, Variable) else obj
+
+
+def _trackable(obj):
+    if isinstance(obj, (Variable, Module, Checkpoint, _optimizers.Optimizer, list, tuple, dict)):
+        return True
+    k = _keras_classes()
+    return (k is not None and isinstance(obj, k)) or hasattr(type(obj), "_eagertape_variable")
+
+
+def _keras_layer_children(layer):
+    own = collections.Counter()
+    for v in list(layer._trainable_variables) + list(layer._non_trainable_variables):
+        own[v.name] += 1
+        yield (v.name if own[v.name] == 1 else f"{v.name}_{own[v.name] - 1}"), v
+    attrs = {id(x): n for n, x in vars(layer).items() if not n.startswith("_")}
+    for i, sub in enumerate(layer._layers):
+        yield attrs.get(id(sub), f"layer-{i}"), sub
+
+
+def _children(obj):
+    """An object's (name, dependency) pairs, as TF's object graph names them."""
+    if isinstance(obj, Checkpoint):
+        deps = list(obj._deps.items())
+        return deps + ([("save_counter", obj._counter)] if obj._counter is not None else [])
+    if isinstance(obj, Module):
+        ignored = obj._TF_MODULE_IGNORED_PROPERTIES
+        return [(n, x) for n, x in sorted(vars(obj).items()) if n not in ignored]
+    if isinstance(obj, (list, tuple)):
+        return [(str(i), x) for i, x in enumerate(obj)]
+    if isinstance(obj, dict):
+        return [(str(k), x) for k, x in obj.items()]
+    if isinstance(obj, _optimizers.Optimizer):
+        return [("iterations", obj.iterations)]     # slots: see _graph
+    layer, optimizer, metric = _keras_classes() or (None, None, None)
+    if layer is not None and isinstance(obj, layer):
+        return list(_keras_layer_children(obj))
+    if optimizer is not None and isinstance(obj, optimizer):
+        return [(str(i), x) for i, x in enumerate(obj.variables)]
+    if metric is not None and isinstance(obj, metric):
+        return [(x.name, x) for x in obj.variables]
+    return []
+
+
+def _escape(name):
+    # TF's escaping, so that a "/" inside a name cannot fake a path.
+    return name.replace(".", "..").replace("/", "./")
+
+
+class _Graph:
+    """The Variables reachable from a root, each under its first breadth-first path."""
+
+    def __init__(self, root):
+        self.variables, self.paths = {}, {}
+        self.optimizers, self.keras_optimizers, self.unbuilt = [], [], []
+        k = _keras_classes()
+        queue = collections.deque([("", root)])
+        while queue:
+            path, obj = queue.popleft()
+            obj = _canonical(obj)
+            if id(obj) in self.paths:
+                continue
+            self.paths[id(obj)] = path
+            if isinstance(obj, Variable):
+                self.variables[path] = obj
+                continue
+            if isinstance(obj, _optimizers.Optimizer):
+                self.optimizers.append((path, obj))
+            elif k is not None and isinstance(obj, k[1]):
+                self.keras_optimizers.append((path, obj))
+            elif k is not None and isinstance(obj, k[0]) and not obj.built:
+                self.unbuilt.append(path)
+            for name, child in _children(obj):
+                if _trackable(child):
+                    queue.append((f"{path}/{_escape(name)}" if path else _escape(name), child))
+        # An eagertape optimizer's slots, under the path of the Variable they serve.
+        self.slots = {}
+        for path, opt in self.optimizers:
+            served = self.slots[path] = []
+            for v, _, slots in opt._states.values():
+                vpath = self.paths.get(id(v))
+                if vpath is not None and vpath in self.variables:
+                    served.append(vpath)
+                    self._add_slots(path, vpath, slots)
+
+    def _add_slots(self, path, vpath, slots):
+        for i, s in enumerate(slots):
+            self.variables[f"{path}/.slots/{vpath}/{i}"] = s
+
+    def keras_built_for(self, opt):
+        return [self.paths.get(id(_canonical(x))) for x in opt._trainable_variables]
+
+
+def _describe(v):
+    return f"shape {tuple(v.shape)} dtype {np.dtype(v.dtype).name}"
+
+
+# -- Checkpoint ----------------------------------------------------------------
+class Checkpoint:
+    """``tf.train.Checkpoint(root=None, **kwargs)``: saves and restores the
+    Variables of the objects given (and of the objects they hold).
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> v = tf.Variable([1.0, 2.0])
+    >>> ckpt = tf.train.Checkpoint(v=v)
+    >>> path = ckpt.save(os.path.join(d, "ckpt"))
+    >>> os.path.basename(path), int(ckpt.save_counter)
+    ('ckpt-1', 1)
+    >>> _ = v.assign([0.0, 0.0])
+    >>> ckpt.restore(path).assert_consumed().__class__.__name__
+    'LoadStatus'
+    >>> v.numpy()
+    array([1., 2.], dtype=float32)
+    """
+
+    def __init__(self, root=None, **kwargs):
+        _orbax()
+        object.__setattr__(self, "_deps", {})
+        object.__setattr__(self, "_counter", None)      # made on first use, as TF's
+        if root is not None:
+            if not _trackable(root):
+                raise ValueError(f"`Checkpoint` was expecting root to be a trackable object, "
+                                 f"got {root!r}")
+            for name, child in _children(_canonical(root)):
+                if _trackable(child):
+                    self._deps[name] = child
+        for name, value in kwargs.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        if name.startswith("_"):
+            return object.__setattr__(self, name, value)
+        if not _trackable(value):
+            raise ValueError(f"`Checkpoint` was expecting {name} to be a trackable object (a "
+                             f"Variable, tf.Module, optimizer, Keras object, Checkpoint, or a "
+                             f"list/tuple/dict of them), got {value!r}")
+        if name == "save_counter":
+            raise ValueError("`save_counter` is the Checkpoint's own; use another name")
+        self._deps[name] = value
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["_deps"][name]
+        except KeyError:
+            raise AttributeError(f"'Checkpoint' object has no attribute {name!r}") from None
+
+    @property
+    def save_counter(self):
+        """The number of ``save`` calls (an int64 Variable, restored with the rest)."""
+        if self._counter is None:
+            object.__setattr__(self, "_counter",
+                               Variable(np.int64(0), trainable=False, name="save_counter"))
+        return self._counter
+
+    def save(self, file_prefix, options=None):
+        """Write ``f"{file_prefix}-{save_counter + 1}"``, count it, and make it the
+        directory's ``latest_checkpoint``. Returns the path."""
+        counter = self.save_counter
+        number = int(counter.numpy()) + 1
+        counter.assign(np.int64(number), read_value=False)
+        try:
+            path = self._write(f"{os.fspath(file_prefix)}-{number}")
+        except BaseException:
+            counter.assign(np.int64(number - 1), read_value=False)
+            raise
+        _write_state(os.path.dirname(path), path, [path])
+        return path
+
+    def write(self, file_prefix, options=None):
+        """Write to ``file_prefix`` itself: no number, no ``save_counter`` change,
+        not seen by ``latest_checkpoint``. Returns the path."""
+        return self._write(os.fspath(file_prefix))
+
+    def _write(self, path):
+        graph = _Graph(self)
+        index, arrays = [], {}
+        for key, v in graph.variables.items():
+            value = np.asarray(v.numpy())
+            index.append([key, list(value.shape), np.dtype(value.dtype).name])
+            if value.size:       # orbax refuses empty arrays; shape and dtype say it all
+                arrays[str(len(index) - 1)] = value
+        meta = {"format": _FORMAT, "values": index, "slots": graph.slots,
+                "keras_optimizers": {p: graph.keras_built_for(o)
+                                     for p, o in graph.keras_optimizers}}
+        _atomic_orbax_save(path, arrays, meta)
+        return path
+
+    def restore(self, save_path, options=None):
+        """Restore the values saved at ``save_path`` (as returned by ``save`` or
+        ``latest_checkpoint``; None restores nothing). Returns a status whose
+        ``assert_consumed()`` raises if a saved value found no object or an
+        object found no value."""
+        if save_path is None:
+            return _InitializationOnlyStatus()
+        self.save_counter        # noqa: B018  (made now, as TF's restore does)
+        return self.read(save_path, options)
+
+    def read(self, save_path, options=None):
+        """Restore what ``write`` wrote; like ``restore`` but without making
+        ``save_counter`` first."""
+        save_path = os.fspath(save_path)
+        meta, arrays = _orbax_load(save_path)
+        graph = _Graph(self)
+        saved = {key: (tuple(shape), jnp.dtype(dtype), str(i))
+                 for i, (key, shape, dtype) in enumerate(meta["values"])}
+        commit, fresh = _prepare_slots(graph, meta, saved)
+        errors = []
+        for path in graph.unbuilt:
+            if any(k.startswith(path + "/") for k in saved):
+                errors.append(f"{path}: this Keras layer is not built yet; build the model "
+                              "(call it once) before restore")
+        for key in sorted(saved.keys() & graph.variables.keys()):
+            v, (shape, dtype, _) = graph.variables[key], saved[key]
+            if tuple(v.shape) != shape or (np.dtype(v.dtype) != np.dtype(dtype)
+                                           and key not in fresh):
+                errors.append(f"{key}: the checkpoint has shape {shape} dtype "
+                              f"{np.dtype(dtype).name}, the object's Variable has {_describe(v)}")
+        if errors:
+            raise ValueError(f"cannot restore {save_path!r} (no Variable was changed):\n  "
+                             + "\n  ".join(errors))
+        for fn in commit:
+            fn()
+        for key in saved.keys() & graph.variables.keys():
+            shape, dtype, i = saved[key]
+            value = arrays[i] if i in arrays else np.zeros(shape, dtype)
+            # A jax array: eagertape takes NumPy's bfloat16 (kind "V") only so.
+            value = jnp.asarray(value, dtype)
+            if key in fresh:      # a slot's dtype after a step may not be its initial one
+                graph.variables[key]._value = value
+            else:
+                graph.variables[key].assign(value, read_value=False)
+        return LoadStatus(save_path, saved.keys() - graph.variables.keys(),
+                          graph.variables.keys() - saved.keys(),
+                          saved.keys() & graph.variables.keys())
+
+
+def _prepare_slots(graph, meta, saved):
+    """Make the optimizer slots the checkpoint has values for (TF restores them
+    when they are made); returns what to commit once everything is checked, and
+    the keys of the slots made (they take the saved dtype)."""
+    commit, fresh = [], set()
+    for path, opt in graph.optimizers:
+        have = set(graph.slots.get(path, ()))
+        for vpath in meta["slots"].get(path, ()):
+            v = graph.variables.get(vpath)
+            if v is None or vpath in have:
+                continue
+            entry = opt._slots(v, v.jax())
+            graph._add_slots(path, vpath, entry[2])
+            fresh.update(f"{path}/.slots/{vpath}/{i}" for i in range(len(entry[2])))
+            commit.append(lambda opt=opt, v=v, entry=entry: opt._states.__setitem__(id(v), entry))
+    for path, opt in graph.keras_optimizers:
+        want = meta["keras_optimizers"].get(path)
+        if want is None:
+            continue
+        if not opt.built:
+            live = [graph.variables.get(p) for p in want]
+            if any(v is None for v in live):
+                continue       # its slot values stay unmatched: assert_consumed says so
+            # Building changes no Variable; it makes the slots the checkpoint fills.
+            opt.build([_keras._keras_variable(opt, v) for v in live])
+            for i, x in enumerate(opt.variables):
+                graph.variables[f"{path}/{i}"] = _canonical(x)
+        elif graph.keras_built_for(opt) != want:
+            raise ValueError(f"cannot restore: the Keras optimizer {path!r} was built for the "
+                             f"variables {graph.keras_built_for(opt)}, the checkpoint's for {want}")
+    return commit, fresh
+
+
+class LoadStatus:
+    """What ``Checkpoint.restore`` returns: assertions about what was matched."""
+
+    def __init__(self, path, unused_values, unmatched_objects, matched=()):
+        self._path = path
+        self._matched = [k for k in matched if k != "save_counter"]
+        self._unused = sorted(unused_values)
+        self._unmatched = sorted(unmatched_objects)
+
+    def assert_consumed(self):
+        """Raise AssertionError unless every saved value was restored into an
+        object and every object's Variable got a value. Returns self."""
+        self.assert_existing_objects_matched()
+        if self._unused:
+            raise AssertionError(f"values in checkpoint {self._path!r} found no object to "
+                                 f"restore into: {self._unused}")
+        return self
+
+    def assert_existing_objects_matched(self):
+        """Raise AssertionError if a Variable reachable from the Checkpoint got no
+        value from the checkpoint. Returns self."""
+        if self._unmatched:
+            raise AssertionError(f"{len(self._unmatched)} Variables were not found in checkpoint "
+                                 f"{self._path!r}: {self._unmatched}")
+        return self
+
+    def assert_nontrivial_match(self):
+        """Raise AssertionError if nothing but ``save_counter`` was restored.
+        Returns self."""
+        if not self._matched:
+            raise AssertionError(f"nothing was restored from checkpoint {self._path!r} but "
+                                 "(perhaps) save_counter: is it a checkpoint of these objects?")
+        return self
+
+    def expect_partial(self):
+        """Say that a partial restore is intended (eagertape prints no warnings
+        about unused values anyway). Returns self."""
+        return self
+
+    def run_restore_ops(self, session=None):
+        """Nothing to run: eager restores assign at once."""
+
+
+class _InitializationOnlyStatus(LoadStatus):
+    # restore(None): nothing restored, as TF's InitializationOnlyStatus.
+    def __init__(self):
+        super().__init__(None, [], [])
+
+    def assert_existing_objects_matched(self):
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
+                             "restored.")
+
+    assert_consumed = assert_nontrivial_match = assert_existing_objects_matched
+
+
+# -- storage -------------------------------------------------------------------
+def _checkpointer():
+    ocp = _orbax()
+    return ocp, ocp.Checkpointer(ocp.CompositeCheckpointHandler())
+
+
+def _atomic_orbax_save(path, arrays, meta):
+    ocp, ckptr = _checkpointer()
+    path = os.path.abspath(path)
+    parent, name = os.path.split(path)
+    os.makedirs(parent, exist_ok=True)
+    tmp = os.path.join(parent, f".{name}.tmp-{uuid.uuid4().hex}")
+    items = {"index": ocp.args.JsonSave(meta)}
+    if arrays:
+        items["arrays"] = ocp.args.PyTreeSave(arrays)
+    try:
+        ckptr.save(tmp, args=ocp.args.Composite(**items))
+        if os.path.exists(path):      # write() over an old one: swap, then drop the old
+            old = f"{tmp}-old"
+            os.replace(path, old)
+            os.replace(tmp, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, path)
+    finally:
+        for leftover in os.listdir(parent):
+            if leftover.startswith(os.path.basename(tmp)):
+                shutil.rmtree(os.path.join(parent, leftover), ignore_errors=True)
+
+
+def _orbax_load(path):
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"no eagertape checkpoint at {path!r} (eagertape cannot read "
+                                "TensorFlow's own checkpoints)")
+    ocp, ckptr = _checkpointer()
+    path = os.path.abspath(path)      # orbax takes absolute paths only
+    meta = ckptr.restore(path, args=ocp.args.Composite(index=ocp.args.JsonRestore()))["index"]
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+        raise ValueError(f"{path!r} is not an eagertape checkpoint")
+    arrays = {}
+    if any(np.prod(shape) for _, shape, _ in meta["values"]):
+        arrays = ckptr.restore(path, args=ocp.args.Composite(
+            arrays=ocp.args.PyTreeRestore()))["arrays"]
+    return meta, arrays
+
+
+def _state_path(directory):
+    return os.path.join(directory or ".", _STATE_FILE)
+
+
+def _read_state(directory):
+    try:
+        with open(_state_path(directory)) as f:
+            state = json.load(f)
+        state["model_checkpoint_path"]         # noqa: B018  (TF ignores a state without it)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    join = lambda p: p if os.path.isabs(p) else os.path.join(directory, p)  # noqa: E731
+    state["model_checkpoint_path"] = join(state["model_checkpoint_path"])
+    state["all_model_checkpoint_paths"] = [join(p) for p in state["all_model_checkpoint_paths"]]
+    return state
+
+
+def _write_state(directory, latest, paths, timestamps=(), last_preserved=0.0):
+    base = os.path.abspath(directory or ".")
+    rel = lambda p: os.path.relpath(os.path.abspath(p), base)  # noqa: E731
+    state = {"model_checkpoint_path": rel(latest),
+             "all_model_checkpoint_paths": [rel(p) for p in paths],
+             "all_model_checkpoint_timestamps": list(timestamps),
+             "last_preserved_timestamp": last_preserved}
+    target = _state_path(directory)
+    tmp = f"{target}.tmp-{uuid.uuid4().hex}"
+    with open(tmp, "w") as f:
+        json.dump(state, f, indent=1)
+    os.replace(tmp, target)
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None):
+    """The path of the newest checkpoint ``save`` or a CheckpointManager wrote in
+    ``checkpoint_dir``, or None (no checkpoint, or it was deleted).
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> print(tf.train.latest_checkpoint(d))
+    None
+    >>> ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    >>> _ = ckpt.save(os.path.join(d, "ckpt")); _ = ckpt.save(os.path.join(d, "ckpt"))
+    >>> os.path.basename(tf.train.latest_checkpoint(d))
+    'ckpt-2'
+    """
+    state = _read_state(os.fspath(checkpoint_dir))
+    if state is None or not os.path.isdir(state["model_checkpoint_path"]):
+        return None
+    return state["model_checkpoint_path"]
+
+
+def _integer(x):
+    return int(x.numpy()) if hasattr(x, "numpy") else int(x)
+
+
+class CheckpointManager:
+    """``tf.train.CheckpointManager``: numbered saves of a Checkpoint into one
+    directory, keeping the newest ``max_to_keep`` (None: all) and, with
+    ``keep_checkpoint_every_n_hours``, one per that many hours besides.
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    >>> manager = tf.train.CheckpointManager(ckpt, tempfile.mkdtemp(), max_to_keep=2)
+    >>> [os.path.basename(manager.save()) for _ in range(4)]
+    ['ckpt-1', 'ckpt-2', 'ckpt-3', 'ckpt-4']
+    >>> [os.path.basename(p) for p in manager.checkpoints]
+    ['ckpt-3', 'ckpt-4']
+    >>> ckpt.restore(manager.latest_checkpoint).assert_consumed() is not None
+    True
+    """
+
+    def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None,
+                 checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None,
+                 init_fn=None, last_checkpoint_step=None):
+        if max_to_keep is not None and max_to_keep <= 0:
+            raise ValueError(f"Expected a positive integer or `None` for `max_to_keep`, got "
+                             f"{max_to_keep}.")
+        if checkpoint_interval is not None and step_counter is None:
+            raise ValueError("`step_counter` should be passed if `checkpoint_interval` is not "
+                             "None.")
+        self._checkpoint, self._max_to_keep = checkpoint, max_to_keep
+        self._keep_hours = keep_checkpoint_every_n_hours
+        self._directory = os.fspath(directory)
+        self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._step_counter, self._checkpoint_interval = step_counter, checkpoint_interval
+        self._last_step, self._init_fn = last_checkpoint_step, init_fn
+        # A manager used this directory before: take over its list, as TF does.
+        state, now = _read_state(self._directory), time.time()
+        self._maybe_delete = collections.OrderedDict()
+        if state is None:
+            self._latest, self._last_preserved = None, now - 1.0
+            return
+        self._latest = state["model_checkpoint_path"]
+        self._last_preserved = min(state.get("last_preserved_timestamp", 0.0), now)
+        paths = state["all_model_checkpoint_paths"]
+        stamps = state.get("all_model_checkpoint_timestamps") or [self._last_preserved] * len(paths)
+        for path, stamp in zip(paths, stamps):
+            if min(stamp, now) > self._last_preserved:
+                self._maybe_delete[path] = min(stamp, now)
+
+    directory = property(lambda self: self._directory)
+    checkpoint = property(lambda self: self._checkpoint)
+    checkpoint_interval = property(lambda self: self._checkpoint_interval)
+    latest_checkpoint = property(lambda self: self._latest,
+                                 doc="The newest checkpoint's path, or None.")
+    checkpoints = property(lambda self: list(self._maybe_delete),
+                           doc="The paths of the kept checkpoints that may yet be deleted, "
+                               "oldest first.")
+
+    def save(self, checkpoint_number=None, check_interval=True, options=None):
+        """Save ``<directory>/<checkpoint_name>-<n>`` (n: ``checkpoint_number``, else
+        the Checkpoint's ``save_counter`` after counting this save), then delete
+        the ones beyond ``max_to_keep``. Returns the path, or None where
+        ``checkpoint_interval`` says it is too early."""
+        if self._checkpoint_interval is not None:
+            step = _integer(self._step_counter)
+            if self._last_step is not None and (step == self._last_step or (
+                    check_interval and step < self._last_step + self._checkpoint_interval)):
+                return None
+            self._last_step = step
+        counter = self._checkpoint.save_counter
+        counter.assign_add(np.int64(1), read_value=False)
+        number = _integer(counter if checkpoint_number is None else checkpoint_number)
+        try:
+            path = self._checkpoint._write(f"{self._prefix}-{number}")
+        except BaseException:
+            counter.assign_sub(np.int64(1), read_value=False)
+            raise
+        self._maybe_delete.pop(path, None)
+        self._maybe_delete[path] = time.time()
+        self._latest = path
+        self._record()      # before deleting, as TF: the state never names only deleted ones
+        self._sweep()
+        self._record()
+        return path
+
+    def _record(self):
+        paths, stamps = zip(*self._maybe_delete.items())
+        _write_state(self._directory, self._latest, paths, stamps, self._last_preserved)
+
+    def _sweep(self):
+        while self._max_to_keep and len(self._maybe_delete) > self._max_to_keep:
+            path, stamp = self._maybe_delete.popitem(last=False)
+            if self._keep_hours and stamp - self._keep_hours * 3600.0 >= self._last_preserved:
+                self._last_preserved = stamp      # kept for good, no longer managed
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+
+    def restore_or_initialize(self):
+        """Restore the latest checkpoint and return its path; else call ``init_fn``
+        (if given) and return None."""
+        if self._latest is not None:
+            self._checkpoint.restore(self._latest)
+            if self._checkpoint_interval is not None:
+                self._last_step = _integer(self._step_counter)
+            return self._latest
+        if self._init_fn is not None:
+            self._init_fn()
+        return None
+
+    def sync(self):
+        """Saves are synchronous: nothing to wait for."""

@@ -1,0 +1,385 @@
+"""``tf.train.Checkpoint``, ``CheckpointManager`` and ``latest_checkpoint``.
+
+The first test runs one program through ``tensorflow`` and ``eagertape.tf`` (in
+subprocesses: TF's Keras and eagertape's cannot share a process) and compares
+what TF's semantics fix: the paths save/CheckpointManager return, what is
+kept, ``latest_checkpoint``, ``save_counter``, which status assertions raise,
+and the weights of a Keras model resumed from a checkpoint. The rest need no
+TensorFlow: round trips, refusals that change nothing, interrupted saves.
+"""
+import doctest
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("orbax.checkpoint")
+
+import eagertape as et  # noqa: E402
+import eagertape.tf as tf  # noqa: E402
+from eagertape.tf import train  # noqa: E402
+
+_PROGRAM = r'''
+import json, os, sys
+import numpy as np
+if sys.argv[1] == "tf":
+    import tensorflow as tf
+else:
+    import eagertape.tf as tf
+d = sys.argv[2]
+out = {}
+def rel(p):
+    return None if p is None else os.path.relpath(p, d)
+def exists(p):      # TF's prefix has .index/.data files, eagertape's is a directory
+    return os.path.exists(p + ".index") or os.path.exists(p)
+def outcome(fn):
+    try:
+        fn()
+        return "ok"
+    except AssertionError:
+        return "AssertionError"
+def asserts(st):
+    return [outcome(st.assert_consumed), outcome(st.assert_existing_objects_matched),
+            outcome(st.expect_partial)]
+
+v, w = tf.Variable([1.0, 2.0]), tf.Variable(3.0)
+ck = tf.train.Checkpoint(v=v, w=w)
+a = os.path.join(d, "a")
+out["latest_missing_dir"] = rel(tf.train.latest_checkpoint(a))
+out["saves"] = [rel(ck.save(os.path.join(a, "ckpt"))) for _ in range(3)]
+out["save_counter"] = int(ck.save_counter.numpy())
+out["latest"] = rel(tf.train.latest_checkpoint(a))
+written = ck.write(os.path.join(a, "written"))
+out["write"] = [rel(written), int(ck.save_counter.numpy()), rel(tf.train.latest_checkpoint(a))]
+v.assign([5.0, 6.0])
+st = ck.restore(os.path.join(d, out["saves"][0]))
+out["restored"] = [v.numpy().tolist(), float(w.numpy()), int(ck.save_counter.numpy())]
+out["restore_full"] = asserts(st)
+v2 = tf.Variable([0.0, 0.0])       # holds less than the checkpoint
+out["fewer"] = asserts(tf.train.Checkpoint(v=v2).restore(os.path.join(d, out["saves"][2])))
+out["fewer_value"] = v2.numpy().tolist()
+more = tf.train.Checkpoint(v=tf.Variable([0.0, 0.0]), w=tf.Variable(0.0), x=tf.Variable(1.0))
+out["more"] = asserts(more.restore(os.path.join(d, out["saves"][2])))
+out["more_counter"] = int(more.save_counter.numpy())
+out["more_next_save"] = rel(more.save(os.path.join(a, "more")))
+fresh = lambda: tf.train.Checkpoint(v=tf.Variable([0.0, 0.0]), w=tf.Variable(0.0))
+out["read_written"] = asserts(fresh().read(written))
+out["restore_written"] = asserts(fresh().restore(written))
+out["read_saved"] = asserts(fresh().read(os.path.join(d, out["saves"][0])))
+p0 = fresh().write(os.path.join(d, "w0", "x"))       # no save_counter made yet
+out["write_fresh"] = [rel(p0), rel(tf.train.latest_checkpoint(os.path.join(d, "w0")))]
+out["read_fresh_written"] = asserts(fresh().read(p0))
+out["restore_fresh_written"] = asserts(fresh().restore(p0))
+out["restore_none"] = asserts(fresh().restore(None))
+
+m = tf.train.CheckpointManager(tf.train.Checkpoint(v=v), os.path.join(d, "m"), max_to_keep=2)
+out["m_initial"] = [m.latest_checkpoint, m.checkpoints]
+paths = [m.save() for _ in range(4)]
+out["m_saves"] = [rel(p) for p in paths]
+out["m_kept"] = [rel(p) for p in m.checkpoints]
+out["m_exist"] = [exists(p) for p in paths]
+out["m_latest"] = [rel(m.latest_checkpoint), rel(tf.train.latest_checkpoint(os.path.join(d, "m")))]
+out["m_number"] = rel(m.save(checkpoint_number=100))
+out["m_after_number"] = [rel(m.save()), [rel(p) for p in m.checkpoints], [exists(p) for p in paths]]
+m2 = tf.train.CheckpointManager(tf.train.Checkpoint(v=v), os.path.join(d, "m"), max_to_keep=3,
+                                checkpoint_name="other")
+out["m2_recovered"] = [rel(m2.latest_checkpoint), [rel(p) for p in m2.checkpoints]]
+out["m2_save"] = [rel(m2.save()), [rel(p) for p in m2.checkpoints]]
+m3 = tf.train.CheckpointManager(tf.train.Checkpoint(v=v), os.path.join(d, "m3"), max_to_keep=None,
+                                keep_checkpoint_every_n_hours=1)
+out["m3"] = [rel(m3.save()) for _ in range(3)] + [[rel(p) for p in m3.checkpoints]]
+ck_s = tf.train.Checkpoint(v=v)
+out["ck_then_manager"] = [rel(ck_s.save(os.path.join(d, "s", "ckpt"))),
+                          rel(tf.train.CheckpointManager(ck_s, os.path.join(d, "s"), 2).save()),
+                          rel(tf.train.latest_checkpoint(os.path.join(d, "s")))]
+
+# A Keras model and Adam, resumed from a checkpoint in fresh objects.
+keras = tf.keras
+rs = np.random.RandomState(0)
+x, y = rs.randn(8, 3).astype("float32"), rs.randn(8, 1).astype("float32")
+def build():
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, activation="tanh"),
+                              keras.layers.BatchNormalization(), keras.layers.Dense(1)])
+    model.set_weights([np.full(w.shape, 0.1 * (i + 1), w.dtype) + rs.randn(*w.shape).astype(w.dtype)
+                       for i, w in enumerate(model.get_weights())])
+    return model
+def step(model, opt):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    opt.apply_gradients(zip(grads, model.trainable_variables))
+model, opt = build(), keras.optimizers.Adam(0.05)
+manager = tf.train.CheckpointManager(tf.train.Checkpoint(model=model, optimizer=opt),
+                                     os.path.join(d, "k"), max_to_keep=2)
+for _ in range(3):
+    step(model, opt)
+    manager.save()
+step(model, opt)
+out["continued"] = [w.tolist() for w in model.get_weights()]
+model2, opt2 = build(), keras.optimizers.Adam(0.05)       # other initial weights
+st = tf.train.Checkpoint(model=model2, optimizer=opt2).restore(manager.latest_checkpoint)
+out["restored_iterations"] = int(opt2.iterations.numpy())
+step(model2, opt2)
+out["consumed_after_step"] = outcome(st.assert_consumed)
+out["resumed"] = [w.tolist() for w in model2.get_weights()]
+out["kept"] = [rel(p) for p in manager.checkpoints]
+
+class Net(tf.Module):
+    def __init__(self, k):
+        super().__init__()
+        self.w = [tf.Variable(np.full((2, 3), k, "float32")), tf.Variable(np.float64(k))]
+        self.sub = tf.Module()
+        self.sub.b = {"bias": tf.Variable(np.arange(3, dtype="float32") * k)}
+        self.step = tf.Variable(np.int64(k), trainable=False)
+path = tf.train.Checkpoint(net=Net(1)).save(os.path.join(d, "n", "ckpt"))
+net2 = Net(0)
+st = tf.train.Checkpoint(net=net2).restore(path)
+out["module"] = [outcome(st.assert_consumed), [np.asarray(v.numpy()).tolist() for v in net2.variables]]
+print("RESULT", json.dumps(out))
+'''
+
+
+def _run(which, tmp_path):
+    # Not named like a package: the program's folder is first on sys.path.
+    prog, d = tmp_path / f"program_{which}.py", tmp_path / f"out_{which}"
+    prog.write_text(_PROGRAM)
+    d.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
+    p = subprocess.run([sys.executable, str(prog), which, str(d)], capture_output=True, text=True,
+                       timeout=600, env=dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""))
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert p.returncode == 0 and lines, p.stderr[-3000:]
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    # Not imported here: `import tensorflow` would load Keras on TF's backend in
+    # this process, where eagertape.tf.keras needs it on JAX.
+    for name in ("tensorflow", "keras"):
+        if importlib.util.find_spec(name) is None:
+            pytest.skip(f"{name} is not installed")
+    tmp = tmp_path_factory.mktemp("programs")
+    return _run("tf", tmp), _run("eagertape", tmp)
+
+
+def test_paths_counters_statuses_and_resumed_training_are_tensorflows(both):
+    want, got = both
+    weights = ("continued", "resumed")
+    assert {k: v for k, v in got.items() if k not in weights} == \
+        {k: v for k, v in want.items() if k not in weights}
+    # Facts the comparison rests on (a program that compared nothing would pass).
+    assert want["m_saves"] == ["m/ckpt-1", "m/ckpt-2", "m/ckpt-3", "m/ckpt-4"]
+    assert want["m_kept"] == ["m/ckpt-3", "m/ckpt-4"] and want["m_exist"] == [False, False, True, True]
+    assert want["fewer"] == ["AssertionError", "ok", "ok"]
+    assert want["restored_iterations"] == 3 and want["consumed_after_step"] == "ok"
+    for name in weights:
+        for a, b in zip(want[name], got[name], strict=True):
+            np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
+    # Resuming from the checkpoint (slots included) is the same as going on.
+    for a, b in zip(got["continued"], got["resumed"], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+# -- without TensorFlow -------------------------------------------------------------
+
+def _values(variables):
+    return [np.asarray(v.numpy()) for v in variables]
+
+
+def test_round_trip_of_dtypes_shapes_and_nests(tmp_path):
+    import jax.numpy as jnp
+
+    def make(k):
+        return [tf.Variable(np.full((2, 3), k, "float32")), tf.Variable(np.float64(k)),
+                tf.Variable(jnp.arange(3, dtype=jnp.bfloat16) * k), tf.Variable(np.int64(7 * k)),
+                tf.Variable(np.array([k > 0, False])), tf.Variable(np.zeros((0, 4), "float16")),
+                tf.Variable(np.int32(k) * np.ones((1, 1, 2), "int32"))]
+
+    def ckpt(vs):
+        inner = tf.train.Checkpoint(deep={"x": vs[4], "y": (vs[5], vs[6])})
+        return tf.train.Checkpoint(a=vs[0], b=[vs[1], {"c": vs[2]}], inner=inner, d=vs[3])
+
+    src, dst = make(1), make(0)
+    path = ckpt(src).save(tmp_path / "ckpt")
+    assert os.path.basename(path) == "ckpt-1"
+    ckpt(dst).restore(path).assert_consumed().assert_nontrivial_match()
+    for a, b in zip(_values(src), _values(dst), strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+    assert _values(dst)[0].sum() == 6 and _values(dst)[3] == 7
+
+
+def test_a_variable_held_twice_is_saved_once_under_its_first_path(tmp_path):
+    v = tf.Variable([1.0, 2.0])
+    path = tf.train.Checkpoint(a=v, b=[v]).write(tmp_path / "x")
+    v2 = tf.Variable([0.0, 0.0])
+    tf.train.Checkpoint(a=v2, b=[v2]).read(path).assert_consumed()
+    assert v2.numpy().tolist() == [1.0, 2.0]
+    # Two Variables where one was saved: the second gets nothing (TF 2.21 alike).
+    a, b = tf.Variable([0.0, 0.0]), tf.Variable([0.0, 0.0])
+    st = tf.train.Checkpoint(a=a, b=[b]).read(path)
+    assert a.numpy().tolist() == [1.0, 2.0] and b.numpy().tolist() == [0.0, 0.0]
+    with pytest.raises(AssertionError, match=r"not found in checkpoint .*\['b/0'\]"):
+        st.assert_existing_objects_matched()
+
+
+def test_wrong_shape_or_dtype_changes_no_variable_and_names_both(tmp_path):
+    path = tf.train.Checkpoint(a=tf.Variable([1.0, 2.0]), b=tf.Variable([1.0, 2.0, 3.0]),
+                               c=tf.Variable(1.0)).write(tmp_path / "x")
+    a, b, c = tf.Variable([0.0, 0.0]), tf.Variable([0.0, 0.0, 0.0, 0.0]), tf.Variable(np.float64(0))
+    with pytest.raises(ValueError) as e:
+        tf.train.Checkpoint(a=a, b=b, c=c).restore(path)
+    msg = str(e.value)
+    assert "no Variable was changed" in msg
+    assert "b: the checkpoint has shape (3,) dtype float32, the object's Variable has shape (4,)" \
+        in msg
+    assert "c: the checkpoint has shape () dtype float32" in msg and "dtype float64" in msg
+    assert a.numpy().tolist() == [0.0, 0.0] and b.numpy().sum() == 0 and float(c.numpy()) == 0
+
+
+def test_eagertape_optimizer_slots_resume_in_a_fresh_optimizer(tmp_path):
+    def train(w, opt, n):
+        for _ in range(n):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.square(w - 3.0))
+            opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+    w, opt = tf.Variable([1.0, -1.0]), et.optimizers.Adam(0.1)
+    train(w, opt, 3)
+    path = tf.train.Checkpoint(w=w, opt=opt).save(tmp_path / "ckpt")
+    train(w, opt, 2)
+    w2, opt2 = tf.Variable([0.0, 0.0]), et.optimizers.Adam(0.1)
+    tf.train.Checkpoint(w=w2, opt=opt2).restore(path).assert_consumed()
+    assert int(opt2.iterations.numpy()) == 3
+    train(w2, opt2, 2)
+    np.testing.assert_array_equal(w2.numpy(), w.numpy())
+    # Without the slots the resumed steps differ (so the comparison can fail).
+    w3, opt3 = tf.Variable([0.0, 0.0]), et.optimizers.Adam(0.1)
+    tf.train.Checkpoint(w=w3).restore(path).expect_partial()
+    train(w3, opt3, 2)
+    assert not np.array_equal(w3.numpy(), w.numpy())
+
+
+def test_module_attributes_are_the_dependencies(tmp_path):
+    class Block(tf.Module):
+        def __init__(self, k):
+            super().__init__()
+            self.kernel = tf.Variable(np.full((2, 2), k, "float32"))
+            self.layers = [tf.Module(), tf.Module()]
+            self.layers[1].scale = tf.Variable(float(k))
+            self.note = "not trackable"
+
+    path = tf.train.Checkpoint(model=Block(2)).save(tmp_path / "c")
+    fresh = Block(0)
+    tf.train.Checkpoint(model=fresh).restore(path).assert_consumed()
+    assert _values(fresh.variables)[0].sum() == 8 and float(fresh.layers[1].scale.numpy()) == 2
+    other = Block(0)
+    other.renamed, other.kernel = other.kernel, None          # same Variable, another attribute
+    st = tf.train.Checkpoint(model=other).restore(path)
+    with pytest.raises(AssertionError, match="model/renamed"):
+        st.assert_existing_objects_matched()
+
+
+def test_interrupted_save_keeps_the_last_good_checkpoint(tmp_path, monkeypatch):
+    import orbax.checkpoint as ocp
+    v = tf.Variable([1.0, 2.0])
+    ckpt = tf.train.Checkpoint(v=v)
+    manager = tf.train.CheckpointManager(ckpt, tmp_path, max_to_keep=2)
+    good = [manager.save(), manager.save()]
+    original = ocp.Checkpointer.save
+
+    def fails_midway(self, directory, *args, **kwargs):
+        original(self, directory, *args, **kwargs)      # the data is written, then the disk fills
+        raise OSError("No space left on device")
+
+    v.assign([9.0, 9.0])
+    monkeypatch.setattr(ocp.Checkpointer, "save", fails_midway)
+    with pytest.raises(OSError, match="No space"):
+        manager.save()
+    with pytest.raises(OSError, match="No space"):
+        ckpt.save(tmp_path / "ckpt")
+    monkeypatch.undo()
+    assert manager.checkpoints == good and manager.latest_checkpoint == good[1]
+    assert tf.train.latest_checkpoint(tmp_path) == good[1]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "ckpt-1", "ckpt-2"]  # nothing half-made
+    assert int(ckpt.save_counter.numpy()) == 2
+    tf.train.Checkpoint(v=(w := tf.Variable([0.0, 0.0]))).restore(good[1]).assert_consumed()
+    assert w.numpy().tolist() == [1.0, 2.0]
+    assert os.path.basename(manager.save()) == "ckpt-3"       # the failed number, reused
+
+
+def test_write_over_an_existing_checkpoint_replaces_it(tmp_path):
+    v = tf.Variable(1.0)
+    ckpt = tf.train.Checkpoint(v=v)
+    ckpt.write(tmp_path / "x")
+    v.assign(2.0)
+    ckpt.write(tmp_path / "x")
+    v.assign(0.0)
+    ckpt.read(tmp_path / "x").assert_consumed()
+    assert float(v.numpy()) == 2.0 and sorted(os.listdir(tmp_path)) == ["x"]
+
+
+def test_keras_model_must_be_built_before_restore(tmp_path):
+    if importlib.util.find_spec("keras") is None:
+        pytest.skip("keras is not installed")
+    keras = tf.keras
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = keras.layers.Dense(3)
+            self.out = keras.layers.Dense(1)
+
+        def call(self, x):
+            return self.out(self.hidden(x))
+
+    x = np.ones((2, 4), "float32")
+    net = Net()
+    net(x)
+    path = tf.train.Checkpoint(model=net).save(tmp_path / "ckpt")
+    fresh = Net()
+    with pytest.raises(ValueError, match=r"model: this Keras layer is not built yet; build the "
+                                         r"model \(call it once\) before restore"):
+        tf.train.Checkpoint(model=fresh).restore(path)
+    fresh(x)
+    tf.train.Checkpoint(model=fresh).restore(path).assert_consumed()
+    np.testing.assert_array_equal(fresh(x).numpy(), net(x).numpy())
+
+
+def test_bad_input_is_refused_clearly(tmp_path):
+    with pytest.raises(ValueError, match="expecting x to be a trackable object"):
+        tf.train.Checkpoint(x=3)
+    with pytest.raises(FileNotFoundError, match="no eagertape checkpoint"):
+        tf.train.Checkpoint(v=tf.Variable(1.0)).restore(tmp_path / "nothing-1")
+    with pytest.raises(ValueError, match="max_to_keep"):
+        tf.train.CheckpointManager(tf.train.Checkpoint(), tmp_path, max_to_keep=0)
+    (tmp_path / "checkpoint").write_text("not json")
+    assert tf.train.latest_checkpoint(tmp_path) is None
+
+
+def test_orbax_is_needed_only_when_a_checkpoint_is_made():
+    code = ("import sys\n"
+            "sys.modules['orbax'] = sys.modules['orbax.checkpoint'] = None\n"
+            "import eagertape.tf as tf\n"
+            "print(tf.train.latest_checkpoint('.'))\n"
+            "try:\n"
+            "    tf.train.Checkpoint()\n"
+            "except ImportError as e:\n"
+            "    print(e)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.splitlines() == [
+        "None", "tf.train.Checkpoint stores checkpoints with orbax-checkpoint, which is not "
+                "installed: pip install 'eagertape[checkpoint]'"]
+    p = subprocess.run([sys.executable, "-c", "import sys, eagertape.tf; print('orbax' in "
+                        "' '.join(sys.modules))"], capture_output=True, text=True, timeout=300)
+    assert p.stdout.strip() == "False", p.stderr[-2000:]
+
+
+def test_docstring_examples():
+    assert doctest.testmod(train).failed == 0
