@@ -676,6 +676,41 @@ def _memory(progress, steps=1000):
             "growth_mb": rss[1] - rss[0]}
 
 
+def _pipeline(systems, progress, rounds=5, n=60000):
+    """One epoch of a tf.data input pipeline over an MNIST-sized dataset: seconds
+    for eagertape.tf.data and TF's tf.data, interleaved round by round."""
+    import eagertape.tf as etf
+    libs = {"eagertape": etf}
+    if "tf" in systems:
+        import tensorflow as tf
+        libs["tf"] = tf
+    rng = np.random.RandomState(0)
+    x = rng.randint(0, 256, (n, 28, 28)).astype(np.uint8)
+    y = rng.randint(0, 10, n).astype(np.int64)
+    pipelines = {
+        "shuffle, batch": lambda tf: tf.data.Dataset.from_tensor_slices((x, y)).shuffle(
+            n, seed=1).batch(128),
+        "shuffle, map, batch": lambda tf: tf.data.Dataset.from_tensor_slices((x, y)).shuffle(
+            n, seed=1).map(lambda a, b: (tf.cast(a, tf.float32) / 255.0, tf.one_hot(b, 10)),
+                           num_parallel_calls=tf.data.AUTOTUNE).batch(128).prefetch(1),
+    }
+    out = {}
+    for name, make in pipelines.items():
+        datasets = {s: make(lib) for s, lib in libs.items()}
+        counts = {}
+
+        def epoch(s):
+            t = time.perf_counter()
+            counts[s] = sum(1 for _ in datasets[s])
+            return time.perf_counter() - t
+        times = _interleaved(list(libs), rounds + 1, epoch, progress, f"tf.data {name}")
+        assert len(set(counts.values())) == 1, counts
+        out[name] = {s: {"median_s": float(np.median(t[1:])), "min_s": float(np.min(t[1:])),
+                         "max_s": float(np.max(t[1:])), "batches": counts[s]}
+                     for s, t in times.items()}    # round 1: tracing and warm-up
+    return {"examples": n, "rounds": rounds, "pipelines": out}
+
+
 def _meta(systems):
     import jax
 
@@ -746,6 +781,7 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
         res["first_steps"] = _first_steps(systems, progress)
         res["changing_structure"] = _changing(systems, progress)
         res["memory"] = _memory(progress)
+        res["input_pipeline"] = _pipeline(systems, progress)
     import eagertape as et
     res["replay_cache"] = et.replay_cache_info()._asdict()
     res["targets"] = [
@@ -828,6 +864,18 @@ def _report_extras(res, out):
         out(f"\nmemory: {mm['steps']}-step eagertape training loop, resident "
             f"{mm['rss_after_100_mb']:.1f} MB after 100 steps, {mm['rss_after_all_mb']:.1f} MB "
             f"after {mm['steps']}: growth {mm['growth_mb']:+.1f} MB")
+    if "input_pipeline" in res:
+        ip = res["input_pipeline"]
+        out(f"\ntf.data: one epoch of {ip['examples']} 28x28 examples in batches of 128 "
+            f"(seconds, median of {ip['rounds']} [min-max])")
+        rows = []
+        for name, by in ip["pipelines"].items():
+            et_s = by["eagertape"]["median_s"]
+            for s, t in by.items():
+                rows.append([name, "eagertape.tf.data" if s == "eagertape" else "tf.data",
+                             f"{t['median_s']:.3f} [{t['min_s']:.3f}-{t['max_s']:.3f}]",
+                             f"{t['median_s'] / et_s:.2f}x"])
+        _table(["pipeline", "system", "epoch s", "vs eagertape"], rows, out)
     rc = res["replay_cache"]
     out(f"replay cache: {rc['hits']} hits, {rc['misses']} misses (compiles), "
         f"{rc['size']} entries (max {rc['maxsize']})")

@@ -249,7 +249,8 @@ class Dataset:
             raise ValueError("from_tensor_slices: all components must have the same size "
                              f"in their first dimension, got sizes {sorted(sizes)}")
         n = sizes.pop()
-        return Dataset(lambda: (_map(lambda a: a[i], arrays) for i in range(n)), n,
+        rebuild = _rebuilder(arrays)
+        return Dataset(lambda: (rebuild([a[i] for a in leaves]) for i in range(n)), n,
                        _map(lambda a: TensorSpec(a.shape[1:], a.dtype), arrays))
 
     @staticmethod
@@ -420,25 +421,24 @@ class Dataset:
         if size <= 0 and size != AUTOTUNE:
             raise InvalidArgumentError(f"argument `buffer_size` must be positive, got {size}")
         base = np.random.SeedSequence(_seed(seed))
-        passes = itertools.count()
         upstream = self._make
 
         def make():
-            rng = np.random.default_rng(
-                base.spawn(1)[0] if reshuffle_each_iteration else base)
-            if reshuffle_each_iteration:
-                next(passes)
+            # Each pass spawns the next child seed: a new order every pass, the same
+            # sequence of orders for the same seed.
+            rng = np.random.default_rng(base.spawn(1)[0] if reshuffle_each_iteration else base)
+            draws = _uniforms(rng)
             buffer, it = [], upstream()
             for element in it:
                 buffer.append(element)
                 if len(buffer) >= size:
                     break
             for element in it:
-                j = int(rng.integers(len(buffer)))
+                j = int(next(draws) * len(buffer))
                 yield buffer[j]
                 buffer[j] = element
             while buffer:
-                j = int(rng.integers(len(buffer)))
+                j = int(next(draws) * len(buffer))
                 buffer[j], buffer[-1] = buffer[-1], buffer[j]
                 yield buffer.pop()
         return Dataset(make, self._cardinality, self._spec)
@@ -711,17 +711,34 @@ def _check_shape(array, shape, index):
                         f"signature says {shape}")
 
 
+def _uniforms(rng, block=4096):
+    while True:
+        yield from rng.random(block).tolist()
+
+
+def _rebuilder(nest):
+    """A function from a list of leaves to a nest shaped as ``nest``."""
+    if not _is_nest(nest):
+        return lambda leaves: leaves[0]
+    if type(nest) is tuple and not any(_is_nest(x) for x in nest):
+        return tuple
+    def rebuild(leaves):
+        it = iter(leaves)
+        return _map(lambda _: next(it), nest)
+    return rebuild
+
+
 def _stack(elements, first_index):
     def stack(*parts):
-        shapes = {np.shape(p) for p in parts}
-        if len(shapes) != 1:
+        try:
+            return np.stack(parts)
+        except ValueError:
             k = next(i for i, p in enumerate(parts) if np.shape(p) != np.shape(parts[0]))
             raise InvalidArgumentError(
                 f"Cannot batch tensors with different shapes: element {first_index} has "
                 f"shape {list(np.shape(parts[0]))} and element {first_index + k} has "
                 f"shape {list(np.shape(parts[k]))}; use padded_batch, or make the shapes "
                 "equal in a map before batching")
-        return np.stack(parts)
     for e in elements[1:]:
         if not _same_structure(elements[0], e):
             raise InvalidArgumentError("Cannot batch elements of different structures")
