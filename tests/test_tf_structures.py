@@ -18,7 +18,8 @@ def _plain(v, tf):
     if isinstance(v, (tf.TensorShape, etf.TensorShape)):
         return ("shape", None if v.rank is None else v.as_list())
     if isinstance(v, (tf.Tensor, tf.Variable, etf.Tensor, etf.Variable)):
-        return (np.dtype(getattr(v.dtype, "as_numpy_dtype", v.dtype)).name, v.numpy().tolist())
+        return (np.dtype(getattr(v.dtype, "as_numpy_dtype", v.dtype)).name, tuple(v.shape),
+                v.numpy().tolist())
     if isinstance(v, dict):     # in its order, with its type
         return [type(v).__name__] + [(k, _plain(x, tf)) for k, x in v.items()]
     if isinstance(v, tuple) and hasattr(v, "_fields"):
@@ -301,7 +302,6 @@ def test_debugging_same_as_tensorflow(name):
 
 
 def test_debugging_messages_hold_the_message_and_values():
-    x, y = etf.constant([1.0, 2.0, 3.0]), etf.constant([1.0, 5.0, 3.0])
     cases = [
         (lambda tf: tf.debugging.assert_equal(tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 5.0, 3.0]),
                                               message="step 7"), None),
@@ -312,8 +312,7 @@ def test_debugging_messages_hold_the_message_and_values():
         (lambda tf: tf.debugging.check_numerics(tf.constant([1.0, np.nan, np.inf]), "both"), None),
         (lambda tf: tf.debugging.assert_scalar(tf.zeros([3])), None),
     ]
-    del x, y
-    for program, _ in cases:
+    for program, _ in cases:  # TF's eager message is in eagertape's
         want, got = _outcome(tf_, program), _outcome(etf, program)
         assert want[0] == got[0] == "error"
         w = str(want[1])
@@ -349,3 +348,113 @@ def test_check_numerics_passes_the_gradient_as_tensorflow():
             y = tf.reduce_sum(tf.debugging.check_numerics(x * x, "y") * 3.0)
         return tape.gradient(y, x).numpy()
     np.testing.assert_allclose(run(etf), run(tf_))
+
+
+# -- TensorArray ---------------------------------------------------------------------
+def _ta(tf, **kw):
+    return tf.TensorArray(tf.float32, **({"size": 3} | kw))
+
+
+TA_PROGRAMS = {
+    "write_stack": lambda tf: _ta(tf).write(0, 1.0).write(2, tf.constant(3.0)).stack(),
+    "write_unassigned": lambda tf: (lambda ta: (ta.write(1, 5.0), ta.stack())[1])(_ta(tf)),
+    "read": lambda tf: _ta(tf).write(1, [1.0, 2.0]).read(1),
+    "read_unwritten": lambda tf: _ta(tf).write(1, [1.0, 2.0]).read(0),
+    "read_twice": lambda tf: (lambda ta: (ta.read(1), ta.read(1)))(_ta(tf).write(1, 2.0)),
+    "read_twice_kept": lambda tf: (lambda ta: (ta.read(1), ta.read(1)))(
+        _ta(tf, clear_after_read=False).write(1, 2.0)),
+    "read_out_of_range": lambda tf: _ta(tf).read(5),
+    "read_negative": lambda tf: _ta(tf).read(-1),
+    "write_out_of_range": lambda tf: _ta(tf).write(3, 1.0),
+    "write_negative": lambda tf: _ta(tf).write(-1, 1.0),
+    "write_dtype": lambda tf: _ta(tf).write(0, tf.constant(1)),
+    "write_python_int": lambda tf: _ta(tf).write(0, 1).stack(),
+    "write_shape": lambda tf: _ta(tf).write(0, [1.0, 2.0]).write(1, [1.0, 2.0, 3.0]),
+    "element_shape_given": lambda tf: _ta(tf, element_shape=[3]).write(0, [1.0, 2.0]),
+    "element_shape": lambda tf: (_ta(tf).element_shape, _ta(tf).write(0, [1.0, 2.0]).element_shape,
+                                 _ta(tf, element_shape=[None, 2]).element_shape),
+    "dynamic_size": lambda tf: (lambda ta: (ta.stack(), ta.size()))(
+        _ta(tf, size=0, dynamic_size=True).write(3, 1.0)),
+    "size": lambda tf: _ta(tf).size(),
+    "empty_stack": lambda tf: (_ta(tf, size=0).stack(), _ta(tf, size=0, element_shape=[2]).stack()),
+    "unstack": lambda tf: _ta(tf).unstack([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).stack(),
+    "unstack_too_many": lambda tf: _ta(tf, size=2).unstack([1.0, 2.0, 3.0]),
+    "unstack_read": lambda tf: _ta(tf).unstack([1.0, 2.0, 3.0]).read(2),
+    "gather": lambda tf: _ta(tf).unstack([1.0, 2.0, 3.0]).gather([2, 0]),
+    "gather_tensor": lambda tf: _ta(tf).unstack([1.0, 2.0, 3.0]).gather(tf.constant([1, 1])),
+    "scatter": lambda tf: _ta(tf, size=2).scatter([1, 0], [[1.0, 2.0], [3.0, 4.0]]).stack(),
+    "concat": lambda tf: _ta(tf, size=2, infer_shape=False).write(0, [1.0]).write(1, [2.0, 3.0]).concat(),
+    "concat_shapes": lambda tf: _ta(tf, size=2).write(0, [1.0]).write(1, [2.0, 3.0]).concat(),
+    "concat_scalars": lambda tf: _ta(tf).unstack([1.0, 2.0, 3.0]).concat(),
+    "split": lambda tf: (lambda ta: (ta.read(1), ta.concat()))(
+        _ta(tf, size=2, clear_after_read=False).split([1.0, 2.0, 3.0], [1, 2])),
+    "split_sizes": lambda tf: _ta(tf, size=2).split([1.0, 2.0, 3.0], [1, 1]),
+    "split_count": lambda tf: _ta(tf, size=2).split([1.0, 2.0, 3.0], [1, 1, 1]),
+    "identity": lambda tf: _ta(tf).write(0, 2.0).identity().stack(),
+    "dtype": lambda tf: ((lambda d: np.dtype(getattr(d, "as_numpy_dtype", d)).name)(
+                            tf.TensorArray(tf.int32, size=1).dtype),
+                         tf.TensorArray(tf.int32, size=1).write(0, 3).stack()),
+    "no_size": lambda tf: tf.TensorArray(tf.float32),
+    "python_loop": lambda tf: (lambda ta: [ta := ta.write(i, float(i) ** 2) for i in range(3)][-1].stack())(_ta(tf)),
+    "in_function": lambda tf: tf.function(lambda x: (lambda ta: [ta := ta.write(i, x * i) for i in range(3)][-1].stack())(
+        tf.TensorArray(tf.float32, size=3)))(tf.constant([1.0, 2.0])),
+    "eager_while_loop": lambda tf: tf.while_loop(
+        lambda i, ta: i < 3, lambda i, ta: (i + 1, ta.write(i, tf.cast(i, tf.float32) * 2.0)),
+        (0, _ta(tf)))[1].stack(),
+    "traced_while_loop": lambda tf: tf.function(lambda x: tf.while_loop(
+        lambda i, ta: i < 3, lambda i, ta: (i + 1, ta.write(i, x * tf.cast(i, tf.float32))),
+        (tf.size(x) * 0 + tf.cast(tf.reduce_sum(x) * 0, tf.int32),
+         tf.TensorArray(tf.float32, size=3, element_shape=[2])))[1].stack())(tf.constant([1.0, 2.0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TA_PROGRAMS))
+def test_tensor_array_same_as_tensorflow(name):
+    _same(TA_PROGRAMS[name])
+
+
+@pytest.mark.parametrize("how", ["stack", "read", "gather", "concat", "unstack", "scatter",
+                                 "traced_while_loop"])
+def test_tensor_array_gradients_same_as_tensorflow(how):
+    def run(tf):
+        x = tf.constant([1.0, 2.0, 3.0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            ta = tf.TensorArray(tf.float32, size=3, clear_after_read=False)
+            if how == "unstack":
+                ta = ta.unstack(x * x)
+            elif how == "scatter":
+                ta = ta.scatter([2, 0, 1], tf.reshape(x * x, [3, 1]))
+            elif how == "traced_while_loop":
+                f = tf.function(lambda x: tf.while_loop(
+                    lambda i, ta: i < 3, lambda i, ta: (i + 1, ta.write(i, x[i] * x[i])),
+                    (tf.constant(0), tf.TensorArray(tf.float32, size=3, element_shape=[])),
+                    maximum_iterations=3)[1].stack())
+                return tape, tape.gradient(tf.reduce_sum(f(x) * [1.0, 2.0, 3.0]), x).numpy()
+            else:
+                for i in range(3):
+                    ta = ta.write(i, tf.reshape(x[i] * x[i], [1]) if how == "concat" else x[i] * x[i])
+            if how == "read":
+                out = ta.read(0) + 2.0 * ta.read(2)
+            elif how == "gather":
+                out = ta.gather([2, 2, 1])
+            elif how == "concat":
+                out = ta.concat()
+            else:
+                out = ta.stack()
+            y = tf.reduce_sum(out * tf.cast(tf.range(1, tf.size(out) + 1), tf.float32))
+        return tape, tape.gradient(y, x).numpy()
+    np.testing.assert_allclose(run(etf)[1], run(tf_)[1], rtol=1e-6)
+
+
+def test_tensor_array_traced_loop_limits_are_clear_errors():
+    def loop(ta):
+        return etf.function(lambda x: etf.while_loop(
+            lambda i, ta: i < 3, lambda i, ta: (i + 1, ta.write(i, x)),
+            (etf.cast(etf.reduce_sum(x), etf.int32) * 0, ta))[1].stack())(etf.constant(1.0))
+    with pytest.raises(NotImplementedError, match="element_shape="):
+        loop(etf.TensorArray(etf.float32, size=3))
+    with pytest.raises(NotImplementedError, match="dynamic_size=True"):
+        loop(etf.TensorArray(etf.float32, size=3, dynamic_size=True, element_shape=[]))
+    np.testing.assert_allclose(loop(etf.TensorArray(etf.float32, size=3, element_shape=[])).numpy(),
+                               [1.0, 1.0, 1.0])

@@ -37,8 +37,10 @@ from .._tensor import (Tensor, TensorShape, _as_dtype, _convert_operand, _Tensor
 from .._variables import Variable, _Alias  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, train  # noqa: F401
 from . import debugging, nest  # noqa: F401
+from ._tensor_array import TensorArray  # noqa: F401
 from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
                         assert_rank)
+from . import nest  # noqa: F401
 from ._module import Module, name_scope  # noqa: F401
 from ._array import (boolean_mask, broadcast_dynamic_shape, broadcast_static_shape,  # noqa: F401
                      broadcast_to, ensure_shape, identity_n, meshgrid, pad, repeat, reverse,
