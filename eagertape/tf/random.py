@@ -120,7 +120,8 @@ def _param(value, dtype, what):
 def _float_dtype(dtype, what="dtype"):
     dtype = _as_dtype(dtype)
     if dtype not in _FLOATS:
-        raise ValueError(f"argument `{what}` must be a floating dtype, got {dtype}")
+        # TF fails converting the default mean 0.0 to the dtype: a TypeError.
+        raise TypeError(f"argument `{what}` must be a floating dtype, got {dtype}")
     return dtype
 
 
@@ -447,21 +448,17 @@ def stateless_shuffle(value, seed, alg="auto_select", name=None):
 
 
 def index_shuffle(index, seed, max_index):
-    """The position of ``index`` under a permutation of ``[0, max_index]`` fixed by
-    ``seed`` (a shape-[3] int tensor, as TF's); ``max_index`` below 2**24 (the
-    permutation is drawn whole)."""
-    s = _t(seed)
-    if tuple(s.shape) != (3,):
-        raise InvalidArgumentError(f"Seed must be a vector of size [3], got {list(s.shape)}")
+    """Where each of ``index`` goes under a permutation of ``[0, max_index]`` fixed
+    by ``seed`` (shape [2]); ``max_index`` below 2**24 (the permutation is drawn
+    whole here, where TF computes it per index)."""
     n = int(_concrete(_t(max_index), "max_index")) + 1
     if n > 2 ** 24:
         raise ValueError("eagertape's index_shuffle draws the permutation whole: "
                          "max_index must be below 2**24")
-    sv = np.asarray(_concrete(s, "seed"), dtype=np.int64)
-    key = jax.random.fold_in(_key_from_seed(jnp.asarray(sv[:2])), int(sv[2]) % 2 ** 32)
-    perm = jax.random.permutation(jax.random.wrap_key_data(key), n)
+    key = jax.random.wrap_key_data(_key_data(_seed_key(seed)))
+    perm = jax.random.permutation(key, n)
     i = _t(index)
-    return _wrap(perm[_concrete(i, "index")].astype(i.dtype))
+    return _wrap(perm[jnp.asarray(_concrete(i, "index"))].astype(i.dtype))
 
 
 # -- Generator ------------------------------------------------------------------------
