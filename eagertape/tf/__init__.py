@@ -35,7 +35,7 @@ from .._tape import UnconnectedGradients  # noqa: F401
 from .._tensor import (Tensor, TensorShape, _as_dtype, _convert_operand, _TensorLike,  # noqa: F401
                        constant, convert_to_tensor)
 from .._variables import Variable, _Alias  # noqa: F401
-from . import data, errors, image, linalg, math, nn, random, train  # noqa: F401
+from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
 from . import debugging, nest  # noqa: F401
 from ._tensor_array import TensorArray  # noqa: F401
 from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
