@@ -456,11 +456,19 @@ class TensorShape(tuple):
             return TensorShape(None)
         return tuple.__new__(TensorShape, tuple(self) + tuple(other))
 
+    # A tuple's + where the other is no shape: code builds reshape targets as
+    # ``x.shape[:k] + (-1,)``.
     def __add__(self, other):
-        return self.concatenate(other)
+        try:
+            return self.concatenate(other)
+        except (TypeError, ValueError):
+            return tuple(self) + other
 
     def __radd__(self, other):
-        return TensorShape(other).concatenate(self)
+        try:
+            return TensorShape(other).concatenate(self)
+        except (TypeError, ValueError):
+            return other + tuple(self)
 
     def assert_same_rank(self, other):
         other = TensorShape(other)

@@ -458,3 +458,11 @@ def test_tensor_array_traced_loop_limits_are_clear_errors():
         loop(etf.TensorArray(etf.float32, size=3, dynamic_size=True, element_shape=[]))
     np.testing.assert_allclose(loop(etf.TensorArray(etf.float32, size=3, element_shape=[])).numpy(),
                                [1.0, 1.0, 1.0])
+
+
+def test_tensor_shape_plus_a_non_shape_is_tuple_concatenation():
+    # Reshape targets are built so (``x.shape[:k] + (-1,)``); TF's shape would raise.
+    s = etf.zeros([2, 3, 4]).shape
+    assert s[:1] + (-1,) == (2, -1) and type(s[:1] + (-1,)) is tuple
+    assert (-1,) + s[1:] == (-1, 3, 4)
+    assert etf.reshape(etf.zeros([2, 3, 4]), s[:1] + (-1,)).shape == [2, 12]
