@@ -40,7 +40,6 @@ from . import debugging, nest  # noqa: F401
 from ._tensor_array import TensorArray  # noqa: F401
 from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
                         assert_rank)
-from . import nest  # noqa: F401
 from ._module import Module, name_scope  # noqa: F401
 from ._array import (boolean_mask, broadcast_dynamic_shape, broadcast_static_shape,  # noqa: F401
                      broadcast_to, ensure_shape, identity_n, meshgrid, pad, repeat, reverse,
