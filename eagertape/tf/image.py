@@ -1,85 +1,950 @@
-"""``tf.image`` on eagertape (``adjust_contrast`` and ``total_variation`` for now).
+"""``tf.image`` on eagertape: TF 2.21's array ops, with TF's signatures,
+defaults, dtype rules, errors and gradients; compared with TensorFlow in
+``tests/test_tf_image.py``.
+
+Integer images follow ``convert_image_dtype``: uint8 ``[0, 255]`` is float
+``[0, 1]``; the ``adjust_*`` ops compute in float32 and convert back (saturated
+for brightness, contrast and gamma, truncated as TF for hue, saturation and
+grayscale). ``resize`` samples at half-pixel centres as TF 2 does, every
+method through TF's sampling kernels (bilinear is TF's triangle, bicubic
+Keys' cubic with TF's renormalised borders, lanczos3/5, gaussian,
+mitchellcubic, area, nearest). Ops TF registers no gradient for (adjust_hue,
+adjust_saturation, adjust_contrast, the area resize, draw_bounding_boxes,
+non_max_suppression's scores) raise LookupError when differentiated, as in
+TF; hsv_to_rgb and the integer outputs give None, as in TF.
+
+The random ops (``random_*``, ``stateless_random_*``) draw from
+``tf.random``'s streams: TF's shapes, ranges and seeding rules, not TF's
+numbers. The non-max-suppression ops run greedily on concrete values (their
+output sizes depend on the values), so they cannot be traced by
+``tf.function``. File decoding and encoding is left out (see ``_LEFT_OUT``).
 
 >>> import eagertape.tf as tf
->>> tf.image.adjust_contrast(tf.constant([[[1.0], [3.0]]]), 2.0).numpy().ravel()
-array([0., 4.], dtype=float32)
+>>> img = tf.constant([[[0.0], [1.0]], [[2.0], [3.0]]])
+>>> tf.image.flip_left_right(img)[..., 0].numpy()
+array([[1., 0.],
+       [3., 2.]], dtype=float32)
+>>> tf.image.resize(img, [4, 4]).shape
+TensorShape([4, 4, 1])
+>>> tf.image.convert_image_dtype(tf.constant([0, 255], tf.uint8), tf.float32).numpy()
+array([0., 1.], dtype=float32)
 """
+import math as _math
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .._errors import InvalidArgumentError
 from .._primitive import call as _call
-from ._util import _Unsupported, tensor as _t
+from .._tensor import _as_dtype, _TensorLike, _wrap
+from . import random as _random
+from ._util import _Unsupported, concrete as _concrete, tensor as _t
+from .errors import FailedPreconditionError, OutOfRangeError
 
-__getattr__ = _Unsupported("tf.image")
+_unsupported = _Unsupported("tf.image")
+_DECODING = ("strings and image files are outside a JAX array library: decode with PIL "
+             "(numpy.asarray(PIL.Image.open(path))) or NumPy and pass the arrays")
+_LEFT_OUT = {n: _DECODING for n in (
+    "decode_image", "decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_webp",
+    "decode_jxl", "decode_and_crop_jpeg", "encode_jpeg", "encode_png", "is_jpeg",
+    "extract_jpeg_shape")}
+_LEFT_OUT.update({n: "JPEG re-encoding is file encoding; " + _DECODING for n in (
+    "adjust_jpeg_quality", "random_jpeg_quality", "stateless_random_jpeg_quality")})
+_LEFT_OUT.update({
+    "extract_glimpse": "not built yet (its default fills off-image pixels with noise drawn "
+                       "by TF's kernel); crop with crop_and_resize or crop_to_bounding_box",
+    "sample_distorted_bounding_box": "not built yet (a rejection sampler whose numbers could "
+                                     "not be TF's); draw offsets with tf.random and crop",
+    "stateless_sample_distorted_bounding_box": "not built yet (see "
+                                               "sample_distorted_bounding_box)",
+    "generate_bounding_box_proposals": "not built (a Faster R-CNN region-proposal kernel); "
+                                       "decode the anchors and use non_max_suppression",
+})
 
 
-def adjust_contrast(images, contrast_factor, name=None):
-    """``(x - mean) * contrast_factor + mean`` per channel, the mean over each
-    image's height and width (the axes -3 and -2), as ``tf.image.adjust_contrast``.
-
-    Integer images are converted as ``tf.image.convert_image_dtype`` does (to
-    float32 in [0, 1], and back saturated); float64 images are computed in
-    float32. As in TF, which registers no gradient for AdjustContrastv2, a
-    gradient through it raises LookupError.
-    """
-    images = _t(images)
-    if images.ndim < 3:
-        raise InvalidArgumentError(f"argument `images` must be at least 3-D (height, width, "
-                                   f"channels), got shape {images.shape}")
-    factor = _t(contrast_factor, "float32")
-    return _call(_adjust_contrast, (images, factor))
+def __getattr__(name):
+    if name in _LEFT_OUT:
+        raise AttributeError(f"tf.image.{name} is left out of eagertape's TensorFlow facade: "
+                             f"{_LEFT_OUT[name]}")
+    return _unsupported(name)
 
 
-def _adjust_contrast(images, factor):
-    dtype = images.dtype
-    if dtype in (jnp.float16, jnp.float32):
-        return _adjust(images, factor.astype(dtype))
-    if jnp.issubdtype(dtype, jnp.floating):
-        return _adjust(images.astype(jnp.float32), factor).astype(dtype)
-    top = jnp.iinfo(dtype).max
-    flt = images.astype(jnp.float32) * (1.0 / top)             # convert_image_dtype
-    out = _adjust(flt, factor) * (top + 0.5)                    # ... and back, saturated
-    info = jnp.iinfo(dtype)
-    return jnp.clip(out, info.min, info.max).astype(dtype)
+# -- shared pieces ---------------------------------------------------------------------
+def _int(v, what):
+    if isinstance(v, _TensorLike):
+        v = _concrete(v, what)
+    return int(np.asarray(v))
+
+
+def _ints(v, what):
+    if isinstance(v, _TensorLike):
+        v = _concrete(v, what)
+    return [int(a) for a in np.reshape(np.asarray(v), -1)]
+
+
+def _at_least_3d(image):
+    if image.ndim < 3:
+        raise ValueError(f"'image' (shape {tuple(image.shape)}) must be at least "
+                         "three-dimensional.")
+
+
+def _3_or_4(image, what="image"):
+    if image.ndim not in (3, 4):
+        raise ValueError(f"'{what}' (shape {tuple(image.shape)}) must have either 3 or 4 "
+                         "dimensions.")
+
+
+def _is_float(dtype):
+    return jnp.issubdtype(dtype, jnp.floating)
 
 
 @jax.custom_vjp
-def _adjust(x, factor):
-    mean = jnp.mean(x, axis=(-3, -2), keepdims=True)
-    return (x - mean) * factor + mean
+def _no_grad_id(x):
+    return x
 
 
-def _adjust_fwd(x, factor):
-    return _adjust(x, factor), None
+def _ngi_fwd(x):
+    return x, None
 
 
-def _adjust_bwd(res, g):
-    raise LookupError("gradient registry has no entry for: AdjustContrastv2 "
-                      "(TensorFlow registers no gradient for tf.image.adjust_contrast)")
+def _ngi_bwd(res, g):
+    raise LookupError("gradient registry has no entry for this op (TensorFlow registers no "
+                      "gradient for it)")
 
 
-_adjust.defvjp(_adjust_fwd, _adjust_bwd)
+_no_grad_id.defvjp(_ngi_fwd, _ngi_bwd)
 
 
-def total_variation(images, name=None):
-    """The sum of absolute differences of neighbouring pixels, per image (a
-    scalar for one 3-D image, one value per image for a 4-D batch), as
-    ``tf.image.total_variation``.
+def _ng(op):
+    """The op's function with TF's missing gradient: differentiating raises LookupError."""
+    def f(*args):
+        return op(*(_no_grad_id(a) if hasattr(a, "dtype") and _is_float(a.dtype) else a
+                    for a in args))
+    f.__name__ = op.__name__
+    return f
 
-    >>> import eagertape.tf as tf
-    >>> tf.image.total_variation(tf.constant([[[1.0], [3.0]], [[0.0], [0.0]]])).numpy()
-    6.0
-    """
+
+def _sat(x, dtype):
+    """TF's saturate_cast: clamp to the range both dtypes hold, then cast."""
+    dtype = jnp.dtype(dtype)
+    if _is_float(dtype):
+        return x.astype(dtype)
+    lo, hi = jnp.iinfo(dtype).min, jnp.iinfo(dtype).max
+    if not _is_float(x.dtype):
+        lo, hi = max(lo, jnp.iinfo(x.dtype).min), min(hi, jnp.iinfo(x.dtype).max)
+    return jnp.clip(x, lo, hi).astype(dtype)
+
+
+def _cid(x, dtype, saturate=False):
+    """convert_image_dtype on a JAX array: integers are fractions of their dtype's max."""
+    dtype = jnp.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    fi, fo = _is_float(x.dtype), _is_float(dtype)
+    if not fi and not fo:
+        si, so = int(jnp.iinfo(x.dtype).max), int(jnp.iinfo(dtype).max)
+        if si > so:
+            y = x // jnp.asarray((si + 1) // (so + 1), x.dtype)
+            return _sat(y, dtype) if saturate else y.astype(dtype)
+        c = _sat(x, dtype) if saturate else x.astype(dtype)
+        return c * jnp.asarray((so + 1) // (si + 1), dtype)
+    if fi and fo:
+        return x.astype(dtype)
+    if not fi:
+        return x.astype(dtype) * jnp.asarray(1.0 / int(jnp.iinfo(x.dtype).max), dtype)
+    y = x * jnp.asarray(int(jnp.iinfo(dtype).max) + 0.5, x.dtype)
+    return _sat(y, dtype) if saturate else y.astype(dtype)
+
+
+def _to_work(x):
+    """The adjust_* ops' working image: float16/float32 as they are, else float32."""
+    return x if x.dtype in (jnp.float16, jnp.float32) else _cid(x, jnp.float32)
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Convert ``image`` to ``dtype``, scaling as TF: integers are fractions of their
+    dtype's max (uint8 255 is 1.0); float to integer multiplies by ``max + 0.5`` and
+    truncates (``saturate=True`` clamps first); integer to integer shifts bits."""
+    image = _t(image)
+    dtype = _as_dtype(dtype)
+    if not (np.issubdtype(dtype, np.floating) or np.issubdtype(dtype, np.integer)
+            or dtype == jnp.bfloat16):
+        raise AttributeError("dtype must be either floating point or integer")
+    if dtype == image.dtype:
+        return image
+    return _call(_cid, (image, dtype.name, bool(saturate)))
+
+
+# -- flips, rotations, crops, pads -------------------------------------------------------
+def _flip_check(image):
+    _at_least_3d(image)
+    if image.ndim > 4:
+        raise ValueError(f"'image' (shape {tuple(image.shape)})must have either 3 or 4 "
+                         "dimensions.")
+
+
+def _reverse(x, axis):
+    return jnp.flip(x, axis)
+
+
+def flip_left_right(image):
+    """Reverse the width axis (-2) of a 3-D image or 4-D batch."""
+    image = _t(image)
+    _flip_check(image)
+    return _call(_reverse, (image, -2))
+
+
+def flip_up_down(image):
+    """Reverse the height axis (-3) of a 3-D image or 4-D batch."""
+    image = _t(image)
+    _flip_check(image)
+    return _call(_reverse, (image, -3))
+
+
+def _maybe_flip(x, u, axis):
+    if x.ndim == 3:
+        return jnp.where(u[0] < 0.5, jnp.flip(x, axis), x)
+    # TF rounds the uniform per image: a flip where it is at least 0.5.
+    f = jnp.round(u).reshape((-1, 1, 1, 1)) > 0
+    return jnp.where(f, jnp.flip(x, axis), x)
+
+
+def _random_flip(image, axis, draw):
+    image = _t(image)
+    _flip_check(image)
+    n = 1 if image.ndim == 3 else image.shape[0]
+    return _call(_maybe_flip, (image, draw([n]), axis))
+
+
+def random_flip_left_right(image, seed=None):
+    """Flip left-right with probability 1/2 (each image of a batch on its own)."""
+    return _random_flip(image, -2, lambda s: _random.uniform(s, seed=seed))
+
+
+def random_flip_up_down(image, seed=None):
+    """Flip up-down with probability 1/2 (each image of a batch on its own)."""
+    return _random_flip(image, -3, lambda s: _random.uniform(s, seed=seed))
+
+
+def stateless_random_flip_left_right(image, seed):
+    """``random_flip_left_right`` as a function of ``seed`` (shape [2])."""
+    return _random_flip(image, -2, lambda s: _random.stateless_uniform(s, seed))
+
+
+def stateless_random_flip_up_down(image, seed):
+    """``random_flip_up_down`` as a function of ``seed`` (shape [2])."""
+    return _random_flip(image, -3, lambda s: _random.stateless_uniform(s, seed))
+
+
+def _rot90(x, k):
+    return jnp.rot90(x, k, axes=(x.ndim - 3, x.ndim - 2))
+
+
+def rot90(image, k=1, name=None):
+    """Rotate by ``k`` quarter turns counter-clockwise (3-D image or 4-D batch)."""
+    image = _t(image)
+    _at_least_3d(image)
+    _3_or_4(image)
+    return _call(_rot90, (image, _int(k, "k") % 4))
+
+
+def _transpose(x):
+    return jnp.swapaxes(x, -3, -2)
+
+
+def transpose(image, name=None):
+    """Swap height and width (3-D image or 4-D batch)."""
+    image = _t(image)
+    _at_least_3d(image)
+    _3_or_4(image)
+    return _call(_transpose, (image,))
+
+
+def _slice(x, begin, size):
+    return jax.lax.slice(x, begin, tuple(b + s for b, s in zip(begin, size)))
+
+
+def _crop(image, oh, ow, th, tw):
+    if image.ndim == 3:
+        return _call(_slice, (image, (oh, ow, 0), (th, tw, image.shape[2])))
+    return _call(_slice, (image, (0, oh, ow, 0), (image.shape[0], th, tw, image.shape[3])))
+
+
+def central_crop(image, central_fraction):
+    """The central ``central_fraction`` (in (0, 1]) of each side of the image."""
+    image = _t(image)
+    f = float(_concrete(central_fraction, "central_fraction")
+              if isinstance(central_fraction, _TensorLike) else central_fraction)
+    if f <= 0.0 or f > 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    if f == 1.0:
+        return image
+    _at_least_3d(image)
+    if image.ndim not in (3, 4):
+        raise ValueError("`image` should either be a Tensor with rank = 3 or rank = 4. "
+                         f"Had rank = {image.ndim}.")
+    h, w = image.shape[-3], image.shape[-2]
+    sh, sw = int((float(h) - float(h) * f) / 2), int((float(w) - float(w) * f) / 2)
+    return _crop(image, sh, sw, h - 2 * sh, w - 2 * sw)
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The ``target_height`` x ``target_width`` window at the given offsets."""
+    image = _t(image)
+    _3_or_4(image)
+    oh, ow = _int(offset_height, "offset_height"), _int(offset_width, "offset_width")
+    th, tw = _int(target_height, "target_height"), _int(target_width, "target_width")
+    h, w = image.shape[-3], image.shape[-2]
+    for ok, msg in ((ow >= 0, "offset_width must be >= 0."),
+                    (oh >= 0, "offset_height must be >= 0."),
+                    (tw > 0, "target_width must be > 0."),
+                    (th > 0, "target_height must be > 0."),
+                    (w >= tw + ow, "width must be >= target + offset."),
+                    (h >= th + oh, "height must be >= target + offset.")):
+        if not ok:
+            raise ValueError(msg)
+    return _crop(image, oh, ow, th, tw)
+
+
+def _pad(x, pads):
+    return jnp.pad(x, pads)
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """Zero-pad to ``target_height`` x ``target_width``, the image at the offsets."""
+    image = _t(image)
+    _3_or_4(image)
+    oh, ow = _int(offset_height, "offset_height"), _int(offset_width, "offset_width")
+    th, tw = _int(target_height, "target_height"), _int(target_width, "target_width")
+    h, w = image.shape[-3], image.shape[-2]
+    for ok, msg in ((oh >= 0, "offset_height must be >= 0"),
+                    (ow >= 0, "offset_width must be >= 0"),
+                    (tw - ow - w >= 0, "width must be <= target - offset"),
+                    (th - oh - h >= 0, "height must be <= target - offset")):
+        if not ok:
+            raise ValueError(msg)
+    pads = ((oh, th - oh - h), (ow, tw - ow - w), (0, 0))
+    if image.ndim == 4:
+        pads = ((0, 0),) + pads
+    return _call(_pad, (image, pads))
+
+
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """Centre-crop and/or zero-pad to ``target_height`` x ``target_width``."""
+    image = _t(image)
+    _3_or_4(image)
+    th, tw = _int(target_height, "target_height"), _int(target_width, "target_width")
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    h, w = image.shape[-3], image.shape[-2]
+    cropped = crop_to_bounding_box(image, max(-(th - h) // 2, 0), max(-(tw - w) // 2, 0),
+                                   min(th, h), min(tw, w))
+    return pad_to_bounding_box(cropped, max((th - h) // 2, 0), max((tw - w) // 2, 0), th, tw)
+
+
+def _dyn_slice(x, offset, size):
+    return jax.lax.dynamic_slice(x, offset, size)
+
+
+def _random_crop(value, size, draw):
+    value = _t(value)
+    size = tuple(_ints(size, "size"))
+    if len(size) != value.ndim:
+        raise ValueError(f"argument `size` must have {value.ndim} entries (the rank of "
+                         f"`value`), got {list(size)}")
+    if any(s > d for s, d in zip(size, value.shape)):
+        raise InvalidArgumentError(f"Need value.shape >= size, got {list(value.shape)} "
+                                   f"and {list(size)}")
+    limit = np.asarray([d - s + 1 for d, s in zip(value.shape, size)], np.int32)
+    offset = draw(value.ndim) % limit
+    return _call(_dyn_slice, (value, offset, size))
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A ``size`` window of ``value`` (any rank) at a uniformly drawn offset."""
+    return _random_crop(value, size, lambda n: _random.uniform(
+        [n], maxval=np.iinfo(np.int32).max, dtype="int32", seed=seed))
+
+
+def stateless_random_crop(value, size, seed, name=None):
+    """``random_crop`` as a function of ``seed`` (shape [2])."""
+    return _random_crop(value, size, lambda n: _random.stateless_uniform(
+        [n], seed, maxval=np.iinfo(np.int32).max, dtype="int32"))
+
+
+# -- resize --------------------------------------------------------------------------------
+class ResizeMethod:
+    """The ``method`` names of ``resize``."""
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+def _lanczos(r):
+    def k(x):
+        x = np.abs(x)
+        safe = np.where(x <= 1e-3, 1.0, x)
+        v = r * np.sin(np.pi * safe) * np.sin(np.pi * safe / r) / (np.pi ** 2 * safe * safe)
+        return np.where(x > r, 0.0, np.where(x <= 1e-3, 1.0, v))
+    return k, float(r)
+
+
+def _keys(x):
+    x = np.abs(x)
+    return np.where(x >= 2, 0.0, np.where(x >= 1, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0,
+                                          ((1.5 * x - 2.5) * x) * x + 1.0))
+
+
+def _mitchell(x):
+    x = np.abs(x)
+    return np.where(x >= 2, 0.0, np.where(
+        x >= 1, (((-7.0 / 18.0) * x + 2.0) * x - 10.0 / 3.0) * x + 16.0 / 9.0,
+        (((7.0 / 6.0) * x - 2.0) * x) * x + 8.0 / 9.0))
+
+
+def _gaussian(x):
+    x = np.abs(x)
+    sigma = 1.5 / 3.0
+    return np.where(x >= 1.5, 0.0, np.exp(-x * x / (2.0 * sigma * sigma)))
+
+
+# TF's sampling kernels (kernels/image/sampling_kernels.h): function and radius.
+_KERNELS = {
+    "triangle": (lambda x: np.maximum(0.0, 1.0 - np.abs(x)), 1.0),
+    "keyscubic": (_keys, 2.0),
+    "lanczos3": _lanczos(3),
+    "lanczos5": _lanczos(5),
+    "gaussian": (_gaussian, 1.5),
+    "mitchellcubic": (_mitchell, 2.0),
+}
+
+
+def _weights(n_in, n_out, kernel, antialias):
+    """TF's ScaleAndTranslate weights ([n_in, n_out]) at half-pixel centres: a sample
+    beyond the image is 0, the others renormalised over the pixels inside."""
+    fn, radius = _KERNELS[kernel]
+    f32 = np.float32
+    # float32 as TF's kernel computes: a tap exactly at the radius is then 0 there too.
+    scale = f32(n_out) / f32(n_in)
+    inv = f32(1) / scale
+    kscale = max(inv, f32(1)) if antialias else f32(1)
+    centre = (np.arange(n_out, dtype=f32) + f32(0.5)) * inv     # in input pixel units
+    d = ((np.arange(n_in, dtype=f32)[:, None] + f32(0.5) - centre[None, :])
+         * (f32(1) / kscale)).astype(np.float64)
+    w = fn(d)
+    w = np.where(np.abs(d) <= radius, w, 0.0)
+    tot = w.sum(0, keepdims=True)
+    w = np.where(np.abs(tot) >= 1000 * np.finfo(np.float32).tiny,
+                 w / np.where(tot == 0, 1.0, tot), 0.0)
+    inside = (centre >= 0) & (centre <= n_in)
+    return np.where(inside[None, :], w, 0.0).astype(np.float32)
+
+
+def _area_weights(n_in, n_out):
+    scale = np.float32(n_in) / np.float32(n_out)
+    w = np.zeros((n_in, n_out), np.float64)
+    for y in range(n_out):
+        lo, hi = y * float(scale), (y + 1) * float(scale)
+        for i in range(int(np.floor(lo)), int(np.ceil(hi))):
+            w[min(i, n_in - 1), y] += min(i + 1, hi) - max(i, lo)
+    return (w / float(scale)).astype(np.float32)
+
+
+def _bicubic_weights(n_in, n_out):
+    """TF's ResizeBicubic (half-pixel, Keys): four taps from a 1024-entry table of
+    the cubic, taps beyond the image dropped and the rest renormalised."""
+    f32 = np.float32
+    x = np.arange(1025, dtype=np.float64) / 1024
+    table = np.stack([((1.5 * x - 2.5) * x) * x + 1.0,
+                      ((-0.5 * (x + 1) + 2.5) * (x + 1) - 4.0) * (x + 1) + 2.0], 1).astype(f32)
+    scale = f32(n_in) / f32(n_out)
+    w = np.zeros((n_in, n_out), np.float32)
+    for y in range(n_out):
+        loc = (f32(y) + f32(0.5)) * scale - f32(0.5)
+        fl = int(np.floor(loc))
+        off = int(np.rint((loc - f32(fl)) * f32(1024)))
+        taps = [table[off, 1], table[off, 0], table[1024 - off, 0], table[1024 - off, 1]]
+        taps = [t if 0 <= fl - 1 + i < n_in else f32(0) for i, t in enumerate(taps)]
+        tot = f32(sum(taps))
+        for i, t in enumerate(taps):
+            if 0 <= fl - 1 + i < n_in:
+                w[fl - 1 + i, y] += t / tot
+    return w
+
+
+def _separable(x, wh, ww):
+    x = x.astype(jnp.float32)
+    hp = jax.lax.Precision.HIGHEST
+    y = jnp.einsum("bhwc,hH->bHwc", x, wh, precision=hp)
+    return jnp.einsum("bhwc,wW->bhWc", y, ww, precision=hp)
+
+
+def _nearest(x, ih, iw):
+    return jnp.take(jnp.take(x, ih, axis=1), iw, axis=2)
+
+
+def _nearest_index(n_in, n_out):
+    # TF's ResizeNearestNeighbor with half_pixel_centers: floor((y + 0.5) * scale), in float32.
+    scale = np.float32(n_in) / np.float32(n_out)
+    idx = np.floor((np.arange(n_out, dtype=np.float32) + np.float32(0.5)) * scale)
+    return np.clip(idx.astype(np.int64), 0, n_in - 1).astype(np.int32)
+
+
+_area = _ng(_separable)
+
+
+def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False,
+           antialias=False, name=None):
+    """Resize a 3-D image or 4-D batch to ``size`` ([new_height, new_width]) as TF 2
+    (half-pixel centres). The result is float32, except ``nearest`` which keeps the
+    dtype; ``antialias`` widens the kernel when downsampling (bilinear, bicubic and
+    the lanczos/gaussian/mitchellcubic kernels). The area method has no gradient
+    (LookupError, as TF)."""
     images = _t(images)
     if images.ndim not in (3, 4):
-        raise ValueError(f"argument `images` must be 3-D or 4-D, got shape {images.shape}")
-    return _call(_total_variation, (images,))
+        raise ValueError("'images' must have either 3 or 4 dimensions.")
+    try:
+        sz = _ints(size, "size")
+    except (TypeError, ValueError):
+        raise ValueError("'size' must be a 1-D int32 Tensor") from None
+    if len(sz) != 2:
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+    method = getattr(method, "value", method)
+    if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR,
+                      ResizeMethod.BICUBIC, ResizeMethod.AREA, ResizeMethod.LANCZOS3,
+                      ResizeMethod.LANCZOS5, ResizeMethod.GAUSSIAN, ResizeMethod.MITCHELLCUBIC):
+        raise ValueError(f"Resize method is not implemented: {method}")
+    h, w = images.shape[-3], images.shape[-2]
+    if preserve_aspect_ratio:
+        f = min(np.float32(sz[0]) / np.float32(h), np.float32(sz[1]) / np.float32(w))
+        sz = [int(np.round(np.float32(f) * np.float32(h))),
+              int(np.round(np.float32(f) * np.float32(w)))]
+    if sz[0] <= 0 or sz[1] <= 0:
+        raise InvalidArgumentError(f"output dimensions must be positive, got {sz}")
+    batched = images if images.ndim == 4 else images[None]
+    if method == ResizeMethod.NEAREST_NEIGHBOR:
+        out = _call(_nearest, (batched, _nearest_index(h, sz[0]), _nearest_index(w, sz[1])))
+    elif method == ResizeMethod.AREA:
+        out = _call(_area, (batched, _area_weights(h, sz[0]), _area_weights(w, sz[1])))
+    elif method == ResizeMethod.BICUBIC and not antialias:
+        out = _call(_separable, (batched, _bicubic_weights(h, sz[0]), _bicubic_weights(w, sz[1])))
+    else:
+        kernel = {"bilinear": "triangle", "bicubic": "keyscubic"}.get(method, method)
+        aa = bool(antialias)
+        out = _call(_separable, (batched, _weights(h, sz[0], kernel, aa),
+                                 _weights(w, sz[1], kernel, aa)))
+    return out if images.ndim == 4 else out[0]
 
 
-def _total_variation(x):
-    axes = tuple(range(x.ndim - 3, x.ndim))
-    d1 = x[..., 1:, :, :] - x[..., :-1, :, :]
-    d2 = x[..., :, 1:, :] - x[..., :, :-1, :]
-    return jnp.sum(jnp.abs(d1), axis=axes) + jnp.sum(jnp.abs(d2), axis=axes)
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+                    antialias=False):
+    """Resize keeping the aspect ratio to fit ``target_height`` x ``target_width``,
+    then zero-pad (centred) to exactly that size."""
+    image = _t(image)
+    _3_or_4(image)
+    th, tw = _int(target_height, "target_height"), _int(target_width, "target_width")
+    if tw <= 0:
+        raise ValueError("target_width must be > 0.")
+    if th <= 0:
+        raise ValueError("target_height must be > 0.")
+    f32 = np.float32
+    h, w = f32(image.shape[-3]), f32(image.shape[-2])
+    ratio = max(w / f32(tw), h / f32(th))
+    rh, rw = f32(h / ratio), f32(w / ratio)
+    ph = max(0, int(np.floor((f32(th) - rh) / f32(2))))
+    pw = max(0, int(np.floor((f32(tw) - rw) / f32(2))))
+    resized = resize(image, [int(np.floor(rh)), int(np.floor(rw))], method, antialias=antialias)
+    return pad_to_bounding_box(resized, ph, pw, th, tw)
+
+
+def _crop_coords(b, n, crop):
+    """TF's CropAndResize sample positions along one axis: [boxes, crop]."""
+    if crop > 1:
+        step = (b[:, 1] - b[:, 0]) * (n - 1) / (crop - 1)
+        return b[:, :1] * (n - 1) + jnp.arange(crop, dtype=b.dtype)[None, :] * step[:, None]
+    return (0.5 * (b[:, 0] + b[:, 1]) * (n - 1))[:, None]
+
+
+def _crop_and_resize(image, boxes, idx, crop, method, extrapolation):
+    image = image.astype(jnp.float32)
+    boxes = boxes.astype(jnp.float32)
+    _, h, w, _ = image.shape
+    ys = _crop_coords(boxes[:, 0::2], h, crop[0])             # [n, ch]
+    xs = _crop_coords(boxes[:, 1::2], w, crop[1])             # [n, cw]
+    img = image[idx]                                          # [n, h, w, c]
+    valid = (((ys >= 0) & (ys <= h - 1))[:, :, None] & ((xs >= 0) & (xs <= w - 1))[:, None, :])
+
+    def gather(yi, xi):
+        yi = jnp.clip(yi, 0, h - 1)
+        xi = jnp.clip(xi, 0, w - 1)
+        return jax.vmap(lambda im, a, b: im[a[:, None], b[None, :]])(img, yi, xi)
+
+    if method == "nearest":
+        v = gather(jnp.round(ys).astype(jnp.int32), jnp.round(xs).astype(jnp.int32))
+    else:
+        y0, x0 = jnp.floor(ys), jnp.floor(xs)
+        ly, lx = (ys - y0)[:, :, None, None], (xs - x0)[:, None, :, None]
+        y0i, x0i = y0.astype(jnp.int32), x0.astype(jnp.int32)
+        y1i, x1i = jnp.ceil(ys).astype(jnp.int32), jnp.ceil(xs).astype(jnp.int32)
+        top = gather(y0i, x0i) + (gather(y0i, x1i) - gather(y0i, x0i)) * lx
+        bot = gather(y1i, x0i) + (gather(y1i, x1i) - gather(y1i, x0i)) * lx
+        v = top + (bot - top) * ly
+    return jnp.where(valid[..., None], v, jnp.asarray(extrapolation, jnp.float32))
+
+
+def _crop_and_resize_nearest(image, boxes, idx, crop, extrapolation):
+    # TF's box gradient (CropAndResizeGradBoxes) is the bilinear one whatever the method.
+    sg = jax.lax.stop_gradient
+    near = _crop_and_resize(image, sg(boxes), idx, crop, "nearest", extrapolation)
+    bil = _crop_and_resize(sg(image), boxes, idx, crop, "bilinear", extrapolation)
+    return near + (bil - sg(bil))
+
+
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0, name=None):
+    """Crops of ``image`` [batch, h, w, c] at normalised ``boxes`` [n, 4]
+    (y1, x1, y2, x2) from the images ``box_indices``, each resampled to
+    ``crop_size``: float32 [n, crop_h, crop_w, c]; samples outside the image are
+    ``extrapolation_value``. Differentiable in ``image`` and ``boxes`` as TF."""
+    image, boxes = _t(image), _t(boxes)
+    if image.ndim != 4:
+        raise InvalidArgumentError(f"input image must be 4-D, got shape {list(image.shape)}")
+    if boxes.ndim != 2 or boxes.shape[1] != 4:
+        raise InvalidArgumentError(f"boxes must be 2-D [num_boxes, 4], got shape "
+                                   f"{list(boxes.shape)}")
+    idx = _t(box_indices)
+    if idx.ndim != 1 or idx.shape[0] != boxes.shape[0]:
+        raise InvalidArgumentError("box_index has incompatible shape")
+    iv = _concrete(idx)
+    if iv is not None and np.any((iv < 0) | (iv >= image.shape[0])):
+        raise OutOfRangeError(f"box_index has values outside [0, batch_size): {iv.tolist()}")
+    crop = tuple(_ints(crop_size, "crop_size"))
+    if len(crop) != 2 or min(crop) <= 0:
+        raise InvalidArgumentError(f"crop_size must be two positive ints, got {list(crop)}")
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
+    ext = float(extrapolation_value)
+    if method == "nearest":
+        return _call(_crop_and_resize_nearest, (image, boxes, idx, crop, ext))
+    return _call(_crop_and_resize, (image, boxes, idx, crop, "bilinear", ext))
+
+
+def _same_pads(n, k, s):
+    out = -(-n // s)
+    total = max((out - 1) * s + k - n, 0)
+    return out, (total // 2, total - total // 2)
+
+
+def _patches(x, k, s, r, padding):
+    b, h, w, c = x.shape
+    ek = [(k[i] - 1) * r[i] + 1 for i in range(2)]
+    if padding == "SAME":
+        oh, ph = _same_pads(h, ek[0], s[0])
+        ow, pw = _same_pads(w, ek[1], s[1])
+        x = jnp.pad(x, ((0, 0), ph, pw, (0, 0)))
+    else:
+        oh, ow = (h - ek[0]) // s[0] + 1, (w - ek[1]) // s[1] + 1
+    cols = []
+    for i in range(k[0]):
+        for j in range(k[1]):
+            y0, x0 = i * r[0], j * r[1]
+            cols.append(x[:, y0:y0 + (oh - 1) * s[0] + 1:s[0], x0:x0 + (ow - 1) * s[1] + 1:s[1], :])
+    return jnp.concatenate(cols, axis=-1)
+
+
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """Patches of ``images`` [batch, h, w, c] as TF's ExtractImagePatches:
+    [batch, out_h, out_w, kh * kw * c], each patch row-major over (kh, kw, c).
+    ``sizes``/``strides``/``rates`` are ``[1, a, b, 1]``; ``padding`` "VALID" or "SAME"."""
+    images = _t(images)
+    if images.ndim != 4:
+        raise InvalidArgumentError(f"input must be 4-dimensional, got shape "
+                                   f"{list(images.shape)}")
+    k, s, r = _ints(sizes, "sizes"), _ints(strides, "strides"), _ints(rates, "rates")
+    for v, n in ((k, "ksizes"), (s, "strides"), (r, "rates")):
+        if len(v) != 4 or v[0] != 1 or v[3] != 1:
+            raise InvalidArgumentError(f"{n} must be [1, a, b, 1], got {v}")
+    padding = padding.upper()
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding!r}")
+    ek = [(k[i] - 1) * r[i] + 1 for i in (1, 2)]
+    if padding == "VALID" and (images.shape[1] < ek[0] or images.shape[2] < ek[1]):
+        raise InvalidArgumentError("the patches are larger than the input (VALID padding)")
+    return _call(_patches, (images, tuple(k[1:3]), tuple(s[1:3]), tuple(r[1:3]), padding))
+
+
+# -- colour ------------------------------------------------------------------------------------
+def _brightness(x, delta):
+    y = _to_work(x)
+    return _cid(y + delta.astype(y.dtype), x.dtype, True)
+
+
+def adjust_brightness(image, delta):
+    """``image + delta`` in the float domain (integer images converted, then back
+    saturated)."""
+    image = _t(image)
+    return _call(_brightness, (image, _t(delta)))
+
+
+def _contrast(x, factor):
+    y = _to_work(x)
+    mean = jnp.mean(y, axis=(-3, -2), keepdims=True)
+    out = (y - mean) * factor.astype(y.dtype) + mean
+    return _cid(out, x.dtype, True)
+
+
+def adjust_contrast(images, contrast_factor):
+    """``(x - mean) * contrast_factor + mean`` per channel, the mean over each
+    image's height and width. TF registers no gradient for it (LookupError)."""
+    images = _t(images)
+    if images.ndim < 3:
+        raise InvalidArgumentError(f"input must be at least 3-D, got shape "
+                                   f"{list(images.shape)}")
+    return _call(_ng(_contrast), (images, _t(contrast_factor, "float32")))
+
+
+def _gamma(x, gamma, gain):
+    y = _to_work(x)
+    return _cid(gain.astype(y.dtype) * y ** gamma.astype(y.dtype), x.dtype, True)
+
+
+def adjust_gamma(image, gamma=1, gain=1):
+    """``gain * image ** gamma`` in the float domain (``gamma`` >= 0)."""
+    image = _t(image)
+    g = gamma if not isinstance(gamma, _TensorLike) else _concrete(gamma)
+    if g is not None and np.any(np.asarray(g) < 0):
+        raise ValueError("Gamma should be a non-negative real number.")
+    return _call(_gamma, (image, _t(gamma), _t(gain)))
+
+
+def _rgb_to_hsv(x):
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    v = jnp.max(x, -1)
+    rng = v - jnp.min(x, -1)
+    s = jnp.where(v > 0, rng / jnp.where(v > 0, v, 1), 0)
+    norm = 1 / (6 * jnp.where(rng > 0, rng, 1))
+    h = jnp.where(r == v, norm * (g - b),
+                  jnp.where(g == v, norm * (b - r) + 2 / 6, norm * (r - g) + 4 / 6))
+    h = jnp.where(rng > 0, h, 0)
+    h = jnp.where(h < 0, h + 1, h)
+    return jnp.stack([h, s, v], -1).astype(x.dtype)
+
+
+def _hsv_to_rgb(x):
+    h, s, v = x[..., 0], x[..., 1], x[..., 2]
+    dh = h * 6
+    dr = jnp.clip(jnp.abs(dh - 3) - 1, 0, 1)
+    dg = jnp.clip(-jnp.abs(dh - 2) + 2, 0, 1)
+    db = jnp.clip(-jnp.abs(dh - 4) + 2, 0, 1)
+    one_s = 1 - s
+    return jnp.stack([(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v], -1)
+
+
+def _rgb3(image, error=InvalidArgumentError):
+    if image.ndim < 1 or image.shape[-1] != 3:
+        raise error(f"input must have 3 channels but input only has "
+                    f"{image.shape[-1] if image.ndim else 0} channels")
+
+
+def rgb_to_hsv(images, name=None):
+    """RGB in [0, 1] to HSV (hue in [0, 1)), the last axis holding the channels."""
+    images = _t(images)
+    _rgb3(images, FailedPreconditionError)
+    return _call(_rgb_to_hsv, (images,))
+
+
+def hsv_to_rgb(images, name=None):
+    """HSV to RGB; no gradient (None), as TF's registered HSVToRGB gradient gives."""
+    images = _t(images)
+    _rgb3(images, FailedPreconditionError)
+    return _call(_hsv_to_rgb, (images,), constant_output=True)
+
+
+def _hue(x, delta):
+    y = _to_work(x)
+    hsv = _rgb_to_hsv(y.astype(jnp.float32))
+    h = hsv[..., 0] + delta
+    h = h - jnp.floor(h)
+    out = _hsv_to_rgb(jnp.stack([h, hsv[..., 1], hsv[..., 2]], -1)).astype(y.dtype)
+    return _cid(out, x.dtype)
+
+
+def adjust_hue(image, delta, name=None):
+    """Rotate the hue by ``delta`` (in [-1, 1], a fraction of the colour circle).
+    TF registers no gradient for it (LookupError)."""
+    image = _t(image)
+    d = delta if not isinstance(delta, _TensorLike) else _concrete(delta)
+    if d is not None and (float(d) < -1 or float(d) > 1):
+        raise ValueError("delta must be in the interval [-1, 1]")
+    _rgb3(image)
+    return _call(_ng(_hue), (image, _t(delta, "float32")))
+
+
+def _saturation(x, factor):
+    y = _to_work(x)
+    hsv = _rgb_to_hsv(y.astype(jnp.float32))
+    s = jnp.clip(hsv[..., 1] * factor, 0, 1)
+    out = _hsv_to_rgb(jnp.stack([hsv[..., 0], s, hsv[..., 2]], -1)).astype(y.dtype)
+    return _cid(out, x.dtype)
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """Scale the HSV saturation by ``saturation_factor`` (clipped to [0, 1]).
+    TF registers no gradient for it (LookupError)."""
+    image = _t(image)
+    _rgb3(image)
+    return _call(_ng(_saturation), (image, _t(saturation_factor, "float32")))
+
+
+def _check_range(lower, upper):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+
+
+def random_brightness(image, max_delta, seed=None):
+    """``adjust_brightness`` by a delta uniform in [-max_delta, max_delta)."""
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_brightness(image, _random.uniform([], -max_delta, max_delta, seed=seed))
+
+
+def stateless_random_brightness(image, max_delta, seed):
+    """``random_brightness`` as a function of ``seed`` (shape [2])."""
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_brightness(image, _random.stateless_uniform([], seed, -max_delta, max_delta))
+
+
+def random_contrast(image, lower, upper, seed=None):
+    """``adjust_contrast`` by a factor uniform in [lower, upper)."""
+    _check_range(lower, upper)
+    return adjust_contrast(image, _random.uniform([], lower, upper, seed=seed))
+
+
+def stateless_random_contrast(image, lower, upper, seed):
+    """``random_contrast`` as a function of ``seed`` (shape [2])."""
+    _check_range(lower, upper)
+    return adjust_contrast(image, _random.stateless_uniform([], seed, lower, upper))
+
+
+def _hue_range(max_delta):
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+
+
+def random_hue(image, max_delta, seed=None):
+    """``adjust_hue`` by a delta uniform in [-max_delta, max_delta) (max_delta <= 0.5)."""
+    _hue_range(max_delta)
+    return adjust_hue(image, _random.uniform([], -max_delta, max_delta, seed=seed))
+
+
+def stateless_random_hue(image, max_delta, seed):
+    """``random_hue`` as a function of ``seed`` (shape [2])."""
+    _hue_range(max_delta)
+    return adjust_hue(image, _random.stateless_uniform([], seed, -max_delta, max_delta))
+
+
+def random_saturation(image, lower, upper, seed=None):
+    """``adjust_saturation`` by a factor uniform in [lower, upper)."""
+    _check_range(lower, upper)
+    return adjust_saturation(image, _random.uniform([], lower, upper, seed=seed))
+
+
+def stateless_random_saturation(image, lower, upper, seed=None):
+    """``random_saturation`` as a function of ``seed`` (shape [2])."""
+    _check_range(lower, upper)
+    return adjust_saturation(image, _random.stateless_uniform([], seed, lower, upper))
+
+
+_GRAY = np.asarray([0.2989, 0.5870, 0.1140], np.float32)
+
+
+def _grayscale(x):
+    y = _cid(x, jnp.float32)
+    g = jnp.tensordot(y, jnp.asarray(_GRAY), [[-1], [0]], precision=jax.lax.Precision.HIGHEST)
+    return _cid(g[..., None], x.dtype)
+
+
+def rgb_to_grayscale(images, name=None):
+    """Luma (0.2989 R + 0.5870 G + 0.1140 B) with a last axis of size 1."""
+    images = _t(images)
+    _rgb3(images)
+    return _call(_grayscale, (images,))
+
+
+def _tile3(x):
+    return jnp.concatenate([x, x, x], -1)
+
+
+def grayscale_to_rgb(images, name=None):
+    """Repeat the single channel three times."""
+    images = _t(images)
+    if images.ndim < 2:
+        raise ValueError("A grayscale image (shape %s) must be at least two-dimensional."
+                         % (tuple(images.shape),))
+    if images.shape[-1] != 1:
+        raise ValueError("Last dimension of a grayscale image should be size 1.")
+    return _call(_tile3, (images,))
+
+
+_KERNELS_RGB = {
+    "rgb_to_yiq": [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617],
+                   [0.114, -0.32134392, 0.31119955]],
+    "yiq_to_rgb": [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021],
+                   [0.6208248, -0.64720424, 1.70423049]],
+    "rgb_to_yuv": [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512],
+                   [0.114, 0.43601035, -0.10001026]],
+    "yuv_to_rgb": [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]],
+}
+
+
+def _colour_matrix(x, kernel):
+    k = jnp.asarray(np.asarray(kernel), x.dtype)
+    return jnp.tensordot(x, k, [[x.ndim - 1], [0]], precision=jax.lax.Precision.HIGHEST)
+
+
+def _matrix_op(name):
+    def op(images):
+        images = _t(images)
+        _rgb3(images)
+        return _call(_colour_matrix, (images, tuple(map(tuple, _KERNELS_RGB[name]))))
+    op.__name__ = name
+    a, b = name.split("_to_")
+    op.__doc__ = f"Convert {a.upper()} to {b.upper()}: a 3x3 matrix on the last axis (size 3)."
+    return op
+
+
+rgb_to_yiq = _matrix_op("rgb_to_yiq")
+yiq_to_rgb = _matrix_op("yiq_to_rgb")
+rgb_to_yuv = _matrix_op("rgb_to_yuv")
+yuv_to_rgb = _matrix_op("yuv_to_rgb")
+
+
+def _standardize(x):
+    x = x.astype(jnp.float32)
+    n = x.shape[-1] * x.shape[-2] * x.shape[-3]
+    mean = jnp.mean(x, axis=(-1, -2, -3), keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=(-1, -2, -3), keepdims=True)
+    # a constant image: TF's gradient is 0 there (the floor 1/sqrt(n) is taken), not nan
+    std = jnp.where(var > 0, jnp.sqrt(jnp.where(var > 0, var, 1.0)), 0.0)
+    return (x - mean) / jnp.maximum(std, 1.0 / _math.sqrt(n))
+
+
+def per_image_standardization(image):
+    """Each image scaled to mean 0 and variance 1: ``(x - mean) / max(std,
+    1/sqrt(pixels))``, in float32."""
+    image = _t(image)
+    _at_least_3d(image)
+    return _call(_standardize, (image,))
