@@ -70,10 +70,14 @@ def main(argv=None):
     if argv and argv[0] == "bench":
         from . import benchmark
         return benchmark.main(argv[1:])
+    if argv and argv[0] == "coverage":
+        from . import _coverage
+        return _coverage.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m eagertape", description=__doc__)
-    parser.add_argument("command", nargs="?", default="tour", choices=["tour", "bench"],
+    parser.add_argument("command", nargs="?", default="tour", choices=["tour", "bench", "coverage"],
                         help="tour (default): a short tour of tapes; bench: the benchmark "
-                             "(python -m eagertape bench --help)")
+                             "(python -m eagertape bench --help); coverage: TensorFlow's "
+                             "names eagertape.tf resolves")
     parser.parse_args(argv)
     tour()
     return 0

@@ -47,6 +47,16 @@ from ._array import (boolean_mask, broadcast_dynamic_shape, broadcast_static_sha
                      slice, tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
                      tensor_scatter_nd_sub, tensor_scatter_nd_update, unique, unique_with_counts,
                      unravel_index)
+from ._array import (batch_to_space, bitcast, dynamic_partition, dynamic_stitch,  # noqa: F401
+                     histogram_fixed_width, histogram_fixed_width_bins,
+                     reverse_sequence, space_to_batch, space_to_batch_nd, strided_slice)
+from ._runtime import (VariableAggregation, VariableSynchronization,  # noqa: F401
+                       constant_initializer, control_dependencies, device,
+                       get_current_name_scope, get_logger, get_static_value,
+                       grad_pass_through, group, init_scope, inside_function,
+                       is_symbolic_tensor, no_op, ones_initializer, random_normal_initializer,
+                       random_uniform_initializer, timestamp, tuple, zeros_initializer)
+from .math import approx_max_k as approx_top_k  # noqa: F401,E402
 from ._control_flow import (case, cond, foldl, foldr, map_fn, numpy_function,  # noqa: F401
                             py_function, scan, switch_case, vectorized_map, while_loop)
 from .linalg import einsum  # noqa: F401
@@ -61,7 +71,29 @@ from .math import (abs, acos, add, add_n, argmax, argmin, asin, atan, atan2, cos
                    tan, tanh, truediv)
 from .math import (acosh, asinh, atanh, scalar_mul, truncatediv, truncatemod)  # noqa: F401,E402
 
-_unsupported = _Unsupported("tf")
+from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left_out as _left_out
+_unsupported = _Unsupported("tf", {
+    **_left_out(_STRINGS, "string as_string fingerprint"),
+    **_left_out(_SPARSE, "IndexedSlices IndexedSlicesSpec SparseTensor SparseTensorSpec "
+                "RaggedTensor RaggedTensorSpec ragged_fill_empty_rows "
+                "ragged_fill_empty_rows_grad edit_distance"),
+    **_left_out(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
+    **_left_out("TF raises in eager mode too (a graph-only op); use tf.stack",
+                "parallel_stack"),
+    **_left_out("tf.gradients and tf.hessians raise in TF's eager mode too; use "
+                "tf.GradientTape (tape.gradient, tape.jacobian)", "gradients hessians"),
+    **_left_out("TF's gradient registry: eagertape takes every gradient from jax.vjp; "
+                "use tf.custom_gradient (or tf.stop_gradient for none)",
+                "RegisterGradient no_gradient"),
+    **_left_out("TF runtime internals (custom kernels, protos, composite-tensor type specs, "
+                "variable creators, pinned memory, serving batching) with no JAX counterpart",
+                "load_library load_op_library make_tensor_proto make_ndarray "
+                "register_tensor_conversion_function CriticalSection variable_creator_scope "
+                "check_pinned nondifferentiable_batch_function TypeSpec type_spec_from_value "
+                "NoneTensorSpec OptionalSpec TensorArraySpec DeviceSpec"),
+    **_left_out("TF's quantized and handle dtypes have no JAX dtype",
+                "qint8 qint16 qint32 quint8 quint16 resource variant"),
+})
 
 
 def __getattr__(name):
@@ -201,9 +233,9 @@ def _ints(shape, what="shape"):
     # it must be known when tracing (a Python value, or tf.shape(...) of a tensor).
     if isinstance(shape, _TensorLike):
         shape = _concrete(shape, what)
-    elif isinstance(shape, (list, tuple)) and any(isinstance(d, _TensorLike) for d in shape):
+    elif isinstance(shape, (list, builtins.tuple)) and any(isinstance(d, _TensorLike) for d in shape):
         shape = [_concrete(d, what) if isinstance(d, _TensorLike) else d for d in shape]
-    return tuple(int(s) for s in np.reshape(np.asarray(shape), -1))
+    return builtins.tuple(int(s) for s in np.reshape(np.asarray(shape), -1))
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
@@ -249,7 +281,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
 
 def squeeze(input, axis=None, name=None):
     return _np.squeeze(_t(input), axis=None if axis is None else
-                       (tuple(axis) if isinstance(axis, list) else axis))
+                       (builtins.tuple(axis) if isinstance(axis, list) else axis))
 
 
 def expand_dims(input, axis, name=None):
@@ -302,7 +334,7 @@ def gather_nd(params, indices, batch_dims=0, name=None):
 
 
 def _gather_nd(params, indices, k):
-    return params[tuple(indices[..., d] for d in builtins.range(k))]
+    return params[builtins.tuple(indices[..., d] for d in builtins.range(k))]
 
 
 def where(condition, x=None, y=None, name=None):
@@ -370,7 +402,7 @@ def fill(dims, value, name=None):
 def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
     out = _np.eye(num_rows, num_columns, dtype=_as_dtype(dtype))
     if batch_shape:
-        out = _np.broadcast_to(out, _ints(batch_shape) + tuple(out.shape))
+        out = _np.broadcast_to(out, _ints(batch_shape) + builtins.tuple(out.shape))
     return out
 
 
@@ -465,7 +497,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
             _np.sqrt(_np.sum(x * x, axis=axis, keepdims=keep))
     # TF's "euclidean" over two axes is the Frobenius norm: NumPy's default there.
     return _np.linalg.norm(x, ord=None if ord == "euclidean" else ord,
-                           axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keep)
+                           axis=builtins.tuple(axis) if isinstance(axis, list) else axis, keepdims=keep)
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):

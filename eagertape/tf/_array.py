@@ -295,3 +295,189 @@ def unravel_index(indices, dims, name=None):
     i = _t(indices)
     d = tuple(int(v) for v in _static(dims, "dims"))
     return _np.stack(_np.unravel_index(i, d), axis=0).astype(i.dtype)
+
+
+def bitcast(input, type, name=None):  # noqa: A002  (TF's names)
+    """The same bits read as ``type`` (a wider type eats the last axis, a narrower
+    one adds it, as TF's); no gradient, as TF registers none."""
+    x, dtype = _t(input), _as_dtype(type)
+    a, b = x.dtype.itemsize, dtype.itemsize
+    if a < b and (x.ndim == 0 or x.shape[-1] != b // a):
+        raise InvalidArgumentError(f"Cannot bitcast from {x.dtype.name} to {dtype.name}: the "
+                                   f"last dimension must be {b // a}, got shape {list(x.shape)}")
+    return _call(lambda v: jax.lax.bitcast_convert_type(v, dtype), (stop_gradient(x),))
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None):
+    """Reverse the first ``seq_lengths[b]`` entries along ``seq_axis`` of each batch
+    entry ``b`` (along ``batch_axis``); the rest stays in place."""
+    x = _t(input)
+    if seq_axis is None:
+        raise TypeError("argument `seq_axis` of reverse_sequence is required")
+    batch_axis = 0 if batch_axis is None else int(batch_axis) % x.ndim
+    seq_axis = int(seq_axis) % x.ndim
+    lengths = np.asarray(_static(seq_lengths, "seq_lengths"), np.int64).reshape(-1)
+    n, t = x.shape[batch_axis], x.shape[seq_axis]
+    if lengths.shape != (n,):
+        raise InvalidArgumentError(f"argument `seq_lengths` must have {n} entries (the size "
+                                   f"of axis {batch_axis}), got {lengths.shape[0]}")
+    if np.any(lengths > t) or np.any(lengths < 0):
+        raise InvalidArgumentError(f"argument `seq_lengths` must be in [0, {t}], got "
+                                   f"{lengths.tolist()}")
+    i = np.arange(t)[None, :]
+    idx = np.where(i < lengths[:, None], lengths[:, None] - 1 - i, i)    # [batch, time]
+    shape = [1] * x.ndim
+    shape[batch_axis], shape[seq_axis] = n, t
+    if batch_axis > seq_axis:
+        idx = idx.T
+    idx = np.broadcast_to(idx.reshape(shape), x.shape).astype(np.int32)
+    return _np.take_along_axis(x, idx, axis=seq_axis)
+
+
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype="int32", name=None):
+    """The bin of each value among ``nbins`` equal bins of ``value_range`` (values
+    outside go to the first or last)."""
+    v = np.asarray(_t(values).numpy(), np.float64)
+    lo, hi = (float(r) for r in np.asarray(_static(value_range, "value_range")).reshape(-1))
+    if not hi > lo:
+        raise InvalidArgumentError(f"argument `value_range` must be increasing, got {[lo, hi]}")
+    nbins = int(_static(nbins, "nbins"))
+    if nbins <= 0:
+        raise InvalidArgumentError(f"argument `nbins` must be positive, got {nbins}")
+    bins = np.clip(np.floor((v - lo) / (hi - lo) * nbins), 0, nbins - 1)
+    return _t(bins.astype(_as_dtype(dtype)))
+
+
+def histogram_fixed_width(values, value_range, nbins=100, dtype="int32", name=None):
+    """Counts of ``values`` in ``nbins`` equal bins of ``value_range``."""
+    bins = histogram_fixed_width_bins(values, value_range, nbins).numpy().reshape(-1)
+    n = int(_static(nbins, "nbins"))
+    return _t(np.bincount(bins, minlength=n).astype(_as_dtype(dtype)))
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """TF's strided slice: entry ``i`` of ``begin``/``end``/``strides`` with the
+    masks' bit ``i`` (``x[begin:end:stride]``, ``...``, ``tf.newaxis``, an index)."""
+    x = _t(input_)
+    b = [int(v) for v in np.reshape(_static(begin, "begin"), -1)]
+    e = [int(v) for v in np.reshape(_static(end, "end"), -1)]
+    s = [1] * len(b) if strides is None else [int(v) for v in np.reshape(_static(strides, "strides"), -1)]
+    if not len(b) == len(e) == len(s):
+        raise ValueError("arguments `begin`, `end` and `strides` must have the same length, "
+                         f"got {len(b)}, {len(e)}, {len(s)}")
+    if 0 in s:
+        raise ValueError("argument `strides` must not contain 0")
+    index = []
+    for i in builtins.range(len(b)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            index.append(Ellipsis)
+        elif new_axis_mask & bit:
+            index.append(None)
+        elif shrink_axis_mask & bit:
+            index.append(b[i])
+        else:
+            index.append(builtins.slice(None if begin_mask & bit else b[i],
+                                        None if end_mask & bit else e[i], s[i]))
+    return x[builtins.tuple(index)]
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):
+    """Zero-pad the spatial axes (1..M) by ``paddings``, cut them into blocks of
+    ``block_shape`` and move the block offsets into the batch axis (TF's order)."""
+    x = _t(input)
+    block = [int(v) for v in np.reshape(_static(block_shape, "block_shape"), -1)]
+    m = len(block)
+    pads = np.asarray(_static(paddings, "paddings"), np.int64).reshape(m, 2)
+    full = [(0, 0)] + [builtins.tuple(int(v) for v in p) for p in pads] + [(0, 0)] * (x.ndim - 1 - m)
+    x = pad(x, full)
+    shape = x.shape
+    for i, bs in enumerate(block):
+        if shape[1 + i] % bs:
+            raise InvalidArgumentError(f"padded spatial dimension {i} ({shape[1 + i]}) is not a "
+                                       f"multiple of block_shape[{i}] = {bs}")
+    n, rest = shape[0], list(shape[1 + m:])
+    split = [n] + [v for i, bs in enumerate(block) for v in (shape[1 + i] // bs, bs)] + rest
+    x = _np.reshape(x, split)
+    perm = [2 + 2 * i for i in builtins.range(m)] + [0] + [1 + 2 * i for i in builtins.range(m)] + \
+        [1 + 2 * m + j for j in builtins.range(len(rest))]
+    x = _np.transpose(x, perm)
+    return _np.reshape(x, [n * int(np.prod(block))] + [shape[1 + i] // bs for i, bs in
+                                                       enumerate(block)] + rest)
+
+
+def space_to_batch(input, block_shape, paddings, name=None):
+    """TF 2's ``tf.space_to_batch``: ``space_to_batch_nd``."""
+    return space_to_batch_nd(input, block_shape, paddings)
+
+
+def batch_to_space(input, block_shape, crops, name=None):
+    """The inverse of ``space_to_batch_nd``: block offsets back from the batch
+    axis into the spatial axes, which are then cropped by ``crops``."""
+    x = _t(input)
+    block = [int(v) for v in np.reshape(_static(block_shape, "block_shape"), -1)]
+    m, prod = len(block), int(np.prod(block))
+    c = np.asarray(_static(crops, "crops"), np.int64).reshape(m, 2)
+    shape = x.shape
+    if shape[0] % prod:
+        raise InvalidArgumentError(f"batch dimension {shape[0]} is not a multiple of the "
+                                   f"product of block_shape ({prod})")
+    n, spatial, rest = shape[0] // prod, list(shape[1:1 + m]), list(shape[1 + m:])
+    x = _np.reshape(x, block + [n] + spatial + rest)
+    perm = [m] + [v for i in builtins.range(m) for v in (m + 1 + i, i)] + \
+        [1 + 2 * m + j for j in builtins.range(len(rest))]
+    x = _np.reshape(_np.transpose(x, perm), [n] + [s * bs for s, bs in zip(spatial, block)] + rest)
+    index = [builtins.slice(None)] + [builtins.slice(int(a), s * bs - int(b)) for (a, b), s, bs
+                                      in zip(c, spatial, block)]
+    return x[builtins.tuple(index)]
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """``data`` split into ``num_partitions`` tensors by ``partitions`` (known: the
+    sizes of the parts depend on its values)."""
+    x = _t(data)
+    p = np.asarray(_static(partitions, "partitions"), np.int64)
+    if p.shape != builtins.tuple(x.shape[:p.ndim]):
+        raise InvalidArgumentError(f"argument `partitions` has shape {list(p.shape)}, which is "
+                                   f"not a prefix of data's shape {list(x.shape)}")
+    if p.size and (p.min() < 0 or p.max() >= num_partitions):
+        raise InvalidArgumentError(f"argument `partitions` must be in [0, {num_partitions}), "
+                                   f"got {p.min()}..{p.max()}")
+    flat = _np.reshape(x, (-1,) + builtins.tuple(x.shape[p.ndim:]))
+    return [_np.take(flat, np.flatnonzero(p.reshape(-1) == k).astype(np.int32), axis=0)
+            for k in builtins.range(int(num_partitions))]
+
+
+def dynamic_stitch(indices, data, name=None):
+    """``merged[indices[m][i]] = data[m][i]``, later entries winning, as TF's."""
+    idx = [np.asarray(_static(i, "indices"), np.int64) for i in indices]
+    parts = [_t(d) for d in _same(*data)]
+    inner = builtins.tuple(parts[0].shape[idx[0].ndim:])
+    flat = _np.concatenate([_np.reshape(d, (-1,) + inner) for d in parts], axis=0)
+    all_idx = np.concatenate([i.reshape(-1) for i in idx])
+    size = int(all_idx.max()) + 1 if all_idx.size else 0
+    last = np.full(size, -1, np.int64)
+    last[all_idx] = np.arange(all_idx.size)     # NumPy assigns in order: the last one wins
+    if np.any(last < 0):
+        raise InvalidArgumentError("dynamic_stitch: the indices leave a gap (TF leaves such "
+                                   "entries uninitialised; give every index up to the largest)")
+    return _call(_stitch, (flat, last.astype(np.int32), all_idx.astype(np.int32)))
+
+
+@jax.custom_vjp
+def _stitch(flat, last, all_idx):
+    return jnp.take(flat, last, axis=0)
+
+
+def _stitch_fwd(flat, last, all_idx):
+    return _stitch(flat, last, all_idx), all_idx
+
+
+def _stitch_bwd(all_idx, g):
+    # TF's gradient: every entry gets the output's gradient at its index, the
+    # overwritten ones too.
+    return jnp.take(g, all_idx, axis=0), None, None
+
+
+_stitch.defvjp(_stitch_fwd, _stitch_bwd)

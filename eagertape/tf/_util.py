@@ -8,18 +8,34 @@ from .._tensor import Tensor, _convert_operand, _mismatch, _TensorLike, convert_
 
 
 class _Unsupported:
-    """Module ``__getattr__`` for names the facade does not cover (yet)."""
+    """Module ``__getattr__`` for names the facade does not cover: yet, or ever
+    (``left_out``: name → why; ``python -m eagertape coverage`` reads these)."""
 
-    def __init__(self, module):
-        self.module = module
+    def __init__(self, module, left_out=None):
+        self.module, self.left_out = module, dict(left_out or {})
 
     def __call__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in self.left_out:
+            raise AttributeError(f"{self.module}.{name} is left out of eagertape's TensorFlow "
+                                 f"facade: {self.left_out[name]}")
         raise AttributeError(
             f"{self.module}.{name} is not supported by eagertape's TensorFlow facade yet; "
             "use the recorded jax.numpy in eagertape.numpy (or eagertape.nn), or "
             "eagertape.primitive(fn) to record any JAX function")
+
+
+def left_out(reason, names):
+    """``{name: reason}`` for a ``_Unsupported`` table."""
+    return dict.fromkeys(names.split(), reason)
+
+
+STRINGS = ("JAX has no string dtype; keep text as integer ids (encode it with Python "
+           "or a tokenizer) and pass arrays")
+SPARSE = ("sparse and ragged tensors are not supported (jax.experimental.sparse is "
+          "experimental): use dense tensors with masks or padding")
+GRAPH = "TF graph-mode API with no meaning in eager TF-2 programs"
 
 
 def tensor(x, dtype=None):

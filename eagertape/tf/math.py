@@ -583,3 +583,29 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
 
 # tf.math.softmax and tf.math.log_softmax are tf.nn's (the same functions in TF).
 from .nn import log_softmax, softmax  # noqa: E402,F401  (nn imports this module)
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The ``k`` largest entries along ``reduction_dimension`` and their int32
+    indices (``jax.lax.approx_max_k``: approximate on TPUs, exact elsewhere)."""
+    return _approx_k(operand, k, reduction_dimension, recall_target, True)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The ``k`` smallest entries along ``reduction_dimension`` and their indices."""
+    return _approx_k(operand, k, reduction_dimension, recall_target, False)
+
+
+def _approx_k(operand, k, dim, recall, largest):
+    import jax
+    x = _t(operand)
+    dim = int(dim) % x.ndim
+    if not isinstance(k, int) or not 0 < k <= x.shape[dim]:
+        from .errors import InvalidArgumentError
+        raise InvalidArgumentError(f"argument `k` must be in [1, {x.shape[dim]}], got {k!r}")
+    op = jax.lax.approx_max_k if largest else jax.lax.approx_min_k
+    values, indices = _call(lambda v: op(v, k, reduction_dimension=dim,
+                                         recall_target=float(recall)), (x,))
+    return [values, indices.astype("int32")]
