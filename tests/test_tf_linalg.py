@@ -345,3 +345,58 @@ def test_linear_operator_gradient_through_a_variable():
             loss = op.log_abs_determinant() + lib.reduce_sum(op.solvevec([1.0, 2.0, 3.0]))
         grads.append(tape.gradient(loss, d).numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4)
+
+
+# -- tf.dtypes ---------------------------------------------------------------------
+
+DTYPE_NAMES = ["bfloat16", "bool", "complex128", "complex64", "double", "float16", "float32",
+               "float64", "half", "int16", "int32", "int64", "int8", "uint16", "uint32",
+               "uint64", "uint8"]
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_dtypes_are_tfs(name):
+    ours, theirs = getattr(etf.dtypes, name), getattr(tf.dtypes, name)
+    assert ours == np.dtype(theirs.as_numpy_dtype) and getattr(etf, name) is ours
+    assert etf.dtypes.as_dtype(theirs.name) == ours and isinstance(ours, etf.dtypes.DType)
+    x = np.array([1.7, -2.2, 300.0])
+    if name != "bool":      # TF's saturate_cast raises for bool
+        assert etf.dtypes.saturate_cast(x, ours).numpy().tolist() == \
+            tf.dtypes.saturate_cast(x, theirs).numpy().tolist()
+    # Out-of-range float-to-int casts are undefined (TF wraps, XLA clamps): in range only.
+    x = np.array([1.7, 2.2, 100.0])
+    ours_x, theirs_x = etf.dtypes.cast(x, ours), tf.dtypes.cast(x, theirs)
+    assert ours_x.dtype == ours and ours_x.numpy().tolist() == theirs_x.numpy().tolist()
+
+
+def test_dtypes_functions_and_left_out_names():
+    assert etf.dtypes.cast is etf.cast and etf.dtypes.complex is etf.complex
+    z = etf.dtypes.complex(etf.constant([1.0]), etf.constant([2.0]))
+    assert z.dtype == np.complex64 and z.numpy().tolist() == [1 + 2j]
+    for name, why in [("qint8", "quantized"), ("quint16", "quantized"), ("string", "string"),
+                      ("resource", "resource"), ("variant", "variant")]:
+        assert hasattr(tf.dtypes, name)
+        with pytest.raises(AttributeError, match=f"left out.*{why}"):
+            getattr(etf.dtypes, name)
+
+
+# -- tf.errors ---------------------------------------------------------------------
+
+def test_errors_are_tfs():
+    names = [n for n in dir(tf.errors) if not n.startswith("_")]
+    for n in names:
+        ours, theirs = getattr(etf.errors, n), getattr(tf.errors, n)
+        if isinstance(theirs, int):
+            assert ours == theirs, n
+            continue
+        assert [b.__name__ for b in theirs.__mro__ if b.__module__ != "builtins"][1:2] == \
+            [b.__name__ for b in ours.__mro__ if b.__name__ in ("OpError",)][:1] or \
+            n in ("OpError", "OperatorNotAllowedInGraphError"), n
+        if issubclass(theirs, tf.errors.OpError) and n not in ("OpError", "InvalidArgumentError"):
+            e, t = ours(None, None, "boom"), theirs(None, None, "boom")
+            assert (e.message, e.error_code, str(e)) == (t.message, t.error_code, str(t))
+            assert isinstance(e, etf.errors.OpError)
+            assert getattr(etf.errors, n)("plain").message == "plain"
+    assert issubclass(etf.errors.OperatorNotAllowedInGraphError, TypeError)
+    assert etf.errors.InvalidArgumentError is __import__(
+        "eagertape._errors", fromlist=["x"]).InvalidArgumentError

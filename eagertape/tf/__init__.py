@@ -109,13 +109,10 @@ def __getattr__(name):
 newaxis = None      # tf.newaxis, for indexing: x[tf.newaxis, :]
 
 # -- dtypes (NumPy dtypes; eagertape accepts them wherever TF takes a DType) --------
-float16, bfloat16 = np.dtype("float16"), np.dtype(_jnp.bfloat16)
-float32, float64 = np.dtype("float32"), np.dtype("float64")
-int8, int16, int32, int64 = (np.dtype(t) for t in ("int8", "int16", "int32", "int64"))
-uint8 = np.dtype("uint8")
-bool = np.dtype("bool")  # noqa: A001  (TF's name)
-complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
-DType = np.dtype
+from . import dtypes  # noqa: E402
+from .dtypes import (DType, bfloat16, bool, complex64, complex128, double, float16,  # noqa: F401,E402,A004
+                     float32, float64, half, int8, int16, int32, int64, uint8, uint16, uint32,
+                     uint64)
 
 
 class GradientTape(_CoreTape):
@@ -576,6 +573,3 @@ def _list_physical_devices(device_type=None):
 config = _namespace("tf.config", run_functions_eagerly=_run_functions_eagerly,
                     functions_run_eagerly=lambda: _function._run_eagerly[0],
                     list_physical_devices=_list_physical_devices)
-dtypes = _namespace("tf.dtypes", as_dtype=as_dtype, DType=DType, float16=float16,
-                    bfloat16=bfloat16, float32=float32, float64=float64, int32=int32,
-                    int64=int64, bool=bool, complex64=complex64, complex128=complex128)

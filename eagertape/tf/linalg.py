@@ -5,11 +5,11 @@ family is written over those ops (structure kept where it is cheap: diagonal,
 triangular, identity, Householder, permutation; the dense matrix elsewhere).
 
 >>> import eagertape.tf as tf
->>> tf.linalg.det(tf.constant([[2.0, 0.0], [0.0, 3.0]])).numpy()
+>>> float(tf.linalg.det(tf.constant([[2.0, 0.0], [0.0, 3.0]])))
 6.0
 >>> op = tf.linalg.LinearOperatorDiag([2.0, 4.0])
->>> op.solvevec([2.0, 2.0]).numpy(), op.log_abs_determinant().numpy()
-(array([1. , 0.5], dtype=float32), 2.0794415)
+>>> op.solvevec([2.0, 2.0]).numpy(), round(float(op.log_abs_determinant()), 4)
+(array([1. , 0.5], dtype=float32), 2.0794)
 >>> tf.linalg.lu_reconstruct(*tf.linalg.lu([[1.0, 2.0], [3.0, 4.0]])).numpy()
 array([[1., 2.],
        [3., 4.]], dtype=float32)
@@ -26,23 +26,15 @@ from .._primitive import call as _call
 from .._tensor import TensorShape, _as_dtype, _TensorLike
 from ._util import _Unsupported, concrete as _concrete, hinted as _hinted, tensor as _t
 
-_unsupported = _Unsupported("tf.linalg")
 # TF names left out, with the reason (AttributeError, as for any name not covered).
-_LEFT_OUT = {
+__getattr__ = _Unsupported("tf.linalg", {
     "LinearOperatorBlockLowerTriangular": "its block-triangular solve and determinant "
     "are not written yet; build the dense matrix with LinearOperatorFullMatrix",
     "LinearOperatorCirculant2D": "only the 1-D LinearOperatorCirculant is written",
     "LinearOperatorCirculant3D": "only the 1-D LinearOperatorCirculant is written",
     "experimental": "tf.linalg.experimental (conjugate_gradient) is not written; "
     "jax.scipy.sparse.linalg.cg through eagertape.primitive records one",
-}
-
-
-def __getattr__(name):
-    if name in _LEFT_OUT:
-        raise AttributeError(f"tf.linalg.{name} is left out of eagertape's TensorFlow "
-                             f"facade: {_LEFT_OUT[name]}")
-    return _unsupported(name)
+})
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
