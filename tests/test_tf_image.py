@@ -295,3 +295,89 @@ def test_random_flips_crops_and_colours(_et_mode):
     u8 = etf.image.random_brightness(etf.constant(U8), 0.1)
     assert u8.dtype == np.uint8 and np.all(np.abs(u8.numpy().astype(int) - U8) <= 26)
     assert np.array_equal(etf.image.random_brightness(img, 0.0).numpy(), IMG)
+
+
+NMS_BOXES = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+                      [0, 10.1, 1, 11.1], [0, 100, 1, 101], [1, 1, 0, 0.2]], np.float32)
+NMS_SCORES = np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0.55], np.float32)
+OVERLAPS = rng.random((7, 7)).astype(np.float32)
+CB = rng.random((2, 6, 1, 4)).astype(np.float32) * 1.2 - 0.1
+CB = np.concatenate([np.minimum(CB[..., :2], CB[..., 2:]), np.maximum(CB[..., :2], CB[..., 2:])], -1)
+CS = rng.random((2, 6, 3)).astype(np.float32)
+
+CASES2 = {
+    "total_variation": (lambda lib, x: lib.image.total_variation(x), [BATCH]),
+    "total_variation_3d": (lambda lib, x: lib.image.total_variation(x), [IMG]),
+    "image_gradients": (lambda lib, x: lib.image.image_gradients(x), [BATCH]),
+    "sobel_edges": (lambda lib, x: lib.image.sobel_edges(x), [BIG]),
+    "psnr": (lambda lib, a, b: lib.image.psnr(a, b, 1.0), [SSIM_A, SSIM_B]),
+    "psnr_u8": (lambda lib, a: lib.image.psnr(a, a[::-1], 255), [U8]),
+    "ssim": (lambda lib, a, b: lib.image.ssim(a, b, 1.0), [SSIM_A, SSIM_B]),
+    "ssim_map": (lambda lib, a, b: lib.image.ssim(a, b, 1.0, filter_size=5, filter_sigma=1.0,
+                                                  return_index_map=True), [SSIM_A, SSIM_B]),
+    "ssim_multiscale": (lambda lib, a, b: lib.image.ssim_multiscale(
+        a, b, 1.0, power_factors=(0.5, 0.3, 0.2), filter_size=3), [SSIM_A, SSIM_B]),
+    "nms": (lambda lib, b, s: lib.image.non_max_suppression(b, s, 5, 0.5), [NMS_BOXES, NMS_SCORES]),
+    "nms_threshold": (lambda lib, b, s: lib.image.non_max_suppression(
+        b, s, 10, 0.2, score_threshold=0.52), [NMS_BOXES, NMS_SCORES]),
+    "nms_with_scores": (lambda lib, b, s: lib.image.non_max_suppression_with_scores(b, s, 4),
+                        [NMS_BOXES, NMS_SCORES]),
+    "nms_soft": (lambda lib, b, s: lib.image.non_max_suppression_with_scores(
+        b, s, 7, 1.0, 0.1, soft_nms_sigma=0.5), [NMS_BOXES, NMS_SCORES]),
+    "nms_overlaps": (lambda lib, o, s: lib.image.non_max_suppression_overlaps(o, s, 5, 0.4),
+                     [OVERLAPS, NMS_SCORES]),
+    "nms_padded": (lambda lib, b, s: lib.image.non_max_suppression_padded(
+        b, s, 6, 0.5, pad_to_max_output_size=True), [NMS_BOXES, NMS_SCORES]),
+    "nms_padded_unpadded": (lambda lib, b, s: lib.image.non_max_suppression_padded(
+        b, s, 3, 0.5, score_threshold=0.4), [NMS_BOXES, NMS_SCORES]),
+    "nms_padded_batch": (lambda lib, b, s: lib.image.non_max_suppression_padded(
+        lib.stack([b, b[::-1]]), lib.stack([s, s]), 4, pad_to_max_output_size=True),
+                         [NMS_BOXES, NMS_SCORES]),
+    "combined_nms": (lambda lib, b, s: lib.image.combined_non_max_suppression(
+        b, s, 3, 5, 0.3, 0.2), [CB, CS]),
+    "combined_nms_pad_noclip": (lambda lib, b, s: lib.image.combined_non_max_suppression(
+        b, s, 2, 20, 0.5, pad_per_class=True, clip_boxes=False), [CB, CS]),
+    "draw_bounding_boxes": (lambda lib, x, b: lib.image.draw_bounding_boxes(
+        x, lib.stack([b, b[::-1]]), [[1.0, 0.0, 0.0, 1.0], [0.0, 0.5, 1.0, 1.0]]),
+                            [BATCH, BOXES]),
+    "draw_bounding_boxes_gray": (lambda lib, x, b: lib.image.draw_bounding_boxes(
+        x[..., :1], lib.stack([b, b]), np.zeros((0, 4), np.float32)), [BIG, BOXES]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES2))
+def test_metrics_and_boxes_against_tensorflow(case, _et_mode):
+    prog, inputs = CASES2[case]
+    _compare(prog, inputs, atol=1e-4 if "ssim" in case else 2e-5)
+
+
+ERRORS2 = {
+    "image_gradients_3d": lambda lib: lib.image.image_gradients(lib.zeros([2, 2, 3])),
+    "total_variation_2d": lambda lib: lib.image.total_variation(lib.zeros([2, 2])),
+    "psnr_shapes": lambda lib: lib.image.psnr(lib.zeros([4, 4, 1]), lib.zeros([4, 5, 1]), 1.0),
+    "ssim_small": lambda lib: lib.image.ssim(lib.zeros([8, 8, 1]), lib.zeros([8, 8, 1]), 1.0),
+    "sobel_1px": lambda lib: lib.image.sobel_edges(lib.zeros([1, 1, 1, 1])),
+    "nms_padded_batch_unpadded": lambda lib: lib.image.non_max_suppression_padded(
+        lib.zeros([2, 3, 4]), lib.zeros([2, 3]), 2),
+    "draw_depth": lambda lib: lib.image.draw_bounding_boxes(lib.zeros([1, 4, 4, 2]),
+                                                            [[[0, 0, 1, 1.]]], []),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS2))
+def test_error_classes_metrics_and_boxes(case, _et_mode):
+    with pytest.raises(Exception) as t_err:
+        ERRORS2[case](tf)
+    with pytest.raises(Exception) as e_err:
+        ERRORS2[case](etf)
+    assert type(e_err.value).__name__ == type(t_err.value).__name__
+
+
+def test_every_tf_image_name_resolves_or_says_why():
+    names = [n for n in dir(tf.image) if not n.startswith("_")]
+    built = [n for n in names if callable(getattr(etf.image, n, None)) or
+             isinstance(getattr(etf.image, n, None), type)]
+    for n in set(names) - set(built):
+        with pytest.raises(AttributeError, match="left out"):
+            getattr(etf.image, n)
+    assert len(built) == 54 and len(names) == 73

@@ -948,3 +948,417 @@ def per_image_standardization(image):
     image = _t(image)
     _at_least_3d(image)
     return _call(_standardize, (image,))
+
+
+# -- metrics and filters -------------------------------------------------------------------------
+def _total_variation(x):
+    axes = tuple(range(x.ndim - 3, x.ndim))
+    d1 = x[..., 1:, :, :] - x[..., :-1, :, :]
+    d2 = x[..., :, 1:, :] - x[..., :, :-1, :]
+    return jnp.sum(jnp.abs(d1), axis=axes) + jnp.sum(jnp.abs(d2), axis=axes)
+
+
+def total_variation(images, name=None):
+    """The sum of absolute differences of neighbouring pixels, per image."""
+    images = _t(images)
+    if images.ndim not in (3, 4):
+        raise ValueError("'images' must be either 3 or 4-dimensional.")
+    return _call(_total_variation, (images,))
+
+
+def _image_gradients(x):
+    dy = jnp.pad(x[:, 1:] - x[:, :-1], ((0, 0), (0, 1), (0, 0), (0, 0)))
+    dx = jnp.pad(x[:, :, 1:] - x[:, :, :-1], ((0, 0), (0, 0), (0, 1), (0, 0)))
+    return dy, dx
+
+
+def image_gradients(image):
+    """(dy, dx): forward differences along height and width, 0 in the last row/column."""
+    image = _t(image)
+    if image.ndim != 4:
+        raise ValueError("image_gradients expects a 4D tensor [batch_size, h, w, d], not "
+                         f"{tuple(image.shape)}.")
+    return _call(_image_gradients, (image,))
+
+
+_SOBEL = (((-1, -2, -1), (0, 0, 0), (1, 2, 1)), ((-1, 0, 1), (-2, 0, 2), (-1, 0, 1)))
+
+
+def _sobel(x):
+    p = jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), mode="reflect")
+    h, w = x.shape[1], x.shape[2]
+    outs = []
+    for k in _SOBEL:
+        acc = 0
+        for i in range(3):
+            for j in range(3):
+                if k[i][j]:
+                    acc = acc + k[i][j] * p[:, i:i + h, j:j + w, :]
+        outs.append(acc)
+    return jnp.stack(outs, -1).astype(x.dtype)
+
+
+def sobel_edges(image):
+    """Sobel responses [batch, h, w, d, 2] (dy, dx), with reflected borders."""
+    image = _t(image)
+    if image.ndim != 4:
+        raise ValueError(f"sobel_edges expects a 4-D image, got shape {tuple(image.shape)}")
+    if image.shape[1] < 2 or image.shape[2] < 2:
+        raise InvalidArgumentError("sobel_edges needs images of at least 2x2 (reflected "
+                                   "padding)")
+    return _call(_sobel, (image,))
+
+
+def _check_pair(a, b, error=ValueError):
+    if a.ndim < 3 or b.ndim < 3:
+        raise ValueError(f"images must be at least 3-D, got {tuple(a.shape)} and "
+                         f"{tuple(b.shape)}")
+    if tuple(a.shape[-3:]) != tuple(b.shape[-3:]):
+        raise error(f"Shapes {tuple(a.shape)} and {tuple(b.shape)} are incompatible")
+
+
+def _psnr(a, b, max_val):
+    m = _cid(max_val.astype(a.dtype), jnp.float32)
+    a, b = _cid(a, jnp.float32), _cid(b, jnp.float32)
+    mse = jnp.mean(jnp.square(a - b), axis=(-3, -2, -1))
+    return 20 * jnp.log(m) / jnp.log(10.0) - np.float32(10 / np.log(10)) * jnp.log(mse)
+
+
+def psnr(a, b, max_val, name=None):
+    """Peak signal-to-noise ratio per image, in float32."""
+    a, b = _t(a), _t(b)
+    _check_pair(a, b, InvalidArgumentError)      # TF's squared difference fails first
+    return _call(_psnr, (a, b, _t(max_val)))
+
+
+def _gauss(size, sigma):
+    c = np.arange(size, dtype=np.float32) - np.float32(size - 1) / 2
+    g = np.square(c) * np.float32(-0.5 / sigma ** 2)
+    g = (g[None, :] + g[:, None]).reshape(-1)
+    g = np.exp(g - g.max())
+    return (g / g.sum()).reshape(size, size).astype(np.float32)
+
+
+def _ssim_channels(x, y, max_val, size, sigma, k1, k2, index_map=False):
+    kern = jnp.asarray(_gauss(size, sigma))
+    c = x.shape[-1]
+    w = jnp.tile(kern[:, :, None, None], (1, 1, 1, c))
+
+    def reducer(v):
+        lead = v.shape[:-3]
+        v = v.reshape((-1,) + v.shape[-3:])
+        r = jax.lax.conv_general_dilated(v, w, (1, 1), "VALID", dimension_numbers=(
+            "NHWC", "HWIO", "NHWC"), feature_group_count=c, precision=jax.lax.Precision.HIGHEST)
+        return r.reshape(lead + r.shape[1:])
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    m0, m1 = reducer(x), reducer(y)
+    num0 = m0 * m1 * 2.0
+    den0 = jnp.square(m0) + jnp.square(m1)
+    lum = (num0 + c1) / (den0 + c1)
+    num1 = reducer(x * y) * 2.0
+    den1 = reducer(jnp.square(x) + jnp.square(y))
+    cs = (num1 - num0 + c2) / (den1 - den0 + c2)
+    if index_map:
+        return lum * cs, cs
+    return jnp.mean(lum * cs, axis=(-3, -2)), jnp.mean(cs, axis=(-3, -2))
+
+
+def _ssim(a, b, max_val, size, sigma, k1, k2, index_map):
+    m = _cid(max_val.astype(a.dtype), jnp.float32)
+    a, b = _cid(a, jnp.float32), _cid(b, jnp.float32)
+    s, _ = _ssim_channels(a, b, m, size, sigma, k1, k2, index_map)
+    return jnp.mean(s, -1)
+
+
+def _ssim_size_check(a, b, size):
+    for x in (a, b):
+        if x.shape[-3] < size or x.shape[-2] < size:
+            raise InvalidArgumentError(f"the images ({tuple(x.shape)}) must be at least "
+                                       f"filter_size ({size}) high and wide")
+
+
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         return_index_map=False):
+    """Structural similarity per image (Gaussian window ``filter_size``,
+    ``filter_sigma``), the mean over channels; with ``return_index_map`` the map."""
+    a, b = _t(img1), _t(img2)
+    _check_pair(a, b)
+    _ssim_size_check(a, b, int(filter_size))
+    return _call(_ssim, (a, b, _t(max_val), int(filter_size), float(filter_sigma), float(k1),
+                         float(k2), bool(return_index_map)))
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def _ms_ssim(a, b, max_val, powers, size, sigma, k1, k2):
+    m = _cid(max_val.astype(a.dtype), jnp.float32)
+    imgs = [_cid(a, jnp.float32), _cid(b, jnp.float32)]
+    mcs = []
+    for k in range(len(powers)):
+        if k > 0:
+            h, w = imgs[0].shape[-3], imgs[0].shape[-2]
+            pads = [(0, 0)] * (imgs[0].ndim - 3) + [(0, h % 2), (0, w % 2), (0, 0)]
+            imgs = [jnp.pad(x, pads, mode="symmetric") for x in imgs]
+            imgs = [x.reshape(x.shape[:-3] + (x.shape[-3] // 2, 2, x.shape[-2] // 2, 2,
+                                              x.shape[-1])).mean(axis=(-4, -2)) for x in imgs]
+        s, cs = _ssim_channels(imgs[0], imgs[1], m, size, sigma, k1, k2)
+        mcs.append(jax.nn.relu(cs))
+    mcs.pop()
+    stack = jnp.stack(mcs + [jax.nn.relu(s)], -1)
+    return jnp.mean(jnp.prod(stack ** jnp.asarray(powers, jnp.float32), -1), -1)
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11,
+                    filter_sigma=1.5, k1=0.01, k2=0.03):
+    """Multi-scale SSIM (one scale per power factor, each half the size of the last)."""
+    a, b = _t(img1), _t(img2)
+    _check_pair(a, b)
+    return _call(_ms_ssim, (a, b, _t(max_val), tuple(float(p) for p in power_factors),
+                            int(filter_size), float(filter_sigma), float(k1), float(k2)))
+
+
+# -- boxes ----------------------------------------------------------------------------------------
+def _iou(b, i, j):
+    ymin_i, ymax_i = min(b[i, 0], b[i, 2]), max(b[i, 0], b[i, 2])
+    xmin_i, xmax_i = min(b[i, 1], b[i, 3]), max(b[i, 1], b[i, 3])
+    ymin_j, ymax_j = min(b[j, 0], b[j, 2]), max(b[j, 0], b[j, 2])
+    xmin_j, xmax_j = min(b[j, 1], b[j, 3]), max(b[j, 1], b[j, 3])
+    ai = (ymax_i - ymin_i) * (xmax_i - xmin_i)
+    aj = (ymax_j - ymin_j) * (xmax_j - xmin_j)
+    if ai <= 0 or aj <= 0:
+        return 0.0
+    ih = max(min(ymax_i, ymax_j) - max(ymin_i, ymin_j), 0.0)
+    iw = max(min(xmax_i, xmax_j) - max(xmin_i, xmin_j), 0.0)
+    inter = ih * iw
+    return inter / (ai + aj - inter)
+
+
+def _iou_tiled(b, i, j):
+    """The padded NMS's IoU (_bbox_overlap): corners as given, so a box whose
+    corners are reversed has negative area and overlaps nothing."""
+    ih = max(min(b[i, 2], b[j, 2]) - max(b[i, 0], b[j, 0]), 0.0)
+    iw = max(min(b[i, 3], b[j, 3]) - max(b[i, 1], b[j, 1]), 0.0)
+    inter = ih * iw
+    union = ((b[i, 2] - b[i, 0]) * (b[i, 3] - b[i, 1]) + (b[j, 2] - b[j, 0]) * (b[j, 3] - b[j, 1])
+             - inter)
+    return inter / (union + 1e-8) if union + 1e-8 > 0 else 0.0
+
+
+def _greedy(sim, scores, max_out, thr, score_thr, sigma=0.0):
+    """TF's NonMaxSuppressionV5 loop (kernels/image/non_max_suppression_op.cc): a
+    priority queue by score (ties: the lower index), soft-NMS when sigma > 0."""
+    import heapq
+    scale = -0.5 / sigma if sigma > 0 else 0.0
+    heap = [(-float(s), i, 0) for i, s in enumerate(scores) if s > score_thr]
+    heapq.heapify(heap)
+    sel, sel_scores = [], []
+    while len(sel) < max_out and heap:
+        neg, i, begin = heapq.heappop(heap)
+        score = orig = -neg
+        hard = False
+        for j in range(len(sel) - 1, begin - 1, -1):
+            s = sim(i, sel[j])
+            score *= np.exp(scale * s * s) if s <= thr else 0.0
+            if sigma <= 0 and s > thr:
+                hard = True
+                break
+            if score <= score_thr:
+                break
+        if hard:
+            continue
+        if score == orig:
+            sel.append(i)
+            sel_scores.append(score)
+        elif score > score_thr:
+            heapq.heappush(heap, (-score, i, len(sel)))
+    return sel, sel_scores
+
+
+def _nms_args(boxes, scores, max_output_size):
+    b, s = _t(boxes), _t(scores)
+    if b.ndim != 2 or b.shape[-1] != 4:
+        raise InvalidArgumentError(f"boxes must be 2-D [num_boxes, 4], got {list(b.shape)}")
+    if s.ndim != 1 or s.shape[0] != b.shape[0]:
+        raise InvalidArgumentError("scores has incompatible shape")
+    bv = np.asarray(_concrete(b, "boxes"), np.float64)
+    sv = np.asarray(_concrete(s, "scores"))
+    return b, s, bv, sv, _int(max_output_size, "max_output_size")
+
+
+def _scalar(v, what):
+    return float(np.asarray(_concrete(v, what) if isinstance(v, _TensorLike) else v))
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5,
+                        score_threshold=float("-inf"), name=None):
+    """Indices (int32) of at most ``max_output_size`` boxes, greedily by score, each
+    overlapping no earlier pick by IoU > ``iou_threshold``. Runs on concrete values
+    (not under tf.function); no gradient, as TF."""
+    b, s, bv, sv, n = _nms_args(boxes, scores, max_output_size)
+    sel, _ = _greedy(lambda i, j: _iou(bv, i, j), sv, n, _scalar(iou_threshold, "iou_threshold"),
+                     _scalar(score_threshold, "score_threshold"))
+    return _wrap(jnp.asarray(np.asarray(sel, np.int32)))
+
+
+def _take_scores(s, idx, values):
+    return jnp.asarray(values, s.dtype) + 0 * s[idx]
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
+    """(indices, scores) of the selected boxes; with ``soft_nms_sigma`` > 0 (Soft-NMS)
+    overlapping boxes' scores decay by exp(-iou**2 / (2 sigma)) instead of being
+    dropped. TF registers no gradient (a gradient through the scores: LookupError)."""
+    b, s, bv, sv, n = _nms_args(boxes, scores, max_output_size)
+    sel, sc = _greedy(lambda i, j: _iou(bv, i, j), sv, n, _scalar(iou_threshold, "iou_threshold"),
+                      _scalar(score_threshold, "score_threshold"),
+                      _scalar(soft_nms_sigma, "soft_nms_sigma"))
+    idx = np.asarray(sel, np.int32)
+    return (_wrap(jnp.asarray(idx)),
+            _call(_ng(_take_scores), (s, idx, np.asarray(sc, np.dtype(s.dtype)))))
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """``non_max_suppression`` with a given [n, n] overlap matrix in place of IoU."""
+    o = _t(overlaps)
+    if o.ndim != 2 or o.shape[0] != o.shape[1]:
+        raise InvalidArgumentError(f"overlaps must be square, got {list(o.shape)}")
+    ov = np.asarray(_concrete(o, "overlaps"), np.float64)
+    sv = np.asarray(_concrete(_t(scores), "scores"))
+    sel, _ = _greedy(lambda i, j: ov[i, j], sv, _int(max_output_size, "max_output_size"),
+                     _scalar(overlap_threshold, "overlap_threshold"),
+                     _scalar(score_threshold, "score_threshold"))
+    return _wrap(jnp.asarray(np.asarray(sel, np.int32)))
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5,
+                               score_threshold=float("-inf"), pad_to_max_output_size=False,
+                               name=None, sorted_input=False, canonicalized_coordinates=False,
+                               tile_size=512):
+    """(indices, num_valid) as TF's padded NMS; batched boxes ([..., n, 4]) need
+    ``pad_to_max_output_size=True``; padding entries are 0."""
+    b, s = _t(boxes), _t(scores)
+    if not pad_to_max_output_size and b.ndim > 2:
+        raise ValueError(f"'pad_to_max_output_size' (value {pad_to_max_output_size}) must be "
+                         "True for batched input")
+    n_out = _int(max_output_size, "max_output_size")
+    bv = np.asarray(_concrete(b, "boxes"), np.float64)
+    sv = np.asarray(_concrete(s, "scores"), np.float64)
+    lead = bv.shape[:-2]
+    bv, sv = bv.reshape(-1, bv.shape[-2], 4), sv.reshape(-1, sv.shape[-1])
+    thr, sthr = _scalar(iou_threshold, "iou_threshold"), _scalar(score_threshold, "score_threshold")
+    idx = np.zeros((bv.shape[0], n_out), np.int32)
+    valid = np.zeros(bv.shape[0], np.int32)
+    if not canonicalized_coordinates and bv.size:
+        # TF orders the corners as the first box has them, for every box
+        if bv[0, 0, 0] > bv[0, 0, 2]:
+            bv = bv[..., [2, 1, 0, 3]]
+        if bv[0, 0, 1] > bv[0, 0, 3]:
+            bv = bv[..., [0, 3, 2, 1]]
+    for k in range(bv.shape[0]):
+        # TF zeroes the boxes at or below the score threshold, and a box with no
+        # positive coordinate is never output.
+        keep = (sv[k] > sthr) & np.any(bv[k] > 0, -1)
+        sc = np.where(keep, sv[k], -np.inf)
+        sel, _ = _greedy(lambda i, j: _iou_tiled(bv[k], i, j), sc, n_out, thr, -np.inf)
+        idx[k, :len(sel)] = sel
+        valid[k] = len(sel)
+    if not pad_to_max_output_size:
+        return _wrap(jnp.asarray(idx[0, :valid[0]])), _wrap(jnp.asarray(valid.reshape(lead)))
+    return (_wrap(jnp.asarray(idx.reshape(lead + (n_out,)))),
+            _wrap(jnp.asarray(valid.reshape(lead))))
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size,
+                                 iou_threshold=0.5, score_threshold=float("-inf"),
+                                 pad_per_class=False, clip_boxes=True, name=None):
+    """Per-class NMS over a batch: ``boxes`` [batch, n, q, 4] (q 1 or classes),
+    ``scores`` [batch, n, classes] -> (nmsed_boxes, nmsed_scores, nmsed_classes,
+    valid_detections), the detections sorted by score and zero-padded."""
+    b, s = _t(boxes), _t(scores)
+    if b.ndim != 4 or s.ndim != 3:
+        raise InvalidArgumentError("boxes must be 4-D and scores 3-D")
+    bv = np.asarray(_concrete(b, "boxes"), np.float32)
+    sv = np.asarray(_concrete(s, "scores"), np.float32)
+    per = _int(max_output_size_per_class, "max_output_size_per_class")
+    total = _int(max_total_size, "max_total_size")
+    thr, sthr = _scalar(iou_threshold, "iou_threshold"), _scalar(score_threshold, "score_threshold")
+    batch, n, q, _ = bv.shape
+    classes = sv.shape[2]
+    size = min(total, per * classes) if pad_per_class else total
+    ob = np.zeros((batch, size, 4), np.float32)
+    os_ = np.zeros((batch, size), np.float32)
+    oc = np.zeros((batch, size), np.float32)
+    ov = np.zeros(batch, np.int32)
+    for k in range(batch):
+        dets = []
+        for c in range(classes):
+            bc = bv[k, :, 0 if q == 1 else c].astype(np.float64)
+            sel, sc = _greedy(lambda i, j: _iou(bc, i, j), sv[k, :, c], per, thr, sthr)
+            dets += [(float(sv[k, i, c]), c, i) for i in sel]
+        dets.sort(key=lambda d: -d[0])
+        dets = dets[:size]
+        for m, (score, c, i) in enumerate(dets):
+            box = bv[k, i, 0 if q == 1 else c]
+            ob[k, m] = np.clip(box, 0, 1) if clip_boxes else box
+            os_[k, m], oc[k, m] = score, c
+        ov[k] = len(dets)
+    nb, ns = _call(_ng(_combined_floats), (b, s, ob, os_))
+    return nb, ns, _wrap(jnp.asarray(oc)), _wrap(jnp.asarray(ov))
+
+
+def _combined_floats(b, s, ob, os_):
+    # tied to the inputs so that a gradient reaches the op and raises as in TF
+    return ob + 0 * jnp.sum(b), os_ + 0 * jnp.sum(s)
+
+
+_COLOURS = np.asarray([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1],
+                       [0.5, 0, 0.5, 1], [0.5, 0.5, 0, 1], [0.5, 0, 0, 1], [0, 0, 0.5, 1],
+                       [0, 1, 1, 1], [1, 0, 1, 1]], np.float32)
+
+
+def _draw(images, boxes, colours):
+    _, h, w, _ = images.shape
+    bf = boxes.astype(jnp.float32)
+    # TF truncates the scaled corners toward zero (a static_cast to int64)
+    r0 = jnp.trunc(bf[..., 0] * (h - 1)).astype(jnp.int32)[..., None, None]
+    c0 = jnp.trunc(bf[..., 1] * (w - 1)).astype(jnp.int32)[..., None, None]
+    r1 = jnp.trunc(bf[..., 2] * (h - 1)).astype(jnp.int32)[..., None, None]
+    c1 = jnp.trunc(bf[..., 3] * (w - 1)).astype(jnp.int32)[..., None, None]
+    ii = jnp.arange(h)[:, None]
+    jj = jnp.arange(w)[None, :]
+    ok = (r0 <= r1) & (c0 <= c1) & (r0 < h) & (r1 >= 0) & (c0 < w) & (c1 >= 0)
+    in_c = (jj >= jnp.maximum(c0, 0)) & (jj <= jnp.minimum(c1, w - 1))
+    in_r = (ii >= jnp.maximum(r0, 0)) & (ii <= jnp.minimum(r1, h - 1))
+    on = ((ii == r0) & in_c) | ((ii == r1) & in_c) | ((jj == c0) & in_r) | ((jj == c1) & in_r)
+    on = on & ok                                                      # [b, nb, h, w]
+    nb = boxes.shape[1]
+    last = jnp.max(jnp.where(on, jnp.arange(nb)[None, :, None, None], -1), axis=1)
+    col = colours[jnp.maximum(last, 0) % colours.shape[0]].astype(images.dtype)
+    return jnp.where((last >= 0)[..., None], col, images)
+
+
+def draw_bounding_boxes(images, boxes, colors, name=None):
+    """Draw the outlines of ``boxes`` [batch, n, 4] (normalised y1, x1, y2, x2) on
+    ``images`` [batch, h, w, depth 1, 3 or 4] in ``colors`` ([k, 4] RGBA rows, box i
+    in row i mod k; empty: TF's default table). No gradient (LookupError, as TF)."""
+    images, boxes = _t(images), _t(boxes)
+    if images.ndim != 4:
+        raise InvalidArgumentError(f"The rank of the images should be 4, got "
+                                   f"{list(images.shape)}")
+    depth = images.shape[3]
+    if depth not in (1, 3, 4):
+        raise InvalidArgumentError("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
+    if boxes.ndim != 3 or boxes.shape[2] != 4 or boxes.shape[0] != images.shape[0]:
+        raise InvalidArgumentError(f"boxes must be [batch, num_boxes, 4], got "
+                                   f"{list(boxes.shape)}")
+    cv = None if colors is None else np.asarray(_concrete(_t(colors), "colors"), np.float32)
+    if cv is None or cv.size == 0:
+        cv = _COLOURS.copy()
+        if depth == 1:
+            cv[:, 0] = 1
+    elif cv.ndim != 2 or cv.shape[1] < depth:
+        raise InvalidArgumentError("colors must be [num_colors, >= depth]")
+    return _call(_ng(_draw), (images, boxes, cv[:, :depth]))
