@@ -205,7 +205,7 @@ def _seed(seed):
     if seed is not None:
         return int(seed)
     from . import random
-    if random._gen.key is None:
+    if random._gen.seed is None:
         return None
     return int(np.asarray(random._next_key())[-1])
 

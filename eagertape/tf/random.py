@@ -39,7 +39,9 @@ import numpy as np
 
 from .._errors import InvalidArgumentError
 from .._primitive import call as _call
+from .._state import state, switched
 from .._tensor import _as_dtype, _TensorLike, _wrap
+from .._variables import Variable
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
 
 _unsupported = _Unsupported("tf.random")
@@ -63,13 +65,26 @@ _FLOATS = tuple(np.dtype(d) for d in ("float16", "float32", "float64")) + (np.dt
 
 
 class _Streams(threading.local):
+    """This thread's random streams: the global one (ops without a seed) and one
+    per op seed. Each stream's key is a Variable, as a TF Generator's state is:
+    a tf.function reads it and writes it back, so every call of a compiled
+    function draws new numbers, as TF's stateful ops do."""
+
     def __init__(self):
         self.seed = None        # the global seed (None: not set)
-        self.key = None         # the global stream (ops without a seed)
-        self.op_keys = {}       # op seed -> its stream
+        self.streams = {}       # None (global) or op seed -> key Variable
 
 
 _gen = _Streams()
+
+
+def _initial_key(stream):
+    if stream is None:
+        if _gen.seed is None:
+            return jax.random.PRNGKey(np.random.SeedSequence().entropy % (2 ** 31))
+        return jax.random.PRNGKey(_gen.seed % 2 ** 32)
+    glob = _DEFAULT_GRAPH_SEED if _gen.seed is None else _gen.seed
+    return jax.random.fold_in(jax.random.PRNGKey(glob % 2 ** 32), stream % 2 ** 32)
 
 
 def set_seed(seed):
@@ -78,22 +93,28 @@ def set_seed(seed):
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise TypeError(f"argument `seed` must be an int, got {seed!r}")
     _gen.seed = None if seed is None else int(seed)
-    _gen.key = None if seed is None else jax.random.PRNGKey(int(seed) % 2 ** 32)
-    _gen.op_keys = {}
+    for stream, var in _gen.streams.items():
+        # The same Variables (traced functions hold them), restarted.
+        var._val = _initial_key(stream)
 
 
 def _next_key(seed=None):
-    if seed is not None:
-        seed = int(seed)
-        key = _gen.op_keys.get(seed)
-        if key is None:
-            glob = _DEFAULT_GRAPH_SEED if _gen.seed is None else _gen.seed
-            key = jax.random.fold_in(jax.random.PRNGKey(glob % 2 ** 32), seed % 2 ** 32)
-        _gen.op_keys[seed], sub = jax.random.split(key)
+    stream = None if seed is None else int(seed)
+    var = _gen.streams.get(stream)
+    if var is None:
+        # (made on first use, perhaps while a tf.function traces: a concrete key)
+        with switched(capture=None, tapes=[], accumulators=[], var_watchers=[]), \
+                jax.ensure_compile_time_eval():
+            var = _gen.streams[stream] = Variable(np.asarray(_initial_key(stream)),
+                                                  trainable=False, name="random_stream")
+    if state.capture is None:
+        key, sub = jax.random.split(var._val)
+        var._val = key
         return sub
-    if _gen.key is None:
-        _gen.key = jax.random.PRNGKey(np.random.SeedSequence().entropy % (2 ** 31))
-    _gen.key, sub = jax.random.split(_gen.key)
+    # Traced by tf.function: the key is read and written as the function runs.
+    with switched(tapes=[], accumulators=[], var_watchers=[]):
+        key, sub = jax.random.split(var.read_value()._peek())
+        var.assign(_wrap(key))
     return sub
 
 
