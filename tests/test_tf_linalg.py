@@ -400,3 +400,85 @@ def test_errors_are_tfs():
     assert issubclass(etf.errors.OperatorNotAllowedInGraphError, TypeError)
     assert etf.errors.InvalidArgumentError is __import__(
         "eagertape._errors", fromlist=["x"]).InvalidArgumentError
+
+
+# -- tf.experimental.numpy ---------------------------------------------------------
+
+X = np.float32([[0.5, -1.5, 2.0], [3.0, 0.25, -0.75]])
+XI = np.int32([[1, 2, 3], [4, 5, 6]])
+TNP = {
+    "asarray_float": lambda n: n.asarray(1.0), "asarray_list": lambda n: n.asarray([1, 2]),
+    "arange": lambda n: n.arange(3), "arange_float": lambda n: n.arange(0.0, 1.0, 0.25),
+    "ones": lambda n: n.ones(2), "zeros_int": lambda n: n.zeros([2], dtype=n.int32),
+    "eye": lambda n: n.eye(2, 3, k=1), "linspace": lambda n: n.linspace(0, 1, 5),
+    "full": lambda n: n.full([2], 3), "tri": lambda n: n.tri(3),
+    "mean_int": lambda n: n.mean(n.asarray(XI)), "sum_axis": lambda n: n.sum(n.asarray(X), 1),
+    "std": lambda n: n.std(n.asarray(X)), "var_axis": lambda n: n.var(n.asarray(X), axis=0),
+    "prod": lambda n: n.prod(n.asarray(XI), axis=1), "cumsum": lambda n: n.cumsum(n.asarray(X)),
+    "amax": lambda n: n.amax(n.asarray(X), axis=0), "argsort": lambda n: n.argsort(n.asarray(X)),
+    "sqrt": lambda n: n.sqrt(n.abs(n.asarray(X))), "exp": lambda n: n.exp(n.asarray(X)),
+    "log1p": lambda n: n.log1p(n.abs(n.asarray(X))), "arctan2": lambda n: n.arctan2(
+        n.asarray(X), n.asarray(X[::-1].copy())),
+    "true_divide_int": lambda n: n.true_divide(n.asarray(XI), 2),
+    "floor_divide": lambda n: n.floor_divide(n.asarray(XI), 4),
+    "add_mixed": lambda n: n.add(n.asarray(XI), n.asarray(X)),
+    "multiply_scalar": lambda n: n.multiply(n.asarray(X), 2.0),
+    "matmul": lambda n: n.matmul(n.asarray(X), n.asarray(X.T.copy())),
+    "dot": lambda n: n.dot(n.asarray(X[0]), n.asarray(X[1])),
+    "tensordot": lambda n: n.tensordot(n.asarray(X), n.asarray(X), axes=[[0, 1], [0, 1]]),
+    "einsum": lambda n: n.einsum("ij,kj->ik", n.asarray(X), n.asarray(X)),
+    "where": lambda n: n.where(n.asarray(X) > 0, n.asarray(X), 0.0),
+    "clip": lambda n: n.clip(n.asarray(X), -1.0, 1.0),
+    "concatenate": lambda n: n.concatenate([n.asarray(X), n.asarray(X)], axis=1),
+    "stack": lambda n: n.stack([n.asarray(X[0]), n.asarray(X[1])], axis=1),
+    "reshape_transpose": lambda n: n.transpose(n.reshape(n.asarray(X), [3, 2])),
+    "take": lambda n: n.take(n.asarray(X), [2, 0], axis=1),
+    "pad": lambda n: n.pad(n.asarray(X), [[1, 0], [0, 2]], mode="constant"),
+    "tile": lambda n: n.tile(n.asarray(XI), [2, 1]),
+    "roll": lambda n: n.roll(n.asarray(X), 1, axis=1),
+    "diff": lambda n: n.diff(n.asarray(X)), "outer": lambda n: n.outer(n.asarray(X[0]),
+                                                                      n.asarray(X[1])),
+    "kron": lambda n: n.kron(n.asarray(XI), n.asarray(XI)),
+    "isclose": lambda n: n.isclose(n.asarray(X), n.asarray(X) + 1e-9),
+    "count_nonzero": lambda n: n.count_nonzero(n.asarray(XI) > 2),
+    "logaddexp": lambda n: n.logaddexp(n.asarray(X), n.asarray(X)),
+    "sort": lambda n: n.sort(n.asarray(X), axis=0), "triu": lambda n: n.triu(n.asarray(X)),
+    "vander": lambda n: n.vander(n.asarray(X[0]), 3), "fix": lambda n: n.fix(n.asarray(X)),
+    "flatten": lambda n: n.flatten(n.asarray(XI)), "float_": lambda n: n.asarray(1, n.float_),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TNP))
+def test_experimental_numpy_matches_tensorflow(name):
+    theirs = TNP[name](tf.experimental.numpy)
+    ours = TNP[name](etf.experimental.numpy)
+    assert isinstance(ours, etf.experimental.numpy.ndarray)
+    assert ours.dtype == np.dtype(theirs.dtype.as_numpy_dtype), (ours.dtype, theirs.dtype)
+    assert ours.shape == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [
+    lambda n, x: n.sum(n.tanh(x) * n.exp(x)),
+    lambda n, x: n.sum(n.matmul(x, n.transpose(x)) ** 2),
+    lambda n, x: n.mean(n.where(x > 0, n.sqrt(n.abs(x)), x * x)),
+    lambda n, x: n.prod(n.clip(x, -1.0, 1.0)) + n.max(x),
+])
+def test_experimental_numpy_gradients(f):
+    out = []
+    for lib in (tf, etf):
+        x = lib.constant(X)
+        with lib.GradientTape() as tape:
+            tape.watch(x)
+            y = f(lib.experimental.numpy, x)
+        out.append(tape.gradient(y, x).numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-5, atol=1e-6)
+
+
+def test_experimental_numpy_names():
+    names = [n for n in dir(tf.experimental.numpy) if not n.startswith("_")]
+    missing = [n for n in names if not hasattr(etf.experimental.numpy, n)]
+    assert sorted(missing) == ["object_", "random", "string_", "unicode_"]
+    with pytest.raises(AttributeError, match="left out.*string"):
+        etf.experimental.numpy.string_
+    etf.experimental.numpy.experimental_enable_numpy_behavior()

@@ -36,7 +36,7 @@ from .._tensor import (Tensor, TensorShape, _as_dtype, _convert_operand, _Tensor
                        constant, convert_to_tensor)
 from .._variables import Variable, _Alias  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
-from . import debugging, nest  # noqa: F401
+from . import debugging, experimental, nest  # noqa: F401
 from ._tensor_array import TensorArray  # noqa: F401
 from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
                         assert_rank)
