@@ -230,3 +230,21 @@ def test_bad_input_errors_name_the_element_and_match_tfs_classes():
         etf.data.Dataset.from_tensor_slices(["a", "b"])
     with pytest.raises(AttributeError, match="tf.data.TFRecordDataset"):
         etf.data.TFRecordDataset
+
+
+def test_iterators_specs_and_left_out_readers_as_tf():
+    tf = pytest.importorskip("tensorflow")
+    for lib in (tf, etf):
+        ds = lib.data.Dataset.from_tensor_slices(([1.0, 2.0], [[1, 2], [3, 4]]))
+        assert isinstance(iter(ds), lib.data.Iterator)
+        it = ds.as_numpy_iterator()
+        assert isinstance(it, lib.data.NumpyIterator)
+        assert next(it)[1].tolist() == [1, 2]
+        spec = ds.batch(2, drop_remainder=True).element_spec
+        assert spec == (lib.TensorSpec((2,), lib.float32), lib.TensorSpec((2, 2), lib.int32))
+        options = lib.data.Options()
+        options.threading.private_threadpool_size = 2
+        assert ds.with_options(options).cardinality() == 2
+    with pytest.raises(AttributeError, match="left out of eagertape's TensorFlow facade: "
+                                             "file records are byte strings"):
+        etf.data.TextLineDataset

@@ -149,3 +149,13 @@ def test_coverage_report_counts_what_the_facade_resolves():
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "tf.math" in r.stdout and "numeric coverage" in r.stdout
+
+
+def test_sobol_sample_is_tfs_sequence():
+    tf = pytest.importorskip("tensorflow")
+    for dim, n, skip in [(3, 5, 0), (10, 17, 4), (1, 3, 100)]:
+        want = tf.math.sobol_sample(dim, n, skip=skip)
+        got = etf.math.sobol_sample(dim, n, skip=skip)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert etf.math.sobol_sample(2, 2, dtype=etf.float64).dtype == np.float64

@@ -169,6 +169,14 @@ class TensorSpec:
     def __repr__(self):
         return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
 
+    def __eq__(self, other):
+        return (isinstance(other, TensorSpec) and self.dtype == other.dtype
+                and self.name == other.name and (self.shape is None) == (other.shape is None)
+                and (self.shape is None or builtins.tuple(self.shape) == builtins.tuple(other.shape)))
+
+    def __hash__(self):
+        return hash((None if self.shape is None else builtins.tuple(self.shape), self.dtype))
+
 
 def as_dtype(type_value):
     """A dtype from a name, NumPy type or dtype (``tf.as_dtype``)."""

@@ -34,14 +34,20 @@ from .._state import switched
 from .._errors import InvalidArgumentError
 from .._tensor import Tensor, _as_dtype, _TensorLike, _wrap, convert_to_tensor
 from ._control_flow import vectorized_map
-from ._util import _Unsupported
+from ._util import _Unsupported, left_out
 from .errors import OutOfRangeError
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 
-__getattr__ = _Unsupported("tf.data")
+__getattr__ = _Unsupported("tf.data", {
+    **left_out("file records are byte strings and JAX has no string dtype: read the files "
+               "with NumPy (or grain/array_record) and use from_tensor_slices or "
+               "from_generator", "TFRecordDataset TextLineDataset FixedLengthRecordDataset"),
+    **left_out("TF's composite-tensor type specs; element_spec gives tf.TensorSpec nests",
+               "DatasetSpec IteratorSpec"),
+})
 
 
 # -- nests: tuples, namedtuples and dicts are structure; everything else a leaf --------
@@ -104,21 +110,10 @@ def _as_args(element):
         else (element,)
 
 
-class TensorSpec:
-    """A component's shape (None for a size that varies) and dtype."""
-
-    def __init__(self, shape, dtype):
-        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
-
-    def __eq__(self, other):
-        return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (
-            other.shape, other.dtype)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype))
-
-    def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name})"
+def TensorSpec(shape, dtype):
+    """The facade's ``tf.TensorSpec`` (defined after this module is imported)."""
+    from . import TensorSpec
+    return TensorSpec(shape, dtype)
 
 
 def _spec_of(element, unknown_batch=False):
@@ -645,20 +640,20 @@ class Dataset:
         return _spec_of(first)
 
     def __iter__(self):
-        return _Iterator(self)
+        return Iterator(self)
 
     def as_numpy_iterator(self):
         """Iterate as NumPy values (NumPy arrays; scalars as NumPy scalars, as TF)."""
-        return (_map(lambda a: a[()] if np.ndim(a) == 0 else np.asarray(a), element)
-                for element in self._make())
+        return NumpyIterator(self)
 
     def __repr__(self):
         return f"<Dataset element_spec={self._spec!r}>" if self._spec is not None \
             else "<Dataset>"
 
 
-class _Iterator:
-    """``iter(dataset)``: elements as Tensors; ``get_next`` as TF's iterator has."""
+class Iterator:
+    """``iter(dataset)``: elements as Tensors; ``get_next`` and ``get_next_as_optional``
+    as TF's iterator has."""
 
     def __init__(self, dataset):
         self._it = dataset._make()
@@ -690,6 +685,22 @@ def _map_and_batch(upstream, fn, n, drop_remainder):
             yield _map(_to_numpy, out)
             start += n
     return make
+
+
+class NumpyIterator:
+    """``dataset.as_numpy_iterator()``: elements as NumPy values (arrays; scalars as
+    NumPy scalars, as TF's)."""
+
+    def __init__(self, dataset):
+        self._it = dataset._make()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return _map(lambda a: a[()] if np.ndim(a) == 0 else np.asarray(a), next(self._it))
+
+    next = __next__
 
 
 def _inner(map_func, element, index, what):
@@ -778,7 +789,17 @@ class Options:
 
     def __init__(self):
         self.__dict__.update(deterministic=None, experimental_optimization=_Anything(),
-                             threading=_Anything(), experimental_distribute=_Anything())
+                             threading=ThreadingOptions(),
+                             experimental_distribute=_Anything())
+
+
+class ThreadingOptions:
+    """``tf.data.ThreadingOptions``: accepted (eagertape's pipelines run in the
+    caller's thread)."""
+
+    def __init__(self):
+        self.max_intra_op_parallelism = None
+        self.private_threadpool_size = None
 
 
 class _Anything:

@@ -609,3 +609,25 @@ def _approx_k(operand, k, dim, recall, largest):
     values, indices = _call(lambda v: op(v, k, reduction_dimension=dim,
                                          recall_target=float(recall)), (x,))
     return [values, indices.astype("int32")]
+
+
+def sobol_sample(dim, num_results, skip=0, dtype="float32", name=None):
+    """Points of the Sobol sequence in ``[0, 1)^dim`` after its first ``skip + 1``
+    (TF leaves out the origin), with Joe and Kuo's direction numbers as TF's
+    (``scipy.stats.qmc.Sobol``, unscrambled)."""
+    import warnings
+
+    from scipy.stats import qmc
+    from .._tensor import _as_dtype, convert_to_tensor
+    dim, n, skip = (int(_t(v).numpy()) if hasattr(v, "numpy") else int(v)
+                    for v in (dim, num_results, skip))
+    if dim < 1 or n < 0 or skip < 0:
+        from .errors import InvalidArgumentError
+        raise InvalidArgumentError(f"sobol_sample needs dim >= 1, num_results >= 0 and "
+                                   f"skip >= 0, got {dim}, {n}, {skip}")
+    engine = qmc.Sobol(dim, scramble=False)
+    engine.fast_forward(skip + 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # scipy's note on powers of 2
+        points = engine.random(n)
+    return convert_to_tensor(points.astype(_as_dtype(dtype)))

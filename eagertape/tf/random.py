@@ -44,20 +44,12 @@ from .._tensor import _as_dtype, _TensorLike, _wrap
 from .._variables import Variable
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
 
-_unsupported = _Unsupported("tf.random")
-_LEFT_OUT = {
+__getattr__ = _Unsupported("tf.random", {
     "learned_unigram_candidate_sampler":
-        "tf.random.learned_unigram_candidate_sampler is not supported by eagertape's TensorFlow "
-        "facade: its distribution is learned from every call's true classes by a stateful "
-        "kernel that has no JAX counterpart; use fixed_unigram_candidate_sampler with counts "
-        "you keep, or log_uniform_candidate_sampler",
-}
-
-
-def __getattr__(name):
-    if name in _LEFT_OUT:
-        raise AttributeError(_LEFT_OUT[name])
-    return _unsupported(name)
+        "its distribution is learned from every call's true classes by a stateful kernel "
+        "that has no JAX counterpart; use fixed_unigram_candidate_sampler with counts you "
+        "keep, or log_uniform_candidate_sampler",
+})
 
 
 _DEFAULT_GRAPH_SEED = 87654321        # TF's global seed when only an op seed is given
