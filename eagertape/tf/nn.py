@@ -4,22 +4,47 @@
 >>> tf.nn.relu(tf.constant([-1.0, 2.0])).numpy()
 array([0., 2.], dtype=float32)
 """
+import collections
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import nn as _jnn
 from .. import numpy as _np
 from .._primitive import call as _call
 from .._primitive import stop_gradient as _stop_gradient
 from . import math as _math
-from ._util import _Unsupported, tensor as _t
-from ._conv import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, batch_normalization,  # noqa: F401
-                    conv1d, conv1d_transpose, conv2d, conv2d_transpose, conv3d,
-                    conv3d_transpose, conv_transpose, convolution, depth_to_space,
-                    depthwise_conv2d, max_pool, max_pool1d, max_pool2d, max_pool3d, pool,
-                    separable_conv2d, space_to_depth)
+from ._util import SPARSE, _Unsupported, concrete as _concrete, left_out as _left_out
+from ._util import tensor as _t
+from ._array import space_to_batch  # noqa: F401
+from ._conv import (atrous_conv2d, atrous_conv2d_transpose, avg_pool, avg_pool1d,  # noqa: F401
+                    avg_pool2d, avg_pool3d, batch_normalization, conv1d, conv1d_transpose,
+                    conv2d, conv2d_transpose, conv3d, conv3d_transpose, conv_transpose,
+                    convolution, depth_to_space, depthwise_conv2d,
+                    depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input,
+                    dilation2d, erosion2d, max_pool, max_pool1d, max_pool2d, max_pool3d,
+                    max_pool_with_argmax, pool, separable_conv2d, space_to_depth,
+                    with_space_to_batch)
+from .random import all_candidate_sampler, fixed_unigram_candidate_sampler  # noqa: F401
+from .random import __getattr__ as _random_names
 
-__getattr__ = _Unsupported("tf.nn")
+_KERAS_RNN = ("TF's RNN cell wrappers belong to its Keras-2 RNN cells, which the facade does "
+              "not have: build recurrent models with tf.keras layers (keras.layers.RNN, LSTM, "
+              "GRU, Dropout) on Keras's JAX backend")
+_SPARSE_OUT = ("TF returns the decoded paths as SparseTensors. " + SPARSE +
+               "; decode a frame-wise argmax (tf.argmax, then drop repeats and blanks) instead")
+_FRACTIONAL = ("its pooling regions are drawn by TF's kernel random generator, whose numbers "
+               "JAX cannot reproduce; use avg_pool/max_pool, or tf.image.resize")
+
+__getattr__ = _Unsupported("tf.nn", {
+    **_left_out(_KERAS_RNN, "RNNCellDeviceWrapper RNNCellDropoutWrapper RNNCellResidualWrapper"),
+    **_left_out(SPARSE, "embedding_lookup_sparse safe_embedding_lookup_sparse"),
+    **_left_out(_SPARSE_OUT, "ctc_greedy_decoder ctc_beam_search_decoder"),
+    **_left_out(_FRACTIONAL, "fractional_avg_pool fractional_max_pool"),
+    "learned_unigram_candidate_sampler":
+        _random_names.left_out["learned_unigram_candidate_sampler"],
+})
 
 
 def _tf_slope(f, slope):
@@ -265,3 +290,250 @@ def in_top_k(targets, predictions, k, name=None):
 
 def zero_fraction(value, name=None):
     return _math.zero_fraction(value)
+
+
+# -- the rest of TF 2.21's tf.nn ----------------------------------------------------
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """``tf.math.approx_max_k`` (the same function in TF)."""
+    return _math.approx_max_k(operand, k, reduction_dimension, recall_target,
+                              reduction_input_size_override, aggregate_to_topk)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """``tf.math.approx_min_k`` (the same function in TF)."""
+    return _math.approx_min_k(operand, k, reduction_dimension, recall_target,
+                              reduction_input_size_override, aggregate_to_topk)
+
+
+def batch_norm_with_global_normalization(input, mean, variance, beta, gamma, variance_epsilon,
+                                         scale_after_normalization, name=None):
+    """``batch_normalization`` with offset ``beta`` and, when
+    ``scale_after_normalization``, scale ``gamma`` (TF's definition)."""
+    return batch_normalization(input, mean, variance, beta,
+                               gamma if scale_after_normalization else None, variance_epsilon)
+
+
+# CTC ---------------------------------------------------------------------------------
+def _ctc_fn(logits, labels, label_length, logit_length, blank):
+    import optax
+    t = logits.shape[1]
+    logit_pad = (jnp.arange(t)[None, :] >= logit_length[:, None]).astype(logits.dtype)
+    label_pad = (jnp.arange(labels.shape[1])[None, :] >= label_length[:, None]).astype(
+        logits.dtype)
+    return optax.ctc_loss(logits, logit_pad, labels, label_pad, blank_id=blank)
+
+
+def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True, unique=None,
+             blank_index=None, name=None):
+    """Per-example CTC negative log-likelihood (TF 2's dense ``ctc_loss``: blank
+    class 0 unless ``blank_index``, negative ones counting from the end).
+
+    ``labels`` is a dense ``[batch, max_label_length]`` tensor (SparseTensor labels
+    are not supported); ``logits`` is ``[frames, batch, classes]`` (``[batch,
+    frames, classes]`` when not ``logits_time_major``). The loss is
+    ``optax.ctc_loss``'s; its gradient w.r.t. ``logits`` is TF's (softmax minus
+    the alignment posteriors, zero past ``logit_length``). ``unique`` only speeds
+    TF up and is ignored. An impossible alignment (labels longer than the frames
+    allow) gives a loss near ``1e5`` where TF gives ``inf``."""
+    if label_length is None:
+        raise ValueError("eagertape's ctc_loss takes dense labels: `label_length` is required")
+    x = _t(logits)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        raise TypeError(f"`logits` must be a floating tensor, got {x.dtype}")
+    y = _t(labels)
+    if not jnp.issubdtype(y.dtype, jnp.integer):
+        raise TypeError(f"`labels` must be an integer tensor, got {y.dtype}")
+    orig = x.dtype
+    if orig in (jnp.float16, jnp.bfloat16):
+        x = _math.cast(x, "float32")
+    if logits_time_major:
+        x = _np.transpose(x, (1, 0, 2))
+    if x.ndim != 3 or y.ndim != 2 or y.shape[0] != x.shape[0]:
+        from .errors import InvalidArgumentError
+        raise InvalidArgumentError(f"ctc_loss: logits {list(_t(logits).shape)} and labels "
+                                   f"{list(y.shape)} do not fit (batch of labels, frames)")
+    blank = 0 if blank_index is None else int(blank_index)
+    if blank < 0:
+        blank += x.shape[2]
+    loss = _call(_ctc_fn, (x, y, _t(label_length), _t(logit_length), blank))
+    return _math.cast(loss, orig) if orig != loss.dtype else loss
+
+
+def collapse_repeated(labels, seq_length, name=None):
+    """Repeated labels merged into one: ``(collapsed_labels, new_seq_length)``,
+    the labels padded with 0 to the longest new length (computed on the values)."""
+    lab = _concrete(_t(labels), "labels")
+    sl = _t(seq_length)
+    lengths = _concrete(sl, "seq_length")
+    keep = np.concatenate([np.ones_like(lab[:, :1], bool), lab[:, 1:] != lab[:, :-1]], 1)
+    keep &= np.arange(lab.shape[1])[None, :] < lengths[:, None]
+    new_len = keep.sum(1)
+    out = np.zeros((lab.shape[0], int(new_len.max(initial=0))), lab.dtype)
+    for i in range(lab.shape[0]):
+        out[i, :new_len[i]] = lab[i][keep[i]]
+    from . import constant
+    return constant(out), constant(new_len.astype(lengths.dtype))
+
+
+def ctc_unique_labels(labels, name=None):
+    """Each row's distinct labels in order of first appearance (int64, padded with
+    0) and each label's index among them (int32), for ``ctc_loss``'s ``unique``."""
+    lab = _concrete(_t(labels), "labels")
+    ys = np.zeros(lab.shape, np.int64)
+    idx = np.zeros(lab.shape, np.int32)
+    for i, row in enumerate(lab):
+        seen = {}
+        for j, v in enumerate(row.tolist()):
+            idx[i, j] = seen.setdefault(v, len(seen))
+        ys[i, :len(seen)] = list(seen)
+    from . import constant
+    return [constant(ys), constant(idx)]
+
+
+# isotonic regression ------------------------------------------------------------------
+def _pav_segments(x):
+    """Pool-adjacent-violators on each row of ``x`` (non-increasing fit): segment
+    ids per entry. Blocks merge on a strict violation only, as TF's kernel."""
+    x = np.asarray(x, np.float64)
+    seg = np.zeros(x.shape, np.int32)
+    for r, row in enumerate(x):
+        blocks = []     # [sum, count]
+        for v in row:
+            blocks.append([v, 1])
+            while len(blocks) > 1 and \
+                    blocks[-2][0] / blocks[-2][1] < blocks[-1][0] / blocks[-1][1]:
+                s, c = blocks.pop()
+                blocks[-1][0] += s
+                blocks[-1][1] += c
+        seg[r] = np.repeat(np.arange(len(blocks)), [c for _, c in blocks])
+    return seg
+
+
+def _isotonic_fn(x, decreasing):
+    flat = x.reshape(-1, x.shape[-1])
+    seg = jax.pure_callback(_pav_segments, jax.ShapeDtypeStruct(flat.shape, jnp.int32),
+                            flat if decreasing else -flat)
+    seg = jax.lax.stop_gradient(seg)
+    n = flat.shape[-1]
+    onehot = (seg[:, :, None] == jnp.arange(n)[None, None, :]).astype(x.dtype)
+    # Each entry becomes its segment's mean: the gradient is the mean of the
+    # incoming gradients over the segment, TF's registered gradient.
+    means = jnp.einsum("rij,ri->rj", onehot, flat) / jnp.maximum(onehot.sum(1), 1)
+    out = jnp.take_along_axis(means, seg, 1)
+    return out.reshape(x.shape), seg.reshape(x.shape)
+
+
+def isotonic_regression(inputs, decreasing=True, axis=-1):
+    """The least-squares monotone fit along ``axis`` (non-increasing by default)
+    and each entry's segment id (int32): the pool-adjacent-violators algorithm.
+    Integer inputs give float64 (float16 and bfloat16 stay themselves)."""
+    x = _t(inputs)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        x = _math.cast(x, "float64")
+    axis = int(axis) % x.ndim if x.ndim else 0
+    moved = _np.moveaxis(x, axis, -1)
+    out, seg = _call(_isotonic_fn, (moved, bool(decreasing)))
+    return _IsotonicRegression(_np.moveaxis(out, -1, axis), _np.moveaxis(seg, -1, axis))
+
+
+_IsotonicRegression = collections.namedtuple("IsotonicRegression",
+                                                           ["output", "segments"])
+
+
+# sampled losses -------------------------------------------------------------------------
+_ComputeAccidentalHits = collections.namedtuple(
+    "ComputeAccidentalHits", ["indices", "ids", "weights"])
+
+
+def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
+    """Where a sampled candidate equals one of a row's true classes: ``(indices``
+    int32 rows, ``ids`` int64 positions in ``sampled_candidates``, ``weights``
+    float32 ``-FLOAT_MAX)``, row by row and true class by true class; a candidate
+    sampled twice is found at its last position, as in TF."""
+    from . import constant
+    from .errors import InvalidArgumentError
+    tc = _concrete(_t(true_classes), "true_classes")
+    sc = _concrete(_t(sampled_candidates), "sampled_candidates")
+    if tc.ndim != 2 or tc.shape[1] != num_true:
+        raise InvalidArgumentError(f"true_classes must be a matrix with {num_true} columns, "
+                                   f"got shape {list(tc.shape)}")
+    if sc.ndim != 1:
+        raise InvalidArgumentError("sampled_candidates must be a vector")
+    pos = {v: j for j, v in enumerate(sc.tolist())}
+    hits = [(i, pos[v]) for i, row in enumerate(tc.tolist()) for v in row if v in pos]
+    rows = np.asarray([i for i, _ in hits], np.int32)
+    ids = np.asarray([j for _, j in hits], np.int64)
+    weights = np.full(len(hits), -np.finfo(np.float32).max, np.float32)
+    return _ComputeAccidentalHits(constant(rows), constant(ids), constant(weights))
+
+
+def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                    sampled_values, subtract_log_q, remove_accidental_hits, seed):
+    """TF's ``_compute_sampled_logits``: logits of the true classes and of the
+    sampled ones (``[batch, num_true + num_sampled]``) and their target labels."""
+    from . import random as _random
+    if isinstance(weights, (list, tuple)):
+        # TF 2 shards by "div": the shards in order are the table's rows in order.
+        weights = weights[0] if len(weights) == 1 else _np.concatenate(
+            [_t(w) for w in weights], axis=0)
+    x = _t(inputs)
+    labels = _math.cast(_t(labels), "int64")
+    labels_flat = _np.reshape(labels, [-1])
+    if sampled_values is None:
+        sampled_values = _random.log_uniform_candidate_sampler(
+            labels, num_true, num_sampled, True, num_classes, seed=seed)
+    sampled, true_expected, sampled_expected = (_stop_gradient(_t(s)) for s in sampled_values)
+    sampled = _math.cast(sampled, "int64")
+    all_ids = _np.concatenate([labels_flat, sampled], 0)
+    all_w = embedding_lookup(weights, all_ids)
+    if all_w.dtype != x.dtype:
+        all_w = _math.cast(all_w, x.dtype)
+    n_true = labels_flat.shape[0]
+    true_w, sampled_w = all_w[:n_true], all_w[n_true:]
+    sampled_logits = _np.matmul(x, _np.transpose(sampled_w))
+    all_b = embedding_lookup(biases, all_ids)
+    if all_b.dtype != x.dtype:
+        all_b = _math.cast(all_b, x.dtype)
+    true_b, sampled_b = all_b[:n_true], all_b[n_true:]
+    dim = true_w.shape[1]
+    dots = _np.expand_dims(x, 1) * _np.reshape(true_w, [-1, num_true, dim])
+    true_logits = _np.sum(dots, axis=-1) + _np.reshape(true_b, [-1, num_true])
+    sampled_logits = sampled_logits + sampled_b
+    if remove_accidental_hits:
+        rows, ids, w = compute_accidental_hits(labels, sampled, num_true)
+        mask = np.zeros((labels.shape[0], sampled.shape[0]), np.float32)
+        mask[rows.numpy(), ids.numpy()] = w.numpy()
+        sampled_logits = sampled_logits + _math.cast(mask, sampled_logits.dtype)
+    if subtract_log_q:
+        true_logits = true_logits - _np.log(true_expected)
+        sampled_logits = sampled_logits - _np.log(sampled_expected)
+    out_logits = _np.concatenate([true_logits, sampled_logits], 1)
+    out_labels = _np.concatenate([_np.ones_like(true_logits) / num_true,
+                                  _np.zeros_like(sampled_logits)], 1)
+    return out_logits, out_labels
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+             sampled_values=None, remove_accidental_hits=False, name="nce_loss"):
+    """Per-example noise-contrastive estimation loss (``[batch]``): logistic
+    losses of the true classes (labels ``1/num_true``) and of ``num_sampled``
+    classes from ``sampled_values`` (or ``tf.random.log_uniform_candidate_sampler``),
+    each logit less the log of its expected count; TF's ``_compute_sampled_logits``."""
+    logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
+                                      num_true, sampled_values, True, remove_accidental_hits,
+                                      None)
+    return _np.sum(sigmoid_cross_entropy_with_logits(labels=targets, logits=logits), axis=1)
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                         sampled_values=None, remove_accidental_hits=True, seed=None,
+                         name="sampled_softmax_loss"):
+    """Per-example softmax cross-entropy over the true classes and ``num_sampled``
+    sampled ones (``[batch]``), logits less the log of their expected counts;
+    sampled classes equal to a true class are removed (``remove_accidental_hits``)."""
+    logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
+                                      num_true, sampled_values, True, remove_accidental_hits,
+                                      seed)
+    return softmax_cross_entropy_with_logits(_stop_gradient(targets), logits)
