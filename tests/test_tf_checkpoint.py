@@ -143,10 +143,10 @@ print("RESULT", json.dumps(out))
 '''
 
 
-def _run(which, tmp_path):
+def _run(which, tmp_path, program=_PROGRAM, tag="program"):
     # Not named like a package: the program's folder is first on sys.path.
-    prog, d = tmp_path / f"program_{which}.py", tmp_path / f"out_{which}"
-    prog.write_text(_PROGRAM)
+    prog, d = tmp_path / f"{tag}_{which}.py", tmp_path / f"out_{tag}_{which}"
+    prog.write_text(program)
     d.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
     p = subprocess.run([sys.executable, str(prog), which, str(d)], capture_output=True, text=True,
@@ -383,3 +383,211 @@ def test_orbax_is_needed_only_when_a_checkpoint_is_made():
 
 def test_docstring_examples():
     assert doctest.testmod(train).failed == 0
+
+
+# -- the rest of tf.train ---------------------------------------------------------
+
+_TRAIN_PROGRAM = r'''
+import json, os, sys, threading, time
+import numpy as np
+if sys.argv[1] == "tf":
+    import tensorflow as tf
+else:
+    import eagertape.tf as tf
+d = sys.argv[2]
+out = {}
+def rel(p):
+    return None if p is None else os.path.relpath(p, d)
+def error(fn):
+    try:
+        fn()
+        return "ok"
+    except Exception as e:
+        return type(e).__name__
+
+# ExponentialMovingAverage: values after several applies, eagerly and in a tf.function.
+w = tf.Variable([1.0, -2.0, 0.5], name="w")
+s = tf.Variable(np.float64(3.0), name="s")
+ema = tf.train.ExponentialMovingAverage(0.9)
+out["before"] = [ema.average(w) is None, ema.average_name(w), ema.name]
+values = []
+for i in range(6):
+    ema.apply([w, s])
+    values.append([ema.average(w).numpy().tolist(), float(ema.average(s).numpy())])
+    w.assign(w * 1.5 + 0.25 * i)
+    s.assign_add(np.float64(0.1) * i)
+out["ema"] = values
+a = ema.average(w)
+out["shadow"] = [a.name, a.trainable, a.dtype.name, ema.average(s).dtype.name, ema.average_name(w)]
+out["restore_names"] = sorted(ema.variables_to_restore([w, s]))
+step = tf.Variable(0, dtype=tf.int64)
+decay = tf.Variable(0.999)
+ema2 = tf.train.ExponentialMovingAverage(decay, num_updates=step, name="avg")
+@tf.function
+def train_step(k):
+    step.assign_add(1)
+    w.assign_sub(w * 0.3 - k)
+    ema2.apply([w])
+ema2_values = []
+for k in range(5):
+    train_step(tf.constant(float(k)))
+    ema2_values.append(ema2.average(w).numpy().tolist())
+    if k == 2:
+        decay.assign(0.5)
+out["ema_num_updates"] = ema2_values
+out["ema2_name"] = ema2.average(w).name
+out["ema_errors"] = [error(lambda: ema.apply([tf.Variable(1)])),
+                     error(lambda: ema.apply([tf.constant(1.0)])),
+                     error(lambda: tf.train.Checkpoint(ema=ema)), str(ema.apply())]
+# The shadows are checkpointed by handing them over, as TF's docs say.
+path = tf.train.Checkpoint(w=w, averages=[ema.average(w)]).save(os.path.join(d, "e", "ckpt"))
+saved_avg = ema.average(w).numpy().tolist()
+ema.average(w).assign([0.0, 0.0, 0.0])
+tf.train.Checkpoint(w=w, averages=[ema.average(w)]).restore(path).assert_consumed()
+out["ema_restored"] = ema.average(w).numpy().tolist() == saved_avg
+
+# get_checkpoint_state
+out["state_none"] = tf.train.get_checkpoint_state(os.path.join(d, "nothing")) is None
+m = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), os.path.join(d, "m"), 2)
+for _ in range(3):
+    m.save()
+st = tf.train.get_checkpoint_state(os.path.join(d, "m"))
+out["state"] = [rel(st.model_checkpoint_path), [rel(p) for p in st.all_model_checkpoint_paths],
+                len(st.all_model_checkpoint_timestamps)]
+ck = tf.train.Checkpoint(v=tf.Variable(1.0))
+ck.save(os.path.join(d, "c", "ckpt")); ck.save(os.path.join(d, "c", "ckpt"))
+st = tf.train.get_checkpoint_state(os.path.join(d, "c"))
+out["state_save"] = [rel(st.model_checkpoint_path), [rel(p) for p in st.all_model_checkpoint_paths]]
+
+# list_variables / load_variable / load_checkpoint
+class Net(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = [tf.Variable(np.ones((2, 3), "float32")), tf.Variable(np.float64(2.5))]
+        self.sub = tf.Module()
+        self.sub.b = {"bias": tf.Variable(np.arange(3, dtype="float32")), "a.b/c": tf.Variable(7)}
+        self.step = tf.Variable(np.int64(4), trainable=False)
+path = tf.train.Checkpoint(net=Net(), extra=tf.Variable(np.zeros((0, 2), "float32"))).save(
+    os.path.join(d, "n", "ckpt"))
+listed = [(n, s) for n, s in tf.train.list_variables(path) if n != "_CHECKPOINTABLE_OBJECT_GRAPH"]
+out["list"] = listed
+out["list_dir"] = [(n, s) for n, s in tf.train.list_variables(os.path.join(d, "n"))
+                   if n != "_CHECKPOINTABLE_OBJECT_GRAPH"] == listed
+out["load"] = {n: np.asarray(tf.train.load_variable(path, n)).tolist() for n, _ in listed}
+out["load_colon0"] = tf.train.load_variable(path, listed[0][0] + ":0").tolist()
+r = tf.train.load_checkpoint(os.path.join(d, "n"))
+out["dtypes"] = {n: t.name for n, t in r.get_variable_to_dtype_map().items()
+                 if n != "_CHECKPOINTABLE_OBJECT_GRAPH"}
+out["reader"] = [r.has_tensor(listed[0][0]), r.has_tensor("nope"), error(lambda: r.get_tensor("nope")),
+                 r.get_tensor("net/step/.ATTRIBUTES/VARIABLE_VALUE").dtype.name]
+os.makedirs(os.path.join(d, "empty"))
+out["load_errors"] = [error(lambda: tf.train.load_checkpoint(os.path.join(d, "empty"))),
+                      error(lambda: tf.train.list_variables(os.path.join(d, "missing", "x-1")))]
+
+# checkpoints_iterator: the latest at once, then each new one, until the timeout.
+it_dir = os.path.join(d, "it")
+ck = tf.train.Checkpoint(v=tf.Variable(1.0))
+ck.save(os.path.join(it_dir, "ckpt")); ck.save(os.path.join(it_dir, "ckpt"))
+def later():
+    time.sleep(0.5)
+    ck.save(os.path.join(it_dir, "ckpt"))
+thread = threading.Thread(target=later)
+thread.start()
+out["iterator"] = [rel(p) for p in tf.train.checkpoints_iterator(it_dir, timeout=4)]
+thread.join()
+calls = []
+def timeout_fn():
+    calls.append(1)
+    return len(calls) == 2
+out["iterator_timeout_fn"] = [[rel(p) for p in tf.train.checkpoints_iterator(
+    it_dir, timeout=0.5, timeout_fn=timeout_fn)], len(calls)]
+
+# CheckpointOptions: fields, write callbacks
+seen = []
+opts = tf.train.CheckpointOptions(experimental_write_callbacks=[lambda: seen.append("called"),
+                                                               lambda p: seen.append(rel(p))])
+ck = tf.train.Checkpoint(v=tf.Variable(1.0))
+ck.save(os.path.join(d, "o", "ckpt"), options=opts)
+ck.write(os.path.join(d, "o", "w"), options=opts)
+o2 = tf.train.CheckpointOptions(experimental_enable_async_checkpoint=True)
+out["options"] = [seen, o2.enable_async, o2.experimental_io_device,
+                  o2.experimental_skip_slot_variables]
+
+# TrackableView
+root = tf.Module()
+root.a, root.vs, root.leaf = tf.Variable(1.0), [tf.Variable(2.0), tf.Variable(3.0)], tf.Module()
+root.leaf.b = tf.Variable(4.0)
+out["view"] = [sorted(tf.train.TrackableView.children(root)),
+               len(tf.train.TrackableView(root).descendants())]
+print("RESULT", json.dumps(out))
+'''
+
+
+@pytest.fixture(scope="module")
+def both_train(tmp_path_factory):
+    if importlib.util.find_spec("tensorflow") is None:
+        pytest.skip("tensorflow is not installed")
+    tmp = tmp_path_factory.mktemp("train_programs")
+    return (_run("tf", tmp, _TRAIN_PROGRAM, "train"),
+            _run("eagertape", tmp, _TRAIN_PROGRAM, "train"))
+
+
+def test_the_rest_of_tf_train_is_tensorflows(both_train):
+    want, got = both_train
+    floats = ("ema", "ema_num_updates")
+    assert {k: v for k, v in got.items() if k not in floats} == \
+        {k: v for k, v in want.items() if k not in floats}
+    def flat(x):
+        return [y for item in x for y in flat(item)] if isinstance(x, list) else [x]
+
+    for name in floats:       # float32 round-off: TF's kernels and XLA's may fuse differently
+        np.testing.assert_allclose(flat(got[name]), flat(want[name]), rtol=1e-6, atol=1e-7)
+    # Facts the comparison rests on (a program that compared nothing would pass).
+    assert want["state"][:2] == ["m/ckpt-3", ["m/ckpt-2", "m/ckpt-3"]]
+    assert want["iterator"] == ["it/ckpt-2", "it/ckpt-3"]
+    assert ["net/sub/b/a..b.Sc/.ATTRIBUTES/VARIABLE_VALUE", []] in want["list"]
+    assert want["ema"][0][0] == [1.0, -2.0, 0.5] and want["ema"][1][0] != want["ema"][0][0]
+    assert want["ema_errors"] == ["TypeError", "TypeError", "ValueError", "None"]
+
+
+def test_left_out_names_say_why():
+    for name in ("Example", "Features", "Int64List", "SequenceExample"):
+        with pytest.raises(AttributeError, match=rf"tf.train.{name} is left out of eagertape's "
+                                                 r"TensorFlow facade: .*TFRecord"):
+            getattr(tf.train, name)
+    for name in ("ClusterSpec", "Coordinator", "ServerDef"):
+        with pytest.raises(AttributeError, match="jax.distributed"):
+            getattr(tf.train, name)
+    with pytest.raises(AttributeError, match="object-graph proto"):
+        tf.train.CheckpointView     # noqa: B018
+
+
+def test_reader_of_bfloat16_empty_and_slot_values(tmp_path):
+    import jax.numpy as jnp
+    w, opt = tf.Variable([1.0, 2.0]), et.optimizers.Adam(0.1)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(w * w)
+    opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    path = tf.train.Checkpoint(w=w, opt=opt, b=tf.Variable(jnp.arange(3, dtype=jnp.bfloat16)),
+                               e=tf.Variable(np.zeros((0, 4), "float16"))).write(tmp_path / "x")
+    reader = tf.train.load_checkpoint(path)
+    dtypes = reader.get_variable_to_dtype_map()
+    assert dtypes["b/.ATTRIBUTES/VARIABLE_VALUE"] == tf.bfloat16
+    assert reader.get_tensor("b").tolist() == [0, 1, 2]            # the bare path is taken too
+    assert reader.get_tensor("e/.ATTRIBUTES/VARIABLE_VALUE").shape == (0, 4)
+    slots = [n for n in dtypes if n.startswith("opt/.slots/w/")]
+    shapes = reader.get_variable_to_shape_map()
+    assert slots and [2] in [shapes[n] for n in slots]
+    assert int(tf.train.load_variable(path, "opt/iterations")) == 1
+
+
+def test_ema_of_keras_variables_and_its_shadow_outside_the_tape():
+    v = tf.Variable([2.0])
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    with tf.GradientTape() as tape:
+        y = v * 3.0
+        ema.apply([v])
+    assert tape.gradient(y, v).numpy().tolist() == [3.0]
+    assert ema.average(v).numpy().tolist() == [2.0]
+    with pytest.raises(TypeError, match="half, float, or double"):
+        ema.apply([tf.Variable([1, 2])])

@@ -1,5 +1,9 @@
 """``tf.train``: object-based checkpoints (``Checkpoint``, ``CheckpointManager``,
-``latest_checkpoint``) for eagertape Variables, Modules, optimizers and Keras.
+``latest_checkpoint``) for eagertape Variables, Modules, optimizers and Keras;
+reading them (``list_variables``, ``load_variable``, ``load_checkpoint``,
+``get_checkpoint_state``, ``checkpoints_iterator``), ``CheckpointOptions``,
+``TrackableView`` and ``ExponentialMovingAverage``. TF's Example protos and
+distributed runtime are left out (their AttributeErrors say why).
 
 What is saved is TF's object graph: a Checkpoint depends on the objects given
 to it by name, a ``tf.Module`` on its attributes, a list, tuple or dict on its
@@ -32,11 +36,13 @@ the checkpoint). A Keras layer that is not built yet is an error: build the
 model (call it once) before restore.
 """
 import collections
+import inspect
 import json
 import os
 import shutil
 import time
 import uuid
+import weakref
 
 import jax.numpy as jnp
 import numpy as np
@@ -46,8 +52,11 @@ from .. import optimizers as _optimizers
 from .._tensor import standin as _standin
 from .._variables import Variable
 from ._module import Module
+from ._util import _Unsupported, left_out as _left_out
 
-__all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint"]
+__all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions", "ExponentialMovingAverage",
+           "TrackableView", "checkpoints_iterator", "get_checkpoint_state", "latest_checkpoint",
+           "list_variables", "load_checkpoint", "load_variable"]
 
 _FORMAT = "eagertape-checkpoint/1"
 _STATE_FILE = "checkpoint"      # TF's name for a directory's checkpoint state
@@ -115,8 +124,9 @@ def _children(obj):
 
 
 def _escape(name):
-    # TF's escaping, so that a "/" inside a name cannot fake a path.
-    return name.replace(".", "..").replace("/", "./")
+    # TF's escaping (its _ESCAPED_SLASH is ".S"), so that a "/" inside a name
+    # cannot fake a path and the names are TF's.
+    return name.replace(".", "..").replace("/", ".S")
 
 
 class _Graph:
@@ -237,12 +247,15 @@ class Checkpoint:
             counter.assign(np.int64(number - 1), read_value=False)
             raise
         _write_state(os.path.dirname(path), path, [path])
+        _after_write(options, path)
         return path
 
     def write(self, file_prefix, options=None):
         """Write to ``file_prefix`` itself: no number, no ``save_counter`` change,
         not seen by ``latest_checkpoint``. Returns the path."""
-        return self._write(os.fspath(file_prefix))
+        path = self._write(os.fspath(file_prefix))
+        _after_write(options, path)
+        return path
 
     def _write(self, path):
         graph = _Graph(self)
@@ -574,6 +587,7 @@ class CheckpointManager:
         self._record()      # before deleting, as TF: the state never names only deleted ones
         self._sweep()
         self._record()
+        _after_write(options, path)
         return path
 
     def _record(self):
@@ -602,3 +616,401 @@ class CheckpointManager:
 
     def sync(self):
         """Saves are synchronous: nothing to wait for."""
+
+
+# -- options -------------------------------------------------------------------
+class CheckpointOptions:
+    """``tf.train.CheckpointOptions``: options for ``Checkpoint.save/write/
+    restore/read`` and ``CheckpointManager.save``. The fields are stored as TF
+    stores them; ``experimental_write_callbacks`` are called (with the path,
+    if they take an argument) after each save or write, as TF calls them. The
+    others tune TF's own I/O (the device that writes, asynchronous writing,
+    sharding, skipping TPU-embedding slots) and change nothing here: eagertape
+    writes synchronously with orbax.
+
+    >>> import eagertape.tf as tf
+    >>> tf.train.CheckpointOptions(enable_async=True).enable_async
+    True
+    """
+
+    def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
+                 experimental_write_callbacks=None, enable_async=False,
+                 experimental_skip_slot_variables=False, experimental_sharding_callback=None):
+        self.experimental_io_device = experimental_io_device
+        self.enable_async = bool(experimental_enable_async_checkpoint or enable_async)
+        self.experimental_enable_async_checkpoint = self.enable_async
+        for callback in experimental_write_callbacks or ():
+            if len(inspect.signature(callback).parameters) > 1:
+                raise ValueError("a write callback takes no argument or one (the path), got "
+                                 f"{callback!r}")
+        self.experimental_write_callbacks = experimental_write_callbacks
+        self.experimental_sharding_callback = experimental_sharding_callback
+        self.experimental_skip_slot_variables = experimental_skip_slot_variables
+
+
+def _after_write(options, path):
+    for callback in getattr(options, "experimental_write_callbacks", None) or ():
+        if inspect.signature(callback).parameters:
+            callback(path)
+        else:
+            callback()
+
+
+# -- moving averages -----------------------------------------------------------
+# TF adds every averaged Variable to one process-wide graph collection, which
+# variables_to_restore() reads by default.
+_MOVING_AVERAGE_VARIABLES = weakref.WeakValueDictionary()
+_AVERAGEABLE = ("bfloat16", "float16", "float32", "float64")
+
+
+def _raw(x):
+    x = _standin(x)
+    return x._peek() if hasattr(x, "_peek") else jnp.asarray(x)
+
+
+class ExponentialMovingAverage:
+    """``tf.train.ExponentialMovingAverage(decay, num_updates=None,
+    zero_debias=False, name="ExponentialMovingAverage")``: shadow Variables that
+    follow Variables by ``shadow -= (1 - decay) * (shadow - var)`` on every
+    ``apply``; with ``num_updates`` the decay is
+    ``min(decay, (1 + num_updates) / (10 + num_updates))``, computed in float32
+    as TF computes it. ``decay`` and ``num_updates`` may be Variables (read at
+    each ``apply``, also inside a tf.function).
+
+    The shadows are non-trainable Variables named ``<var>/<name>``, made by the
+    first ``apply`` with the variable's value then. As in TF, the EMA object is
+    not itself trackable: checkpoint the shadows by handing them to the
+    Checkpoint (``averages=[ema.average(v) for v in variables]``).
+    ``zero_debias`` only concerns averages of non-Variable tensors, which eager
+    TF refuses; it is stored.
+
+    >>> import eagertape.tf as tf
+    >>> w = tf.Variable(0.0)
+    >>> ema = tf.train.ExponentialMovingAverage(decay=0.5)
+    >>> ema.apply([w])
+    >>> _ = w.assign(4.0); ema.apply([w])
+    >>> float(ema.average(w).numpy()), ema.average_name(w)
+    (2.0, 'Variable/ExponentialMovingAverage')
+    >>> ckpt = tf.train.Checkpoint(w=w, averages=[ema.average(w)])
+    """
+
+    def __init__(self, decay, num_updates=None, zero_debias=False,
+                 name="ExponentialMovingAverage"):
+        self._decay, self._num_updates = decay, num_updates
+        self._zero_debias, self._name = zero_debias, name
+        self._averages = {}       # id(Variable) -> (Variable, shadow)
+
+    @property
+    def name(self):
+        """The name of this ExponentialMovingAverage object."""
+        return self._name
+
+    def apply(self, var_list=None):
+        """Make the shadows of ``var_list``'s Variables not averaged yet, then move
+        every shadow once toward its variable's value. ``None`` averages TF1's
+        collection of trainable variables, which eager TF leaves empty: nothing.
+        Returns None (TF's eager ``group``)."""
+        if var_list is None:
+            return None
+        var_list = [_canonical(v) for v in var_list]
+        for v in var_list:
+            if not isinstance(v, Variable):
+                raise TypeError("tf.train.ExponentialMovingAverage does not support "
+                                "non-Variable tensors when eager execution is enabled.")
+        for v in var_list:
+            if np.dtype(v.dtype).name not in _AVERAGEABLE:
+                raise TypeError(f"The variables must be half, float, or double: {v.name}")
+            if id(v) not in self._averages:
+                # The Variable's stored value, not a traced one: a tf.function's
+                # first apply makes its shadows outside the trace (TF's init_scope).
+                shadow = Variable(v._val, trainable=False)
+                shadow._name = f"{_base_name(v)}/{self._name}:0"
+                self._averages[id(v)] = (v, shadow)
+                _MOVING_AVERAGE_VARIABLES[id(v)] = v
+        decay = jnp.asarray(_raw(self._decay), jnp.float32)
+        if self._num_updates is not None:
+            n = jnp.asarray(_raw(self._num_updates)).astype(jnp.float32)
+            decay = jnp.minimum(decay, (1.0 + n) / (10.0 + n))
+        rate = jnp.float32(1.0) - decay       # TF's 1 - decay in float32, then cast
+        for v in var_list:
+            shadow = self._averages[id(v)][1]
+            old = shadow._peek()
+            shadow.assign(old - (old - v._peek()) * rate.astype(old.dtype), read_value=False)
+        return None
+
+    def average(self, var):
+        """The shadow Variable of ``var``, or None if ``apply`` has not seen it."""
+        entry = self._averages.get(id(_canonical(var)))
+        return None if entry is None else entry[1]
+
+    def average_name(self, var):
+        """The name of ``var``'s shadow (without ``:0``), whether or not it is made
+        yet: ``<var's name>/<this EMA's name>``."""
+        shadow = self.average(var)
+        return _base_name(shadow) if shadow is not None else \
+            f"{_base_name(_canonical(var))}/{self._name}"
+
+    def variables_to_restore(self, moving_avg_variables=None):
+        """``{average_name(v): v}`` for ``moving_avg_variables`` (by default every
+        Variable any ExponentialMovingAverage averages, TF's collection): the
+        names under which TF1's Saver would restore averages into them."""
+        if moving_avg_variables is None:
+            moving_avg_variables = list(_MOVING_AVERAGE_VARIABLES.values())
+        return {self.average_name(v): v for v in moving_avg_variables}
+
+
+def _base_name(v):
+    name = v.name
+    return name[:-2] if name.endswith(":0") else name
+
+
+# -- reading checkpoints -------------------------------------------------------
+_VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"      # TF's name for a Variable's value
+
+
+def _resolve(ckpt_dir_or_file):
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isfile(_state_path(path)):      # a directory of checkpoints
+        found = latest_checkpoint(path)
+        if found is None:
+            raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given "
+                             f"directory {path}")
+        return found
+    if not os.path.exists(path):
+        from .errors import NotFoundError
+        raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed "
+                                        f"to find any matching files for {path}")
+    if not os.path.isdir(os.path.join(path, "index")):      # not a checkpoint itself
+        raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given "
+                         f"directory {path}")
+    return path
+
+
+class CheckpointReader:
+    """What ``load_checkpoint`` returns: the values of one checkpoint by name."""
+
+    def __init__(self, path):
+        self._path = path
+        meta, self._arrays = _orbax_load(path)
+        self._entries = {key + _VALUE_SUFFIX: (tuple(shape), jnp.dtype(dtype), str(i))
+                         for i, (key, shape, dtype) in enumerate(meta["values"])}
+
+    def _key(self, name):
+        # The bare object path is taken too: eagertape's index holds no other kind.
+        return name if name in self._entries else name + _VALUE_SUFFIX
+
+    def has_tensor(self, name):
+        """Whether the checkpoint holds a value named ``name``."""
+        return self._key(name) in self._entries
+
+    def get_tensor(self, name):
+        """The value named ``name``, a NumPy array."""
+        key = self._key(name)
+        if key not in self._entries:
+            from .errors import NotFoundError
+            raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
+        shape, dtype, i = self._entries[key]
+        return np.asarray(self._arrays[i]) if i in self._arrays else np.zeros(shape, dtype)
+
+    def get_variable_to_shape_map(self):
+        """``{name: shape as a list}`` for every value."""
+        return {k: list(shape) for k, (shape, _, _) in self._entries.items()}
+
+    def get_variable_to_dtype_map(self):
+        """``{name: tf.DType}`` for every value."""
+        from .dtypes import as_dtype
+        return {k: as_dtype(dtype) for k, (_, dtype, _) in self._entries.items()}
+
+
+def load_checkpoint(ckpt_dir_or_file):
+    """A reader of the checkpoint at ``ckpt_dir_or_file`` (a directory: its latest
+    checkpoint), with ``get_tensor``, ``has_tensor``,
+    ``get_variable_to_shape_map`` and ``get_variable_to_dtype_map``.
+
+    Names are object-graph paths as TF names them,
+    ``<path>/.ATTRIBUTES/VARIABLE_VALUE`` (``net/layers/0/kernel/...``): the same
+    as TF's for Variables held by Checkpoints, Modules, lists and dicts. An
+    optimizer's slots (``<optimizer>/.slots/<variable path>/<i>``) and Keras
+    objects (weights by name) are under eagertape's own paths; there is no
+    ``_CHECKPOINTABLE_OBJECT_GRAPH`` entry.
+
+    >>> import eagertape.tf as tf, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> _ = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])), d,
+    ...                                max_to_keep=1).save()
+    >>> reader = tf.train.load_checkpoint(d)
+    >>> reader.get_variable_to_shape_map()["v/.ATTRIBUTES/VARIABLE_VALUE"]
+    [2]
+    >>> reader.get_tensor("v/.ATTRIBUTES/VARIABLE_VALUE")
+    array([1., 2.], dtype=float32)
+    """
+    return CheckpointReader(_resolve(ckpt_dir_or_file))
+
+
+def list_variables(ckpt_dir_or_file):
+    """``[(name, shape), ...]`` of the checkpoint's values, sorted by name (names
+    as ``load_checkpoint`` gives them).
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).write(
+    ...     os.path.join(tempfile.mkdtemp(), "x"))
+    >>> tf.train.list_variables(path)
+    [('v/.ATTRIBUTES/VARIABLE_VALUE', [2])]
+    """
+    shapes = load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map()
+    return [(name, shapes[name]) for name in sorted(shapes)]
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """The value named ``name`` in the checkpoint, a NumPy array (a trailing
+    ``:0`` is dropped, as TF drops it).
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).write(
+    ...     os.path.join(tempfile.mkdtemp(), "x"))
+    >>> tf.train.load_variable(path, "v/.ATTRIBUTES/VARIABLE_VALUE")
+    array([1., 2.], dtype=float32)
+    """
+    if name.endswith(":0"):
+        name = name[:-2]
+    return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
+class CheckpointState:
+    """TF's CheckpointState proto's fields: ``model_checkpoint_path``,
+    ``all_model_checkpoint_paths``, ``all_model_checkpoint_timestamps``,
+    ``last_preserved_timestamp``."""
+
+    def __init__(self, model_checkpoint_path="", all_model_checkpoint_paths=(),
+                 all_model_checkpoint_timestamps=(), last_preserved_timestamp=0.0):
+        self.model_checkpoint_path = model_checkpoint_path
+        self.all_model_checkpoint_paths = list(all_model_checkpoint_paths)
+        self.all_model_checkpoint_timestamps = list(all_model_checkpoint_timestamps)
+        self.last_preserved_timestamp = last_preserved_timestamp
+
+    def __eq__(self, other):
+        return isinstance(other, CheckpointState) and vars(self) == vars(other)
+
+    def __repr__(self):
+        lines = [f"model_checkpoint_path: {self.model_checkpoint_path!r}"]
+        lines += [f"all_model_checkpoint_paths: {p!r}" for p in self.all_model_checkpoint_paths]
+        return "\n".join(lines)
+
+
+def get_checkpoint_state(checkpoint_dir, latest_filename=None):
+    """The directory's checkpoint state (the paths joined to ``checkpoint_dir``
+    where relative, as TF joins them), or None where there is none. Unlike
+    ``latest_checkpoint`` it does not check that the files exist.
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=tf.Variable(1.0)), d, 2)
+    >>> _ = [manager.save() for _ in range(3)]
+    >>> state = tf.train.get_checkpoint_state(d)
+    >>> [os.path.basename(p) for p in state.all_model_checkpoint_paths]
+    ['ckpt-2', 'ckpt-3']
+    >>> state.model_checkpoint_path == manager.latest_checkpoint
+    True
+    """
+    state = _read_state(os.fspath(checkpoint_dir))
+    if state is None:
+        return None
+    return CheckpointState(state["model_checkpoint_path"], state["all_model_checkpoint_paths"],
+                           state.get("all_model_checkpoint_timestamps", ()),
+                           state.get("last_preserved_timestamp", 0.0))
+
+
+def _wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1,
+                             timeout=None):
+    stop_time = time.time() + timeout if timeout is not None else None
+    while True:
+        path = latest_checkpoint(checkpoint_dir)
+        if path is None or path == last_checkpoint:
+            if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+                return None
+            time.sleep(seconds_to_sleep)
+        else:
+            return path
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yield the directory's latest checkpoint each time it changes (looking once
+    a second; checkpoints saved in between are skipped), at most one per
+    ``min_interval_secs``. After ``timeout`` seconds without a new one, stop,
+    or, with ``timeout_fn``, stop if it returns true and wait again if not.
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    >>> _ = ckpt.save(os.path.join(d, "ckpt")); _ = ckpt.save(os.path.join(d, "ckpt"))
+    >>> [os.path.basename(p) for p in tf.train.checkpoints_iterator(d, timeout=0.5)]
+    ['ckpt-2']
+    """
+    checkpoint_path = None
+    while True:
+        new = _wait_for_new_checkpoint(checkpoint_dir, checkpoint_path, timeout=timeout)
+        if new:
+            start = time.time()
+            checkpoint_path = new
+            yield checkpoint_path
+            wait = start + min_interval_secs - time.time()
+            if wait > 0:
+                time.sleep(wait)
+        elif timeout_fn is None:
+            return
+        if timeout_fn is not None and timeout_fn():
+            return
+
+
+# -- views ---------------------------------------------------------------------
+class TrackableView:
+    """``tf.train.TrackableView(root)``: the objects a Checkpoint of ``root``
+    saves, as the Checkpoint finds them (names as checkpoint paths use them).
+
+    >>> import eagertape.tf as tf
+    >>> root = tf.Module()
+    >>> root.w, root.leaf = tf.Variable(1.0), tf.Module()
+    >>> sorted(tf.train.TrackableView.children(root))
+    ['leaf', 'w']
+    >>> len(tf.train.TrackableView(root).descendants())
+    3
+    """
+
+    def __init__(self, root):
+        self._root = root
+
+    @classmethod
+    def children(cls, obj, save_type="checkpoint", **kwargs):
+        """``{name: object}`` of the objects ``obj`` depends on directly."""
+        return {name: child for name, child in _children(_canonical(obj)) if _trackable(child)}
+
+    @property
+    def root(self):
+        return self._root
+
+    def descendants(self):
+        """Every object reachable from the root, breadth first, each once."""
+        seen, order = {id(_canonical(self._root))}, [self._root]
+        queue = collections.deque([self._root])
+        while queue:
+            for child in self.children(queue.popleft()).values():
+                if id(_canonical(child)) not in seen:
+                    seen.add(id(_canonical(child)))
+                    order.append(child)
+                    queue.append(child)
+        return order
+
+
+_PROTOS = ("TF's tf.train.Example protos are the TFRecord format, whose features hold byte "
+           "strings (JAX has no string dtype): keep data in NumPy (.npy/.npz), grain or "
+           "array_record files")
+_DISTRIBUTED = ("TF's distributed runtime (cluster specs, servers, thread coordination): "
+                "use jax.distributed.initialize and Python threading")
+__getattr__ = _Unsupported("tf.train", {
+    **_left_out(_PROTOS, "BytesList Example Feature FeatureList FeatureLists Features "
+                         "FloatList Int64List SequenceExample"),
+    **_left_out(_DISTRIBUTED, "ClusterDef ClusterSpec Coordinator JobDef ServerDef"),
+    "CheckpointView": ("it walks TF's object-graph proto by node id, which eagertape's "
+                       "checkpoints do not store: use tf.train.list_variables / "
+                       "load_checkpoint, or TrackableView for live objects"),
+})
