@@ -519,6 +519,22 @@ root.a, root.vs, root.leaf = tf.Variable(1.0), [tf.Variable(2.0), tf.Variable(3.
 root.leaf.b = tf.Variable(4.0)
 out["view"] = [sorted(tf.train.TrackableView.children(root)),
                len(tf.train.TrackableView(root).descendants())]
+
+# tf.config on this machine's CPU (the runtime is initialised by now, in both)
+cpu = tf.config.list_physical_devices("CPU")
+c = tf.config
+out["config"] = [repr(cpu), repr(c.list_logical_devices()), repr(c.get_visible_devices("CPU")),
+                 repr(c.list_physical_devices("GPU")), c.get_soft_device_placement(),
+                 repr(c.LogicalDeviceConfiguration()), c.get_logical_device_configuration(cpu[0]),
+                 error(lambda: c.set_visible_devices(cpu, "CPU")),
+                 error(lambda: c.set_visible_devices([], "GPU")),
+                 error(lambda: c.set_visible_devices([])),
+                 error(lambda: c.set_logical_device_configuration(
+                     cpu[0], [c.LogicalDeviceConfiguration()] * 2)),
+                 error(lambda: c.experimental.set_memory_growth(cpu[0], True)),
+                 error(lambda: c.experimental.get_memory_growth(cpu[0])),
+                 c.threading.get_inter_op_parallelism_threads(), c.optimizer.get_jit(),
+                 c.functions_run_eagerly(), c.experimental_functions_run_eagerly()]
 print("RESULT", json.dumps(out))
 '''
 
@@ -591,3 +607,23 @@ def test_ema_of_keras_variables_and_its_shadow_outside_the_tape():
     assert ema.average(v).numpy().tolist() == [2.0]
     with pytest.raises(TypeError, match="half, float, or double"):
         ema.apply([tf.Variable([1, 2])])
+
+
+def test_config_setters_that_jax_cannot_honour_say_how():
+    with pytest.raises(RuntimeError, match="CUDA_VISIBLE_DEVICES or JAX_PLATFORMS"):
+        tf.config.set_visible_devices([])
+    with pytest.raises(AttributeError, match="jax.distributed"):
+        tf.config.experimental_connect_to_host      # noqa: B018
+    gpu = tf.config.PhysicalDevice("/physical_device:GPU:0", "GPU")
+    tf.config.experimental.set_memory_growth(gpu, True)      # a no-op, as the docs say
+    assert tf.config.experimental.get_memory_growth(gpu) is True
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert tf.config.functions_run_eagerly()
+    finally:
+        tf.config.run_functions_eagerly(False)
+
+
+def test_config_docstring_examples():
+    from eagertape.tf import config
+    assert doctest.testmod(config).failed == 0

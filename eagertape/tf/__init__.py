@@ -551,33 +551,4 @@ contrib = _namespace("tf.contrib", eager=_namespace(
 autodiff = _namespace("tf.autodiff", GradientTape=GradientTape,
                       ForwardAccumulator=_ForwardAccumulator)
 
-
-def _run_functions_eagerly(run_eagerly):
-    """Run every ``tf.function`` as plain Python (True), or compiled (False)."""
-    _function._run_eagerly[0] = builtins.bool(run_eagerly)
-
-
-class _PhysicalDevice:
-    def __init__(self, name, device_type):
-        self.name, self.device_type = name, device_type
-
-    def __repr__(self):
-        return f"PhysicalDevice(name={self.name!r}, device_type={self.device_type!r})"
-
-
-def _list_physical_devices(device_type=None):
-    """JAX's devices in TF's form (``CPU``, ``GPU``; a TPU is ``TPU``)."""
-    out = []
-    for platform in ("cpu", "gpu", "tpu"):
-        try:
-            devs = jax.devices(platform)
-        except RuntimeError:
-            continue
-        kind = platform.upper()
-        out += [_PhysicalDevice(f"/physical_device:{kind}:{i}", kind) for i in builtins.range(len(devs))]
-    return [d for d in out if device_type is None or d.device_type == str(device_type).upper()]
-
-
-config = _namespace("tf.config", run_functions_eagerly=_run_functions_eagerly,
-                    functions_run_eagerly=lambda: _function._run_eagerly[0],
-                    list_physical_devices=_list_physical_devices)
+from . import config  # noqa: E402,F401  (tf.config: JAX's devices in TF's form)

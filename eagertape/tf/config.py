@@ -1,0 +1,260 @@
+"""``tf.config``: JAX's devices in TF's form, and TF's runtime switches.
+
+JAX fixes its devices when it starts: which are visible is set before the
+process starts (``CUDA_VISIBLE_DEVICES``, ``JAX_PLATFORMS``), so the setters that
+would change them raise TF's RuntimeError for an initialised runtime. Switches
+that tune TF's own runtime (threads, soft placement, Grappler options, memory
+growth) are stored and read back, and change nothing in JAX.
+"""
+import builtins
+import collections
+import types
+
+import jax
+
+from .. import _function
+from ._util import _Unsupported, left_out as _left_out
+
+PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
+PhysicalDevice.__doc__ = """A device as ``list_physical_devices`` names it.
+
+>>> import eagertape.tf as tf
+>>> tf.config.list_physical_devices("CPU")[0].device_type
+'CPU'
+"""
+LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
+LogicalDevice.__doc__ = """A device as ``list_logical_devices`` names it (what
+``tf.device`` takes).
+
+>>> import eagertape.tf as tf
+>>> tf.config.list_logical_devices("CPU")[0].name
+'/device:CPU:0'
+"""
+
+
+class LogicalDeviceConfiguration(collections.namedtuple(
+        "LogicalDeviceConfiguration",
+        ["memory_limit", "experimental_priority", "experimental_device_ordinal"])):
+    """TF's description of a virtual device. JAX cannot split a device after it
+    started, so ``set_logical_device_configuration`` refuses it (as TF does once
+    its runtime is initialised).
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.LogicalDeviceConfiguration(memory_limit=1024).memory_limit
+    1024
+    """
+
+    def __new__(cls, memory_limit=None, experimental_priority=None,
+                experimental_device_ordinal=None):
+        return super().__new__(cls, memory_limit, experimental_priority,
+                               experimental_device_ordinal)
+
+
+def run_functions_eagerly(run_eagerly):
+    """Run every ``tf.function`` as plain Python (True), or compiled (False).
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.run_functions_eagerly(False); tf.config.functions_run_eagerly()
+    False
+    """
+    _function._run_eagerly[0] = builtins.bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    """Whether ``run_functions_eagerly(True)`` is in effect.
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.functions_run_eagerly()
+    False
+    """
+    return _function._run_eagerly[0]
+
+
+experimental_run_functions_eagerly = run_functions_eagerly
+experimental_functions_run_eagerly = functions_run_eagerly
+
+
+def _jax_devices():
+    out = []
+    for platform in ("cpu", "gpu", "tpu"):
+        try:
+            out += [(platform.upper(), i) for i in builtins.range(len(jax.devices(platform)))]
+        except RuntimeError:
+            continue
+    return out
+
+
+def _wanted(device_type):
+    return lambda kind: device_type is None or kind == str(device_type).upper()
+
+
+def list_physical_devices(device_type=None):
+    """JAX's devices in TF's form (``CPU``, ``GPU``; a TPU is ``TPU``).
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.list_physical_devices("CPU")
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
+    want = _wanted(device_type)
+    return [PhysicalDevice(f"/physical_device:{k}:{i}", k) for k, i in _jax_devices() if want(k)]
+
+
+def list_logical_devices(device_type=None):
+    """JAX's devices as TF's logical devices (one per physical device).
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.list_logical_devices("CPU")
+    [LogicalDevice(name='/device:CPU:0', device_type='CPU')]
+    """
+    want = _wanted(device_type)
+    return [LogicalDevice(f"/device:{k}:{i}", k) for k, i in _jax_devices() if want(k)]
+
+
+def get_visible_devices(device_type=None):
+    """The physical devices JAX uses: all it has.
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.get_visible_devices("CPU") == tf.config.list_physical_devices("CPU")
+    True
+    """
+    return list_physical_devices(device_type)
+
+
+def set_visible_devices(devices, device_type=None):
+    """Keeping the visible devices as they are is accepted; changing them raises
+    RuntimeError (as TF does once its runtime is initialised): JAX fixes its
+    devices when it starts, so set ``CUDA_VISIBLE_DEVICES`` / ``JAX_PLATFORMS``
+    before starting Python.
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"), "CPU")
+    """
+    if isinstance(devices, PhysicalDevice):
+        devices = [devices]
+    want = _wanted(device_type)
+    current = [d for d in list_physical_devices() if want(d.device_type)]
+    if sorted(PhysicalDevice(*d) for d in devices) != sorted(current):
+        raise RuntimeError("Visible devices cannot be modified after being initialized (JAX "
+                           "fixes its devices when it starts: set CUDA_VISIBLE_DEVICES or "
+                           "JAX_PLATFORMS before starting Python)")
+
+
+def get_logical_device_configuration(device):
+    """None: JAX's devices are not split into virtual devices.
+
+    >>> import eagertape.tf as tf
+    >>> print(tf.config.get_logical_device_configuration(tf.config.list_physical_devices()[0]))
+    None
+    """
+    return None
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """Raises RuntimeError (TF's, once its runtime is initialised): JAX cannot
+    split a device into virtual devices. For several CPU devices set
+    ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` before starting; for
+    a GPU memory cap, ``XLA_PYTHON_CLIENT_MEM_FRACTION``.
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.set_logical_device_configuration(
+    ...     tf.config.list_physical_devices()[0], [tf.config.LogicalDeviceConfiguration()])
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    RuntimeError: Virtual devices cannot be modified after being initialized ...
+    """
+    raise RuntimeError("Virtual devices cannot be modified after being initialized (JAX cannot "
+                       "split its devices: set XLA_FLAGS=--xla_force_host_platform_device_count"
+                       "=N for CPU devices, XLA_PYTHON_CLIENT_MEM_FRACTION for GPU memory, "
+                       "before starting Python)")
+
+
+_soft_placement = [True]
+
+
+def get_soft_device_placement():
+    """Whether soft placement is on (TF's default True; stored only).
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.get_soft_device_placement()
+    True
+    """
+    return _soft_placement[0]
+
+
+def set_soft_device_placement(enabled):
+    """Stored for ``get_soft_device_placement``: JAX places an op where its
+    operands are (``tf.device`` moves values onto a device), so there is no
+    kernel-less device to fall back from.
+
+    >>> import eagertape.tf as tf
+    >>> tf.config.set_soft_device_placement(True)
+    """
+    _soft_placement[0] = builtins.bool(enabled)
+
+
+# -- submodules ------------------------------------------------------------------
+_memory_growth = {}
+
+
+def _set_memory_growth(device, enable):
+    """Accepted for a GPU and a no-op (TF's ValueError for a CPU): JAX's memory
+    preallocation is set by ``XLA_PYTHON_CLIENT_PREALLOCATE=false`` (or
+    ``XLA_PYTHON_CLIENT_MEM_FRACTION``) before JAX starts.
+
+    >>> import eagertape.tf as tf
+    >>> for gpu in tf.config.list_physical_devices("GPU"):
+    ...     tf.config.experimental.set_memory_growth(gpu, True)
+    """
+    device = PhysicalDevice(*device)
+    if device.device_type not in ("GPU", "TPU"):
+        raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices")
+    _memory_growth[device] = builtins.bool(enable)
+
+
+def _get_memory_growth(device):
+    """What ``set_memory_growth`` stored (False if nothing; KeyError for a CPU, as TF)."""
+    device = PhysicalDevice(*device)
+    if device.device_type not in ("GPU", "TPU"):
+        raise KeyError(device)
+    return _memory_growth.get(device, False)
+
+
+def _module(name, doc, left_out=None, **attrs):
+    mod = types.ModuleType(name, doc)
+    mod.__dict__.update(attrs)
+    mod.__getattr__ = _Unsupported(name, left_out)
+    return mod
+
+
+experimental = _module(
+    "tf.config.experimental", "TF's experimental device settings, onto JAX's devices.",
+    left_out=_left_out("TF's distributed runtime: use jax.distributed", "ClusterDeviceFilters"),
+    set_memory_growth=_set_memory_growth, get_memory_growth=_get_memory_growth,
+    list_physical_devices=list_physical_devices, list_logical_devices=list_logical_devices,
+    get_visible_devices=get_visible_devices, set_visible_devices=set_visible_devices,
+    VirtualDeviceConfiguration=LogicalDeviceConfiguration,
+    get_virtual_device_configuration=get_logical_device_configuration,
+    set_virtual_device_configuration=set_logical_device_configuration)
+
+_threads = {"inter": 0, "intra": 0}
+threading = _module(
+    "tf.config.threading", "TF's thread-pool sizes: stored (0: TF's default), not applied; "
+    "XLA sizes its own pools (XLA_FLAGS before starting).",
+    get_inter_op_parallelism_threads=lambda: _threads["inter"],
+    set_inter_op_parallelism_threads=lambda num_threads: _threads.update(inter=num_threads),
+    get_intra_op_parallelism_threads=lambda: _threads["intra"],
+    set_intra_op_parallelism_threads=lambda num_threads: _threads.update(intra=num_threads))
+
+_optimizer = {"jit": "", "options": {}}
+optimizer = _module(
+    "tf.config.optimizer", "TF's graph-optimizer switches: stored, not applied (XLA compiles "
+    "every tf.function).",
+    get_jit=lambda: _optimizer["jit"],
+    set_jit=lambda enabled: _optimizer.update(
+        jit=enabled if isinstance(enabled, str) else ("autoclustering" if enabled else "")),
+    get_experimental_options=lambda: dict(_optimizer["options"]),
+    set_experimental_options=lambda options: _optimizer["options"].update(options))
+
+__getattr__ = _Unsupported("tf.config", _left_out(
+    "TF's distributed runtime (remote eager servers): use jax.distributed.initialize",
+    "experimental_connect_to_cluster experimental_connect_to_host"))
