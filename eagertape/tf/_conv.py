@@ -451,7 +451,7 @@ def _morph_check(x, f, strides, rates, padding, what):
         raise InvalidArgumentError(f"{what}: input and filter must have the same depth: "
                                    f"{x.shape[3]} vs {f.shape[2]}")
     for i in range(2):
-        if _out_size(x.shape[1 + i], f.shape[i], strides[i], rates[i], padding) <= 0:
+        if _out_size(x.shape[1 + i], f.shape[i], strides[i], rates[i], padding) < 0:
             raise InvalidArgumentError(f"{what}: the dilated filter is larger than the input")
 
 
@@ -514,7 +514,7 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
         raise ValueError("argument `padding` must be 'SAME' or 'VALID'")
     ks, st = _tuple(ksize, 2, "ksize"), _tuple(strides, 2, "strides")
     for i in range(2):
-        if _out_size(x.shape[1 + i], ks[i], st[i], 1, p) <= 0:
+        if _out_size(x.shape[1 + i], ks[i], st[i], 1, p) < 0:
             raise InvalidArgumentError("max_pool_with_argmax: the window is larger than the input")
     out, idx = _call(_argmax_pool_fn, (x, ks, st, p, bool(include_batch_in_index),
                                        np.dtype(_as_dtype(output_dtype).name).name))

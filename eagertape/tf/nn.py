@@ -316,6 +316,11 @@ def batch_norm_with_global_normalization(input, mean, variance, beta, gamma, var
 
 
 # CTC ---------------------------------------------------------------------------------
+def _cast(x, dtype):
+    from . import cast
+    return cast(x, dtype)
+
+
 def _ctc_fn(logits, labels, label_length, logit_length, blank):
     import optax
     t = logits.shape[1]
@@ -347,7 +352,7 @@ def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
         raise TypeError(f"`labels` must be an integer tensor, got {y.dtype}")
     orig = x.dtype
     if orig in (jnp.float16, jnp.bfloat16):
-        x = _math.cast(x, "float32")
+        x = _cast(x, "float32")
     if logits_time_major:
         x = _np.transpose(x, (1, 0, 2))
     if x.ndim != 3 or y.ndim != 2 or y.shape[0] != x.shape[0]:
@@ -358,7 +363,7 @@ def ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
     if blank < 0:
         blank += x.shape[2]
     loss = _call(_ctc_fn, (x, y, _t(label_length), _t(logit_length), blank))
-    return _math.cast(loss, orig) if orig != loss.dtype else loss
+    return _cast(loss, orig) if orig != loss.dtype else loss
 
 
 def collapse_repeated(labels, seq_length, name=None):
@@ -413,9 +418,11 @@ def _pav_segments(x):
 
 def _isotonic_fn(x, decreasing):
     flat = x.reshape(-1, x.shape[-1])
+    # The segments are constants of the fit (TF's gradient treats them so); the
+    # callback sees no tangent, which it could not take.
+    held = jax.lax.stop_gradient(flat)
     seg = jax.pure_callback(_pav_segments, jax.ShapeDtypeStruct(flat.shape, jnp.int32),
-                            flat if decreasing else -flat)
-    seg = jax.lax.stop_gradient(seg)
+                            held if decreasing else -held)
     n = flat.shape[-1]
     onehot = (seg[:, :, None] == jnp.arange(n)[None, None, :]).astype(x.dtype)
     # Each entry becomes its segment's mean: the gradient is the mean of the
@@ -431,7 +438,7 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
     Integer inputs give float64 (float16 and bfloat16 stay themselves)."""
     x = _t(inputs)
     if not jnp.issubdtype(x.dtype, jnp.floating):
-        x = _math.cast(x, "float64")
+        x = _cast(x, "float64")
     axis = int(axis) % x.ndim if x.ndim else 0
     moved = _np.moveaxis(x, axis, -1)
     out, seg = _call(_isotonic_fn, (moved, bool(decreasing)))
@@ -479,23 +486,23 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
         weights = weights[0] if len(weights) == 1 else _np.concatenate(
             [_t(w) for w in weights], axis=0)
     x = _t(inputs)
-    labels = _math.cast(_t(labels), "int64")
+    labels = _cast(_t(labels), "int64")
     labels_flat = _np.reshape(labels, [-1])
     if sampled_values is None:
         sampled_values = _random.log_uniform_candidate_sampler(
             labels, num_true, num_sampled, True, num_classes, seed=seed)
     sampled, true_expected, sampled_expected = (_stop_gradient(_t(s)) for s in sampled_values)
-    sampled = _math.cast(sampled, "int64")
+    sampled = _cast(sampled, "int64")
     all_ids = _np.concatenate([labels_flat, sampled], 0)
     all_w = embedding_lookup(weights, all_ids)
     if all_w.dtype != x.dtype:
-        all_w = _math.cast(all_w, x.dtype)
+        all_w = _cast(all_w, x.dtype)
     n_true = labels_flat.shape[0]
     true_w, sampled_w = all_w[:n_true], all_w[n_true:]
     sampled_logits = _np.matmul(x, _np.transpose(sampled_w))
     all_b = embedding_lookup(biases, all_ids)
     if all_b.dtype != x.dtype:
-        all_b = _math.cast(all_b, x.dtype)
+        all_b = _cast(all_b, x.dtype)
     true_b, sampled_b = all_b[:n_true], all_b[n_true:]
     dim = true_w.shape[1]
     dots = _np.expand_dims(x, 1) * _np.reshape(true_w, [-1, num_true, dim])
@@ -505,7 +512,7 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
         rows, ids, w = compute_accidental_hits(labels, sampled, num_true)
         mask = np.zeros((labels.shape[0], sampled.shape[0]), np.float32)
         mask[rows.numpy(), ids.numpy()] = w.numpy()
-        sampled_logits = sampled_logits + _math.cast(mask, sampled_logits.dtype)
+        sampled_logits = sampled_logits + _cast(mask, sampled_logits.dtype)
     if subtract_log_q:
         true_logits = true_logits - _np.log(true_expected)
         sampled_logits = sampled_logits - _np.log(sampled_expected)
