@@ -243,7 +243,9 @@ def _jacobian(data, target, sources, zero, batch):
         if g is None and (zero or batch):
             sv = src._aval()
             if batch:
-                shape, dtype = tshape + tuple(sv.shape[1:]), tv.dtype
+                # TF's batch_jacobian: the gradient's zeros (the source's dtype) with
+                # "zero"; else, finding none, zeros of the target's dtype.
+                shape, dtype = tshape + tuple(sv.shape[1:]), sv.dtype if zero else tv.dtype
             else:
                 shape, dtype = tshape + tuple(sv.shape), sv.dtype
             g = _wrap(jnp.zeros(shape, dtype))

@@ -283,8 +283,8 @@ class GradientTape:
         give ``[b, y1..yn, x1..xm]``, where row ``i`` of ``target`` is assumed to
         depend only on row ``i`` of ``source`` (not checked, as in TF).
 
-        Unconnected: zeros of the target's dtype, whatever ``unconnected_gradients``
-        says (as TF).
+        Unconnected: zeros whatever ``unconnected_gradients`` says, as TF: of the
+        source's dtype with ``"zero"``, of the target's with ``"none"``.
 
         >>> x = et.constant([[1.0, 2.0], [3.0, 4.0]])
         >>> with et.GradientTape() as tape:
@@ -318,10 +318,10 @@ class GradientTape:
         if tshape[0] != sshape[0]:
             raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape "
                              f"({sshape}) to match.")
-        _unconnected(unconnected_gradients)
+        zero = _unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
         _check_parallel_iterations(parallel_iterations)
         self._stop_if_used_up()
-        result, = _replay.jacobian(self._tape, target, [source], False, batch=True)
+        result, = _replay.jacobian(self._tape, target, [source], zero, batch=True)
         self._used()
         return result
 

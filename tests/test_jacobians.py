@@ -384,3 +384,16 @@ def test_second_jacobian_of_the_same_structure_compiles_nothing():
     np.testing.assert_array_equal(first, again)
     want = jax.jacrev(lambda v: jnp.sum(jnp.tanh(jnp.outer(v, v)), axis=0))(x.jax())
     np.testing.assert_allclose(first, want, rtol=1e-5, atol=1e-5)
+
+
+def test_batch_jacobian_unconnected_zeros_take_tfs_dtype():
+    # TF 2.21: with "zero" the gradient's zeros (the source's dtype); with "none",
+    # finding no gradient, zeros of the target's dtype.
+    x = et.constant([[1.0, 2.0]])
+    s = et.constant([[1.0, 2.0]], dtype="float64")
+    for unconnected, dtype in (("none", np.float32), ("zero", np.float64)):
+        with et.GradientTape() as tape:
+            tape.watch(s)
+            y = x * 2.0
+        j = tape.batch_jacobian(y, s, unconnected_gradients=unconnected)
+        assert j.dtype == dtype and j.shape == (1, 2, 2) and not np.any(j.numpy())
