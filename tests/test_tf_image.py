@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import eagertape.tf as etf
+from tf_compare import compare
 
 tf = pytest.importorskip("tensorflow")
 
@@ -26,64 +27,8 @@ SSIM_A = rng.random((2, 24, 26, 3), dtype=np.float32)
 SSIM_B = np.clip(SSIM_A + rng.normal(0, 0.1, SSIM_A.shape), 0, 1).astype(np.float32)
 
 
-def _np(t):
-    return np.asarray(t.numpy() if hasattr(t, "numpy") else t)
-
-
-def _run(lib, prog, inputs):
-    """Outputs, and gradients of sum(w * out) over float outputs w.r.t. float inputs
-    (or the gradient's error class name)."""
-    xs = [lib.constant(x) for x in inputs]
-    with lib.GradientTape(persistent=True) as tape:
-        for x in xs:
-            if x.dtype.is_floating if hasattr(x.dtype, "is_floating") else \
-                    np.issubdtype(np.dtype(x.dtype), np.floating):
-                tape.watch(x)
-        out = prog(lib, *xs)
-        outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        floats = [o for o in outs if np.issubdtype(np.dtype(_dt(o)), np.floating)]
-        loss = None
-        for i, o in enumerate(floats):
-            w = np.cos(np.arange(int(np.prod(o.shape))) + i).reshape(tuple(o.shape))
-            term = lib.reduce_sum(lib.cast(o, lib.float32) * w.astype(np.float32))
-            loss = term if loss is None else loss + term
-    grads = None
-    fx = [x for x in xs if np.issubdtype(np.dtype(_dt(x)), np.floating)]
-    if loss is not None and fx:
-        try:
-            grads = [None if g is None else _np(g) for g in tape.gradient(loss, fx)]
-        except LookupError:
-            grads = "LookupError"
-    del tape
-    return outs, grads
-
-
-def _dt(t):
-    d = t.dtype
-    return getattr(d, "as_numpy_dtype", d)
-
-
 def _compare(prog, inputs, atol=2e-5, int_atol=0, grad_atol=1e-4):
-    t_outs, t_grads = _run(tf, prog, inputs)
-    e_outs, e_grads = _run(etf, prog, inputs)
-    assert len(t_outs) == len(e_outs)
-    for t, e in zip(t_outs, e_outs):
-        assert np.dtype(_dt(e)) == np.dtype(_dt(t))
-        assert tuple(e.shape) == tuple(t.shape)
-        tv, ev = _np(t), _np(e)
-        if np.issubdtype(tv.dtype, np.floating):
-            np.testing.assert_allclose(ev.astype(np.float64), tv.astype(np.float64),
-                                       atol=atol, rtol=atol)
-        else:
-            np.testing.assert_allclose(ev.astype(np.int64), tv.astype(np.int64), atol=int_atol)
-    if isinstance(t_grads, str) or isinstance(e_grads, str):
-        assert e_grads == t_grads
-    elif t_grads is not None:
-        assert e_grads is not None and len(e_grads) == len(t_grads)
-        for tg, eg in zip(t_grads, e_grads):
-            assert (tg is None) == (eg is None)
-            if tg is not None:
-                np.testing.assert_allclose(eg, tg, atol=grad_atol, rtol=grad_atol)
+    compare(tf, etf, prog, inputs, atol=atol, int_atol=int_atol, grad_atol=grad_atol)
 
 
 I = tf.image  # noqa: E741  (only to keep the table short)

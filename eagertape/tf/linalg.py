@@ -1113,24 +1113,34 @@ class LinearOperatorLowerTriangular(LinearOperator):
     def _log_abs_det(self): return _np.sum(_np.log(_np.abs(self._diag_part())), axis=-1)
 
 
+def _operator_list(operators, hints, inherited):
+    """The operators of a composite (a non-empty list of one dtype), and the hints
+    (``is_non_singular``, ...) it inherits where every operator has them."""
+    ops = list(operators)
+    if not ops:
+        raise ValueError("Expected a non-empty list of operators.")
+    if len({o.dtype for o in ops}) > 1:
+        raise TypeError(f"Expected all operators to have one dtype, got "
+                        f"{[str(o.dtype) for o in ops]}")
+    hints = dict(hints)
+    for h in inherited:
+        if hints[h] is None and all(getattr(o, h) for o in ops):
+            hints[h] = True
+    return ops, hints
+
+
 class LinearOperatorComposition(LinearOperator):
     """The product ``operators[0] @ operators[1] @ ...``, applied right to left."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        ops = list(operators)
-        if not ops:
-            raise ValueError("Expected a non-empty list of operators.")
+        ops, h = _operator_list(operators, dict(is_non_singular=is_non_singular),
+                                ("is_non_singular",))
         for a, b in zip(ops, ops[1:]):
             if a.domain_dimension != b.range_dimension:
                 raise ValueError(f"The operators' shapes do not compose: {a.shape} @ {b.shape}")
-        if len({o.dtype for o in ops}) > 1:
-            raise TypeError(f"Expected all operators to have one dtype, got "
-                            f"{[str(o.dtype) for o in ops]}")
-        if is_non_singular is None and all(o.is_non_singular for o in ops):
-            is_non_singular = True
         self._ops = ops
-        super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint,
+        super().__init__(ops[0].dtype, None, h["is_non_singular"], is_self_adjoint,
                          is_positive_definite, is_square,
                          name or "_o_".join(o.name for o in ops), {"operators": ops})
 
@@ -1251,23 +1261,13 @@ class LinearOperatorBlockDiag(LinearOperator):
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, name=None):
-        ops = list(operators)
-        if not ops:
-            raise ValueError("Expected a non-empty list of operators.")
+        names = ("is_non_singular", "is_self_adjoint", "is_positive_definite")
+        ops, h = _operator_list(operators, dict(zip(names, (
+            is_non_singular, is_self_adjoint, is_positive_definite))), names)
         if not all(o.is_square for o in ops):
             raise ValueError("Block diagonal operators must be built from square operators.")
-        if len({o.dtype for o in ops}) > 1:
-            raise TypeError(f"Expected all operators to have one dtype, got "
-                            f"{[str(o.dtype) for o in ops]}")
         self._ops = ops
-        if is_non_singular is None and all(o.is_non_singular for o in ops):
-            is_non_singular = True
-        if is_self_adjoint is None and all(o.is_self_adjoint for o in ops):
-            is_self_adjoint = True
-        if is_positive_definite is None and all(o.is_positive_definite for o in ops):
-            is_positive_definite = True
-        super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint,
-                         is_positive_definite, True, name or "_ds_".join(o.name for o in ops),
+        super().__init__(ops[0].dtype, None, *(h[n] for n in names), True, name or "_ds_".join(o.name for o in ops),
                          {"operators": ops})
 
     @property
@@ -1330,18 +1330,11 @@ class LinearOperatorKronecker(LinearOperator):
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        ops = list(operators)
-        if not ops:
-            raise ValueError("Expected a non-empty list of operators.")
-        if len({o.dtype for o in ops}) > 1:
-            raise TypeError(f"Expected all operators to have one dtype, got "
-                            f"{[str(o.dtype) for o in ops]}")
+        names = ("is_non_singular", "is_self_adjoint")
+        ops, h = _operator_list(operators, dict(zip(names, (is_non_singular, is_self_adjoint))),
+                                names)
         self._ops = ops
-        if is_non_singular is None and all(o.is_non_singular for o in ops):
-            is_non_singular = True
-        if is_self_adjoint is None and all(o.is_self_adjoint for o in ops):
-            is_self_adjoint = True
-        super().__init__(ops[0].dtype, None, is_non_singular, is_self_adjoint,
+        super().__init__(ops[0].dtype, None, h["is_non_singular"], h["is_self_adjoint"],
                          is_positive_definite, is_square,
                          name or "_x_".join(o.name for o in ops), {"operators": ops})
 
