@@ -53,7 +53,7 @@ class _Capture:
 class _Trace:
     """One input signature: the jaxpr, the Variables it reads and writes, the outputs."""
 
-    def __init__(self, fn, treedef, leaves, dyn, dyn_vals):
+    def __init__(self, fn, treedef, leaves, dyn, dyn_vals, remat=False):
         self.name = getattr(fn, "__name__", "function")
         cap = _Capture()
         box = {}
@@ -105,6 +105,11 @@ class _Trace:
             return flat[:n], flat[n:]
 
         run.__name__ = self.name
+        if remat:
+            # recompute_grad: the pullback computes the forward again rather than
+            # keeping its intermediates.
+            run = jax.checkpoint(run)
+        self.remat = remat
         self.run = jax.jit(run)
 
         def call_run(var_vals, vals):     # what a tape records: one op, as in TF
@@ -125,8 +130,9 @@ class Function:
     """A function traced once per input signature and run as one XLA executable
     (as ``tf.function``). See :func:`function`."""
 
-    def __init__(self, fn, jit_compile=True, input_signature=None, name=None):
+    def __init__(self, fn, jit_compile=True, input_signature=None, name=None, remat=False):
         self.python_function = fn
+        self._remat = remat
         self._jit = jit_compile is not False
         self._signature = _check_signature(input_signature)
         self._traces = {}
@@ -170,7 +176,7 @@ class Function:
         key = tuple(key)
         trace = self._traces.get(key)
         if trace is None:
-            trace = _Trace(self.python_function, treedef, static, dyn, vals)
+            trace = _Trace(self.python_function, treedef, static, dyn, vals, self._remat)
             self._count += 1
             self._traces[key] = trace
         reads = [v.read_value() for v in trace.variables]

@@ -51,6 +51,11 @@ PROGRAMS = {
                                    tf.zeros_initializer()([2], tf.int64),
                                    tf.ones_initializer()([3]), x),
     "tuple_group": lambda tf, x: tf.tuple([x, x * 2]) + [tf.identity(x)],
+    "realdiv": lambda tf, x: tf.realdiv(x, x[0] + 1.0),
+    "required_space_to_batch_paddings": lambda tf, x: tf.required_space_to_batch_paddings(
+        [5, 7], [2, 3], base_paddings=[[1, 0], [0, 2]]) + (x,),
+    "recompute_grad": lambda tf, x: tf.recompute_grad(lambda a: tf.sin(a) * tf.exp(a / 3.0))(x),
+    "matrix_square_root": lambda tf, x: tf.linalg.sqrtm(tf.eye(3) * 4.0) @ tf.reshape(x, [3, 8]),
 }
 
 
@@ -66,7 +71,7 @@ def test_same_as_tensorflow(name):
     if want_grad is None:
         assert got_grad is None or not np.any(got_grad)
     else:
-        np.testing.assert_allclose(got_grad, want_grad, rtol=1e-5)
+        np.testing.assert_allclose(got_grad, want_grad, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("program", [
@@ -116,6 +121,18 @@ def test_eager_runtime_helpers_behave_as_in_tfs_eager_mode():
         assert etf.get_static_value(x) is None
         return x + 1
     assert float(traced(etf.constant(1.0))) == 2.0
+
+
+def test_recompute_grad_recomputes_in_the_backward_pass():
+    f = etf.recompute_grad(lambda a: etf.reduce_sum(etf.tanh(a) ** 2))
+    x = etf.constant(X)
+    with etf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(),
+                               2 * np.tanh(X) * (1 - np.tanh(X) ** 2), rtol=1e-5, atol=1e-6)
+    assert all(t.remat for t in f._traces.values())
+    assert etf.matrix_square_root is etf.linalg.sqrtm and etf.fftnd is etf.signal.fftnd
 
 
 def test_approx_min_k_is_max_k_of_the_negation():

@@ -55,7 +55,12 @@ from ._runtime import (VariableAggregation, VariableSynchronization,  # noqa: F4
                        get_current_name_scope, get_logger, get_static_value,
                        grad_pass_through, group, init_scope, inside_function,
                        is_symbolic_tensor, no_op, ones_initializer, random_normal_initializer,
-                       random_uniform_initializer, timestamp, tuple, zeros_initializer)
+                       random_uniform_initializer, recompute_grad, timestamp, tuple,
+                       zeros_initializer)
+from .linalg import eig, eigvals, sqrtm as matrix_square_root  # noqa: F401,E402
+from .signal import fftnd, ifftnd, irfftnd, rfftnd  # noqa: F401,E402
+from ._array import required_space_to_batch_paddings  # noqa: F401,E402
+from .math import realdiv  # noqa: F401,E402
 from .math import approx_max_k as approx_top_k  # noqa: F401,E402
 from ._control_flow import (case, cond, foldl, foldr, map_fn, numpy_function,  # noqa: F401
                             py_function, scan, switch_case, vectorized_map, while_loop)

@@ -481,3 +481,16 @@ def _stitch_bwd(all_idx, g):
 
 
 _stitch.defvjp(_stitch_fwd, _stitch_bwd)
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """``(paddings, crops)`` that make ``input_shape`` plus ``base_paddings``
+    divisible by ``block_shape`` (the extra padding at the end, cropped after)."""
+    shape = np.asarray(_static(input_shape, "input_shape"), np.int64).reshape(-1)
+    block = np.asarray(_static(block_shape, "block_shape"), np.int64).reshape(-1)
+    base = np.zeros((len(block), 2), np.int64) if base_paddings is None else \
+        np.asarray(_static(base_paddings, "base_paddings"), np.int64).reshape(len(block), 2)
+    extra = (block - (shape + base.sum(1)) % block) % block
+    paddings = base + np.stack([np.zeros_like(extra), extra], 1)
+    crops = np.stack([np.zeros_like(extra), extra], 1)
+    return _t(paddings.astype(np.int32)), _t(crops.astype(np.int32))

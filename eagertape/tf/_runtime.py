@@ -217,6 +217,14 @@ class VariableSynchronization(enum.Enum):
     ON_READ = 3
 
 
+def recompute_grad(f):
+    """``f`` whose intermediate values are not kept for its gradient but computed
+    again in the backward pass (``jax.checkpoint``): the same values and gradients,
+    less memory. Traced as a ``tf.function`` is: one op per call on the tape."""
+    from .._function import Function
+    return Function(f, name=getattr(f, "__name__", "recompute_grad"), remat=True)
+
+
 def grad_pass_through(f):
     """``f`` whose gradient is the identity (a straight-through estimator): the
     output's gradient goes to the input unchanged."""

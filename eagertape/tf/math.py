@@ -631,3 +631,12 @@ def sobol_sample(dim, num_results, skip=0, dtype="float32", name=None):
         warnings.simplefilter("ignore")      # scipy's note on powers of 2
         points = engine.random(n)
     return convert_to_tensor(points.astype(_as_dtype(dtype)))
+
+
+def realdiv(x, y, name=None):
+    """``x / y`` for float and complex tensors (TF's RealDiv has no integer kernel)."""
+    x, y = _hinted(x, y)
+    if not (np.issubdtype(x.dtype, np.floating) or np.issubdtype(x.dtype, np.complexfloating)):
+        raise TypeError(f"tf.realdiv takes float or complex tensors, got {x.dtype.name}; "
+                        "use tf.math.truediv or tf.math.floordiv")
+    return x / y
