@@ -450,8 +450,20 @@ def invert_permutation(x, name=None):
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, dim=None, name=None):
-    from .nn import l2_normalize as f
-    return f(x, axis=axis if dim is None else dim, epsilon=epsilon)
+    """``x / sqrt(max(sum(x ** 2, axis), epsilon))`` (also ``tf.nn.l2_normalize``)."""
+    x = _t(x)
+    sq = _np.sum(x * x, axis=axis if dim is None else dim, keepdims=True)
+    return x * rsqrt(_np.maximum(sq, epsilon))
+
+
+def softmax(logits, axis=None, name=None):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (default the last; also ``tf.nn``'s)."""
+    return _nn.softmax(_t(logits), axis=-1 if axis is None else axis)
+
+
+def log_softmax(logits, axis=None, name=None):
+    """``x - logsumexp(x)`` along ``axis`` (default the last; also ``tf.nn``'s)."""
+    return _nn.log_softmax(_t(logits), axis=-1 if axis is None else axis)
 
 
 def in_top_k(targets, predictions, k, name=None):
@@ -579,10 +591,6 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     return add_n(inputs)
-
-
-# tf.math.softmax and tf.math.log_softmax are tf.nn's (the same functions in TF).
-from .nn import log_softmax, softmax  # noqa: E402,F401  (nn imports this module)
 
 
 def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,

@@ -15,6 +15,8 @@ from .. import numpy as _np
 from .._primitive import call as _call
 from .._primitive import stop_gradient as _stop_gradient
 from . import math as _math
+# TF's tf.nn and tf.math share these (the same functions).
+from .math import l2_normalize, log_softmax, softmax  # noqa: F401
 from ._util import SPARSE, _Unsupported, concrete as _concrete, left_out as _left_out
 from ._util import tensor as _t
 from ._array import space_to_batch  # noqa: F401
@@ -94,14 +96,6 @@ def leaky_relu(features, alpha=0.2, name=None):
     return _call(_leaky_relu, (_t(features), float(alpha)))
 
 
-def softmax(logits, axis=None, name=None):
-    return _jnn.softmax(_t(logits), axis=-1 if axis is None else axis)
-
-
-def log_softmax(logits, axis=None, name=None):
-    return _jnn.log_softmax(_t(logits), axis=-1 if axis is None else axis)
-
-
 def l2_loss(t, name=None):
     """``sum(t ** 2) / 2``."""
     t = _t(t)
@@ -177,12 +171,6 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         ids_rank = _t(ids).ndim
         out = clip_by_norm(out, max_norm, axes=tuple(range(ids_rank, out.ndim)))
     return out
-
-
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
-    x = _t(x)
-    sq = _np.sum(x * x, axis=axis, keepdims=True)
-    return x * _math.rsqrt(_np.maximum(sq, epsilon))
 
 
 def crelu(features, axis=-1, name=None):
