@@ -1,13 +1,24 @@
 """Variable: mutable state whose every read is what a tape records."""
+import contextlib
 import itertools
 
 import jax
 import numpy as np
 
-from ._state import state
+from ._state import state, switched
 from ._tensor import _TensorLike, _as_dtype, _to_array, _wrap
 
 _uid = itertools.count()
+
+
+@contextlib.contextmanager
+def init_scope():
+    """TF's ``init_scope``: what runs inside is computed at once, outside any function
+    being traced (values, not tracers: a Variable's initial value) and recorded on
+    no tape."""
+    with switched(tapes=[], accumulators=[], var_watchers=[], capture=None), \
+            jax.ensure_compile_time_eval():
+        yield
 
 
 class Variable(_TensorLike):
@@ -30,22 +41,26 @@ class Variable(_TensorLike):
 
     def __init__(self, initial_value, trainable=True, name=None, dtype=None, **ignored):
         if callable(initial_value):
-            initial_value = initial_value()
+            with init_scope():      # as TF: the initializer runs outside any function
+                initial_value = initial_value()
         if initial_value is None:
             raise ValueError("argument `initial_value` must be given (a value or a callable "
                              "returning one)")
         dtype = _as_dtype(dtype)
-        if isinstance(initial_value, _TensorLike):
-            value = initial_value._peek()
-            if dtype is not None and value.dtype != dtype:
-                value = value.astype(dtype)
-        else:
-            value = _to_array(initial_value, dtype, "initial_value")
+        # (a NumPy or Python value is a constant even while a function traces)
+        with jax.ensure_compile_time_eval():
+            if isinstance(initial_value, _TensorLike):
+                value = initial_value._peek()
+                if dtype is not None and value.dtype != dtype:
+                    value = value.astype(dtype)
+            else:
+                value = _to_array(initial_value, dtype, "initial_value")
         if isinstance(value, jax.core.Tracer):
             raise ValueError(
                 "argument `initial_value` is a value traced inside an eagertape.function; "
-                "create the Variable outside the function, or compute its initial value with "
-                "NumPy (a callable initial_value is fine if it returns NumPy values)")
+                "create the Variable outside the function, pass a callable initial_value "
+                "(it runs outside the trace, as in TF), or compute the value under "
+                "`with tf.init_scope():`")
         self._val = value
         self._trainable = True if trainable is None else bool(trainable)
         self._name = f"{state.name_scope}{name or 'Variable'}:0"

@@ -109,6 +109,25 @@ def test_keras_training_loop_is_tensorflows_with_one_import_changed(tmp_path):
     np.testing.assert_allclose(ours, theirs, rtol=2e-3, atol=2e-4)
 
 
+def test_core_api_mlp_is_tensorflows_with_one_import_changed(tmp_path):
+    out = run(["examples/core_api_mlp.py"])
+    assert "largest difference 0" in out, out
+    pytest.importorskip("tensorflow")
+    lines = (ROOT / "examples" / "core_api_mlp.py").read_text().splitlines()
+    assert lines.count("import eagertape.tf as tf") == 1       # the one line to change
+    tf_program = tmp_path / "tf_core_mlp.py"
+    tf_program.write_text("\n".join("import tensorflow as tf" if ln == "import eagertape.tf as tf"
+                                    else ln for ln in lines))
+    p = subprocess.run([sys.executable, str(tf_program)], capture_output=True, text=True,
+                       timeout=600, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3",
+                                             CUDA_VISIBLE_DEVICES=""))
+    assert p.returncode == 0, p.stderr[-3000:]
+    ours, theirs = _epoch_losses(out), _epoch_losses(p.stdout)
+    assert len(ours) == len(theirs) == 10
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)
+    assert "largest difference 0" in p.stdout
+
+
 def test_keras_custom_fit():
     out = run(["examples/keras_custom_fit.py"])
     summary = [line for line in out.splitlines() if line.startswith("epochs run")][0]

@@ -260,3 +260,30 @@ def test_forward_mode_through_a_function():
     with et.ForwardAccumulator(x, et.constant(1.0)) as acc:
         y = f(x)
     np.testing.assert_allclose(acc.jvp(y), np.cos(1.0) * 3.0, rtol=1e-6)
+
+
+def test_variables_made_on_the_first_trace_as_tfs_lifted_initializers():
+    # TF's Core-API guides build tf.Module layers lazily inside a tf.function: the
+    # Variables are made on the first trace, from values that are constants there.
+    import eagertape.tf as tf
+    made = []
+
+    @tf.function
+    def f(x):
+        if not made:
+            made.append(tf.Variable(np.ones(2, np.float32)))
+            made.append(tf.Variable(tf.ones([2])))
+            made.append(tf.Variable(lambda: tf.random.normal([2])))
+            with tf.init_scope():
+                made.append(tf.Variable(tf.random.uniform([2])))
+        return x * made[0] + made[1] + made[2] * 0.0 + made[3] * 0.0
+    assert f(tf.constant([1.0, 2.0])).numpy().tolist() == [2.0, 3.0]
+    made[0].assign([3.0, 3.0])
+    assert f(tf.constant([1.0, 2.0])).numpy().tolist() == [4.0, 7.0]   # read, not baked
+    assert f.experimental_get_tracing_count() == 1
+
+    @tf.function
+    def g(x):
+        return tf.Variable(tf.random.normal([2])) * x
+    with pytest.raises(ValueError, match="init_scope"):
+        g(tf.constant(1.0))

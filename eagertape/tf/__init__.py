@@ -375,11 +375,13 @@ def stop_gradient(input, name=None):
 
 # -- constructors -----------------------------------------------------------------
 def zeros(shape, dtype="float32", name=None):
-    return _np.zeros(_ints(shape), dtype=_as_dtype(dtype))
+    with jax.ensure_compile_time_eval():    # a constant even while a tf.function traces
+        return _np.zeros(_ints(shape), dtype=_as_dtype(dtype))
 
 
 def ones(shape, dtype="float32", name=None):
-    return _np.ones(_ints(shape), dtype=_as_dtype(dtype))
+    with jax.ensure_compile_time_eval():    # a constant even while a tf.function traces
+        return _np.ones(_ints(shape), dtype=_as_dtype(dtype))
 
 
 def _filled_like(x, value, dtype):
@@ -406,14 +408,16 @@ def ones_like(input, dtype=None, name=None):
 
 def fill(dims, value, name=None):
     v = _t(value)
-    return _np.full(_ints(dims), v, dtype=v.dtype)
+    with jax.ensure_compile_time_eval():    # a constant where `value` is one
+        return _np.full(_ints(dims), v, dtype=v.dtype)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
-    out = _np.eye(num_rows, num_columns, dtype=_as_dtype(dtype))
-    if batch_shape:
-        out = _np.broadcast_to(out, _ints(batch_shape) + builtins.tuple(out.shape))
-    return out
+    with jax.ensure_compile_time_eval():    # a constant even while a tf.function traces
+        out = _np.eye(num_rows, num_columns, dtype=_as_dtype(dtype))
+        if batch_shape:
+            out = _np.broadcast_to(out, _ints(batch_shape) + builtins.tuple(out.shape))
+        return out
 
 
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001

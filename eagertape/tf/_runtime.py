@@ -19,7 +19,8 @@ import jax
 import numpy as np
 
 from .._custom import custom_gradient
-from .._state import state, switched
+from .._state import state
+from .._variables import init_scope as _init_scope
 from .._tensor import _as_dtype, _TensorLike, _wrap, convert_to_tensor
 
 
@@ -46,11 +47,10 @@ def tuple(tensors, control_inputs=None, name=None):  # noqa: A001  (TF's name)
     return list(tensors)
 
 
-@contextlib.contextmanager
 def init_scope():
-    """A scope whose ops no tape records (TF pauses the gradient tape in it)."""
-    with switched(tapes=[], accumulators=[], var_watchers=[]):
-        yield
+    """A scope whose ops run at once, outside any tf.function being traced, and no
+    tape records (TF lifts them out of the function and pauses the tape)."""
+    return _init_scope()
 
 
 def get_static_value(tensor, partial=False):
