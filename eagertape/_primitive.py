@@ -185,7 +185,9 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
         # values. A Variable read is recorded, so it waits until the kind is
         # found (a new kind goes the long way, which reads it there).
         # The loop below alone would do, at 3-5% more per fused training step.
-        key = [id(fn), len(args), ()]
+        # A function called without gradient (constant_output) is another kind:
+        # the kind carries that (TF's truncatemod is jnp.fmod without gradient).
+        key = [id(fn) if not constant_output else (id(fn), NO_GRADIENT), len(args), ()]
         objs, vals = [], []
         arith = reads = None
         for a in args:
@@ -231,7 +233,7 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     # Sorted: a dict's leaves come in key order in the treedef that rebuilds the call.
     kwnames = tuple(sorted(kwargs)) if kwargs else ()
     leaves = list(args) + [kwargs[k] for k in kwnames] if kwnames else list(args)
-    key = [id(fn), len(args), kwnames]
+    key = [id(fn) if not constant_output else (id(fn), NO_GRADIENT), len(args), kwnames]
     objs, vals, dyn = [], [], []
     arith = id(fn) in _ARITHMETIC
     for i, leaf in enumerate(leaves):
@@ -285,7 +287,7 @@ def _dynamic(leaf, tp, objs, vals, jit):
 def _call_nested(fn, args, kwargs, constant_output, jit, name):
     # Nested arguments (lists of Tensors, tuples of slices, ...): flatten them.
     leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else _EMPTY))
-    key = [id(fn), treedef]
+    key = [id(fn) if not constant_output else (id(fn), NO_GRADIENT), treedef]
     objs, vals, dyn = [], [], []
     for i, leaf in enumerate(leaves):
         tp = type(leaf)

@@ -234,3 +234,16 @@ def test_failed_op_inside_with_block_leaves_stack_clean():
             tnp.reshape(x, "bad")
     assert state.tapes == []
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 2.0])
+
+
+def test_a_function_recorded_without_gradient_is_another_kind_of_op():
+    # TF's truncatemod is jnp.fmod with no registered gradient; calling it must not
+    # take the gradient away from eagertape.numpy's fmod (the same JAX function).
+    import eagertape.tf as etf
+    x = et.constant([5.5, -3.25])
+    with et.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        a = etf.truncatemod(x, 2.0)
+        b = tnp.fmod(x, 2.0)
+    assert tape.gradient(a, x) is None
+    assert tape.gradient(b, x).numpy().tolist() == [1.0, 1.0]
