@@ -1275,6 +1275,42 @@ def _jvp_wrt_outputs(src, t, e):
     return True
 
 
+# Ops whose TF gradient function reads the op's output.
+_READS_OUTPUT = ("tanh", "sigmoid", "exp", "sqrt", "rsqrt", "softmax", "log_softmax", "pow",
+                 "relu", "elu", "selu")
+
+
+def _wrt_output_reading_op(src, t, e):
+    """Every difference is a value of a nested gradient w.r.t. the output of an op
+    whose TF gradient reads that output (tanh, sigmoid, exp, ...): TF's has a term
+    more than eagertape's, whose pullbacks read the op's inputs."""
+    if _nesting(src) < 2:
+        return False
+    paths = []
+    if not _leaves_differ(t, e, lambda a, b: _leaf_kind(a) in ("t", "np") and
+                          _leaf_kind(b) in ("t", "np") and a["shape"] == b["shape"], paths):
+        return False
+    def reads_output(name):
+        m = name and re.search(rf"\b{re.escape(name)} = tf\.(?:math\.|nn\.)?(\w+)\(", src)
+        return bool(m) and m.group(1) in _READS_OUTPUT
+
+    def wrt_reading(target, depth=3):
+        # a gradient w.r.t. such an output, or a gradient of one (its difference
+        # carried on)
+        m = re.search(rf"\b{re.escape(target)} = \w+\.gradient\((\w+), (\w+)", src)
+        return bool(m) and depth > 0 and (reads_output(m.group(2))
+                                          or wrt_reading(m.group(1), depth - 1))
+    for p in paths:
+        calls = []
+        name = _source_at(src, p, calls)
+        if reads_output(name):
+            continue
+        target = calls[-1].args[0] if calls else None
+        if not (isinstance(target, ast.Name) and wrt_reading(target.id)):
+            return False
+    return True
+
+
 def _raises_on_none(e):
     """eagertape raised on a None it was given (a target, an operand)."""
     return "raises" in e and e["raises"] in ("TypeError", "ValueError", "AttributeError") \
@@ -1349,7 +1385,13 @@ KNOWN = {
             # a Variable captured by the function, under a tape and an accumulator
             or _tf_raises(t, "TypeError", "is out of scope and cannot be used here")))
              or _tf_raises(t, text="variable without handle data")
-             or ("GradientTape(" in src and (_none_vs_value(t, e) or _zeros_in_tf(t, e))))),
+             or ("GradientTape(" in src and (_none_vs_value(t, e) or _zeros_in_tf(t, e)))
+             # that None JVP given to a tape as its target
+             or ("GradientTape(" in src and "returns" in e
+                 and _tf_raises(t, "TypeError", "received None"))
+             # the gradient of a JVP missing the terms through the function call
+             or ("returns" in t and "returns" in e and re.search(r"\.gradient\(j\d+", src)
+                 and compare(t, e)[0] == "value"))),
     # README "TF's own failures": the alias TF's assign returns (_UnreadVariable) is
     # refused by TF ops inside a custom_gradient's grad_fn; eagertape computes.
     # Passed to a tf.function, the alias fails TF's gradient through the function
@@ -1404,9 +1446,15 @@ KNOWN = {
     # the op's output too: the gradient of a JVP w.r.t. that output has a term
     # more in TF (d/da of log(a)'s JVP is twice eagertape's for a = norm(x)).
     "backward_reads_outputs": lambda src, t, e: _wrt_outputs(src, t, e) or _jvp_wrt_outputs(
-        src, t, e) or (
+        src, t, e) or _wrt_output_reading_op(src, t, e) or (
         "returns" in t and _raises_on_none(e) and _nesting(src) >= 2
         and _wrt_intermediate(src)),
+    # README "TF's own failures": TF's second derivative of reduce_prod where a factor
+    # is exactly zero is half the derivative (its gradient's cumprod form);
+    # eagertape's is jax.grad's.
+    "tf_reduce_prod_at_zero": lambda src, t, e: (
+        "tf.reduce_prod(" in src and _nesting(src) >= 2 and "returns" in t and "returns" in e
+        and compare(t, e)[0] == "value"),
     # README "TF's own failures": TF's Pow gradient at x = 0 computes 0 * 0 ** -1 at
     # third order, NaN; eagertape gives the derivative's value.
     "tf_pow_nan_at_zero": lambda src, t, e: (
