@@ -370,13 +370,8 @@ class Dataset:
         upstream = self._make
 
         def make():
-            it, start = upstream(), 0
-            while True:
-                elements = list(itertools.islice(it, n))
-                if not elements or (drop_remainder and len(elements) < n):
-                    return
+            for start, elements in _chunks(upstream(), n, drop_remainder):
                 yield combine(elements, start)
-                start += n
         c = self._cardinality
         card = c if c < 0 else (c // n if drop_remainder else -(-c // n))
         spec = None if self._spec is None or combine is not _stack else _map(
@@ -671,19 +666,25 @@ class Iterator:
             raise OutOfRangeError("End of sequence") from None
 
 
+def _chunks(it, n, drop_remainder):
+    """``(index of the first, elements)`` of consecutive groups of ``n`` elements."""
+    start = 0
+    while True:
+        elements = list(itertools.islice(it, n))
+        if not elements or (drop_remainder and len(elements) < n):
+            return
+        yield start, elements
+        start += n
+
+
 def _map_and_batch(upstream, fn, n, drop_remainder):
     def make():
-        it, start = upstream(), 0
-        while True:
-            elements = list(itertools.islice(it, n))
-            if not elements or (drop_remainder and len(elements) < n):
-                return
+        for start, elements in _chunks(upstream(), n, drop_remainder):
             out = fn.batched(elements, start)
             if out is None:
                 out = _stack([_map(_to_numpy, fn(e, start + k))
                               for k, e in enumerate(elements)], start)
             yield _map(_to_numpy, out)
-            start += n
     return make
 
 
