@@ -51,7 +51,9 @@ _seen = Cache(MAX_PROGRAMS)         # structures run once, op by op
 counters = {"hits": 0, "misses": 0, "interpreted": 0, "graphs": 0}
 made = False     # whether any graph was made: only then may a value be pending
 
-_ArrayImpl = type(jax.numpy.zeros(()))
+# The concrete array class, named without making an array: an array at import
+# would start XLA's backend, after which jax.distributed.initialize() fails.
+from jax._src.array import ArrayImpl as _ArrayImpl  # noqa: E402
 
 
 _typeof = getattr(jax, "typeof", None) or jax.core.get_aval

@@ -398,7 +398,7 @@ def _finish(kind, objs, vals, outs, out_treedef, constant_output):
     return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
 
 
-_ArrayImpl = type(jax.numpy.zeros(()))
+from ._fused import _ArrayImpl  # noqa: E402
 _key_table = _keys._table
 _LONGEST = _keys.LONGEST
 
