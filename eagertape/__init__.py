@@ -8,12 +8,6 @@
 >>> tape.gradient(y, x).numpy()
 array([2., 4., 6.], dtype=float32)
 """
-import jax as _jax
-
-# TensorFlow has float64 and int64 tensors; JAX only keeps them with x64 on.
-# (eagertape.constant still gives float32/int32 for Python numbers, as TF does.)
-_jax.config.update("jax_enable_x64", True)
-
 from ._tensor import Tensor, constant, convert_to_tensor  # noqa: E402
 from ._variables import Variable  # noqa: E402
 from ._primitive import primitive, stop_gradient  # noqa: E402
@@ -24,6 +18,7 @@ from ._forward import ForwardAccumulator  # noqa: E402
 from ._fused import execution_mode, get_execution_mode, set_execution_mode  # noqa: E402
 from ._replay import clear_replay_cache, replay_cache_info, set_replay_cache_size  # noqa: E402
 from . import debug, numpy, nn, optimizers, testing  # noqa: E402
+from .interop import from_jax, to_jax  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -33,5 +28,5 @@ __all__ = [
     "ForwardAccumulator", "execution_mode", "set_execution_mode", "get_execution_mode",
     "primitive",
     "replay_cache_info", "clear_replay_cache", "set_replay_cache_size",
-    "debug", "numpy", "nn", "optimizers", "testing",
+    "debug", "numpy", "nn", "optimizers", "testing", "interop", "to_jax", "from_jax",
 ]

@@ -19,7 +19,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from . import _connected, _primitive
 from ._logging import log_first_n
 from ._primitive import _is_tl, call, is_inexact
-from ._state import nesting, remove_last, state
+from ._state import nesting, remove_last, state, x64
 from ._tape import UnconnectedGradients, _unconnected
 from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
 from ._variables import Variable
@@ -51,6 +51,7 @@ class ForwardAccumulator:
     >>> acc.jvp(g)                      # [6., 0.] for v = [1, 2]
     """
 
+    @x64
     def __init__(self, primals, tangents):
         p_leaves, p_tree = tree_flatten(primals, is_leaf=_is_leaf)
         try:   # a tangent may be any array-like where its primal is a leaf
@@ -105,6 +106,7 @@ class ForwardAccumulator:
             remove_last(state.accumulators, self)
             self._recording = False
 
+    @x64
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The JVPs of ``primals`` (a Tensor or nest) computed so far: None (or
         zeros with ``unconnected_gradients="zero"``) where there is none.

@@ -15,7 +15,7 @@ import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from ._primitive import _is_tl, call
-from ._state import state
+from ._state import state, x64
 from ._tensor import Tensor, _TensorLike, _wrap
 
 _ARRAYS = (jax.Array, np.ndarray, np.generic)
@@ -151,6 +151,7 @@ class Function:
         """How many times the Python function was traced."""
         return self._count
 
+    @x64
     def __call__(self, *args, **kwargs):
         if not self._jit or state.capture is not None or _run_eagerly[0]:
             # jit_compile=False, or called from a function being traced: plain Python.

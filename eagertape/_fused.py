@@ -23,7 +23,7 @@ from jax.tree_util import tree_flatten
 
 from . import _keys
 from ._cache import Cache
-from ._state import state, update_fused
+from ._state import state, update_fused, x64
 from ._tensor import Tensor, _Pending
 
 _new = object.__new__
@@ -111,6 +111,7 @@ class _Graph:
         if h.graph is self:
             h.graph = None
 
+    @x64
     def materialize(self):
         """Run the graph; every pending value still referenced gets its array."""
         with self.lock:

@@ -19,7 +19,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from . import _fused, _keys
 from ._connected import NO_GRADIENT
 from ._errors import InvalidArgumentError
-from ._state import state
+from ._state import _x64_flag, state
 from ._tensor import Tensor, _TensorLike, _wrap, standin, tf_variable_error
 
 _inexact_cache: dict = {}
@@ -179,6 +179,14 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
     functions that are jitted already).
     """
+    if not _x64_flag.value:
+        # The user's JAX keeps its 32-bit defaults; eagertape's calls see TF's
+        # 64-bit types (_state.x64).
+        saved = _x64_flag.swap_local(True)
+        try:
+            return call(fn, args, kwargs, constant_output, jit, name)
+        finally:
+            _x64_flag.set_local(saved)
     if not kwargs:
         # The common call: positional Tensors, Variables, floats and ints, in
         # one pass that builds its kind's key (as the loop below does) and its
@@ -285,8 +293,10 @@ def _dynamic(leaf, tp, objs, vals, jit):
 
 
 def _call_nested(fn, args, kwargs, constant_output, jit, name):
-    # Nested arguments (lists of Tensors, tuples of slices, ...): flatten them.
-    leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else _EMPTY))
+    # Nested arguments (lists of Tensors, tuples of slices, ...): flatten them,
+    # Tensors and Variables as leaves (JAX would see through them: pytree nodes).
+    leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else _EMPTY),
+                                   is_leaf=_is_tl)
     key = [id(fn) if not constant_output else (id(fn), NO_GRADIENT), treedef]
     objs, vals, dyn = [], [], []
     for i, leaf in enumerate(leaves):

@@ -1,5 +1,6 @@
 """Per-thread recording state. Nothing here is global across threads, except the
 execution mode new threads start in (``set_execution_mode``)."""
+import functools
 import itertools
 import os
 import threading
@@ -96,3 +97,41 @@ class switched:
         h = state.hot
         for k, v in self.saved.items():
             setattr(h if k in _HOT else state, k, v)
+
+
+# -- 64-bit types, for eagertape's own work only --------------------------------------
+# TF has float64 and int64 tensors; JAX keeps them only while `jax_enable_x64` is on.
+# Switching it on for the process would make the user's other JAX code (jnp.ones,
+# jax.random.normal, flax weights) float64 behind their back, so eagertape switches
+# it on for this thread while its own calls run, and puts the user's value back.
+# Programs that set JAX_ENABLE_X64=1 themselves pay one read a call.
+# (jax's public `jax.enable_x64(True)` context does the same at 3x the cost.)
+from jax._src.config import enable_x64 as _x64_flag  # noqa: E402
+
+
+def x64(fn):
+    """Decorate ``fn`` to run with JAX's 64-bit types on, on this thread only."""
+    flag = _x64_flag
+
+    @functools.wraps(fn)
+    def scoped(*args, **kwargs):
+        if flag.value:
+            return fn(*args, **kwargs)
+        saved = flag.swap_local(True)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            flag.set_local(saved)
+    return scoped
+
+
+class x64_on:
+    """``with x64_on():`` the block runs with JAX's 64-bit types on, on this thread."""
+
+    __slots__ = ("saved",)
+
+    def __enter__(self):
+        self.saved = _x64_flag.swap_local(True)
+
+    def __exit__(self, *exc):
+        _x64_flag.set_local(self.saved)

@@ -10,7 +10,7 @@ from . import _keys, _replay
 from ._errors import InvalidArgumentError
 from ._logging import log_first_n
 from ._primitive import call, is_inexact
-from ._state import nesting, remove_last, state
+from ._state import nesting, remove_last, state, x64
 from ._tensor import Tensor, _TensorLike, convert_to_tensor, standin
 from ._variables import Variable
 
@@ -219,6 +219,7 @@ class GradientTape:
         self._tape = None
         self._push_tape()
 
+    @x64
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients=UnconnectedGradients.NONE):
         """Gradients of ``target`` (summed over its elements and nest) w.r.t. ``sources``.
@@ -244,6 +245,7 @@ class GradientTape:
             return results[0]
         return tree_unflatten(source_tree, results)
 
+    @x64
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """The Jacobian of ``target`` (one Tensor) w.r.t. each of ``sources``: shape
@@ -277,6 +279,7 @@ class GradientTape:
         self._used()
         return tree_unflatten(source_tree, results)
 
+    @x64
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians: ``target`` ``[b, y1..yn]`` and ``source`` ``[b, x1..xm]``

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._errors import InvalidArgumentError
+from ._state import x64
 
 _INEXACT = (np.floating, np.complexfloating)
 
@@ -582,15 +583,20 @@ class Tensor(_TensorLike):
 
     def _aval(self): return self._v
 
+    # -- handing the value to JAX and to DLPack consumers (eagertape.interop) --
     def __jax_array__(self):
-        # jax.numpy would see only the raw value: while a tape tracks this Tensor
-        # that silently cuts the gradient, so refuse instead.
-        if _is_tracked(self):
-            raise TypeError(
-                "a Tensor recorded on an active GradientTape was passed to raw jax.numpy; "
-                "use eagertape.numpy (the recorded namespace) so the gradient is kept, "
-                "or .jax() to take the value off the tape on purpose")
-        return self._value
+        # jax.numpy sees only the raw value: while a tape tracks this Tensor that
+        # would silently cut the gradient, so _for_jax refuses instead.
+        return _for_jax(self, "passed to raw JAX (jnp.asarray, a jax.numpy function)")
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The value's buffer for ``np.from_dlpack(t)``, ``jnp.from_dlpack(t)``,
+        ``torch.from_dlpack(t)``: no copy, its dtype as is (float64 too)."""
+        _refuse_tracked(self, "exported by DLPack")
+        return _dlpack(self._value, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
 
     def __repr__(self):
         return (f"<eagertape.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
@@ -607,6 +613,82 @@ def _wrap(value):
     t = object.__new__(Tensor)
     t._v = value
     return t
+
+
+# -- JAX interop (eagertape.interop's module docstring says why) ----------------------
+from ._state import state as _state  # noqa: E402
+
+def _canonical(v):
+    """``v`` as JAX holds a NumPy array of its dtype in the current mode: with
+    ``jax_enable_x64`` off (on this thread), float64/int64/uint64/complex128 become
+    their 32-bit types, as ``jnp.asarray(np.float64(1))`` does; otherwise ``v``."""
+    dt = getattr(v, "dtype", None)
+    if dt is None or dt.itemsize < 8:      # 32-bit and smaller: canonical in any mode
+        return v
+    c = jax.dtypes.canonicalize_dtype(dt)
+    return v if c == dt else v.astype(c)
+
+
+def _tracked(t):
+    """Whether a recording GradientTape or an active ForwardAccumulator tracks ``t``."""
+    if _is_tracked(t):
+        return True
+    for acc in _state.hot.accumulators:
+        e = acc._tangents.get(id(t))
+        if e is not None and e[0] is t:
+            return True
+    return False
+
+
+def _refusal(what, how):
+    return TypeError(
+        f"{what} that a recording GradientTape (or ForwardAccumulator) tracks was {how}: "
+        "JAX would see only its value, and the gradient would silently stop there. "
+        "Compute with eagertape's recorded ops instead (use eagertape.numpy or tf.* "
+        "functions, eagertape.function for compiled code), or take the value off the tape "
+        "on purpose: eagertape.stop_gradient(x) (a nest too), x.jax(), x.numpy(), or run "
+        "the JAX code outside the tape (`with tape.stop_recording():`)")
+
+
+def _refuse_tracked(t, how):
+    if _tracked(t):
+        raise _refusal("a Tensor", how)
+
+
+def _for_jax(t, how):
+    """The array JAX gets for Tensor ``t`` (pending values computed, 64-bit dtypes
+    canonicalized as for a NumPy array), or the refusal for a tracked ``t``."""
+    _refuse_tracked(t, how)
+    return _canonical(t._value)
+
+
+def _dlpack(v, stream, max_version, dl_device, copy):
+    # Only what the consumer asked for: older jax.Array.__dlpack__ take fewer keywords.
+    kw = {k: a for k, a in (("max_version", max_version), ("dl_device", dl_device),
+                            ("copy", copy)) if a is not None}
+    return v.__dlpack__(stream=stream, **kw)
+
+
+def _flatten_tensor(t):
+    # A pytree node with one child, its array, so jax.jit, jax.vmap, jax.grad,
+    # jax.device_put and jax.numpy's jitted functions take Tensors. JAX also
+    # rebuilds nodes around placeholders (vmap's axes), hence no dtype assumed.
+    _refuse_tracked(t, "flattened by jax.tree_util (an argument of jax.jit, jax.vmap, "
+                    "jax.device_put or a jax.numpy function, a leaf of tree_map)")
+    v = t._v
+    if type(v) is _Pending:
+        v = t._value
+    return (_canonical(v),), None
+
+
+def _unflatten_tensor(_, children):
+    c = children[0]
+    # A function mapped over the leaves may give a Tensor back (tree_map(f, t)
+    # with f an eagertape op): that Tensor, not a Tensor of a Tensor.
+    return c if isinstance(c, _TensorLike) else _wrap(c)
+
+
+jax.tree_util.register_pytree_node(Tensor, _flatten_tensor, _unflatten_tensor)
 
 
 class _Pending:
@@ -677,6 +759,7 @@ def tf_variable_error(value, where):
     return None
 
 
+@x64
 def _to_array(value, dtype, argname):
     e = tf_variable_error(value, f"argument `{argname}`")
     if e is not None:
@@ -1018,6 +1101,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     return _wrap(_to_array(value, dtype, "value"))
 
 
+@x64
 def constant(value, dtype=None, shape=None, name=None):
     """A Tensor from a value, like ``tf.constant``.
 

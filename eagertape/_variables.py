@@ -5,8 +5,9 @@ import itertools
 import jax
 import numpy as np
 
-from ._state import state, switched
+from ._state import state, switched, x64
 from ._tensor import _TensorLike, _as_dtype, _to_array, _wrap
+from ._tensor import _canonical, _dlpack, _refusal, _unflatten_tensor
 
 _uid = itertools.count()
 
@@ -39,6 +40,7 @@ class Variable(_TensorLike):
 
     __slots__ = ("_val", "_trainable", "_name", "_uid", "__weakref__")
 
+    @x64
     def __init__(self, initial_value, trainable=True, name=None, dtype=None, **ignored):
         if callable(initial_value):
             with init_scope():      # as TF: the initializer runs outside any function
@@ -108,12 +110,27 @@ class Variable(_TensorLike):
     _read = read_value
     value = read_value
 
+    # -- handing the value to JAX and to DLPack consumers (eagertape.interop) --
+    # JAX gets the current value, as TF's tf.convert_to_tensor(v) (not a recorded
+    # read: while a tape may watch the Variable that would cut the gradient, so
+    # it is refused). As a pytree node a Variable rebuilds as a Tensor: jax.jit,
+    # jax.device_put or tree_map give values, the Variable itself is unchanged.
     def __jax_array__(self):
-        if any(tape._may_watch(self) for tape in state.hot.tapes):
-            raise TypeError(
-                "a Variable was passed to raw jax.numpy while a GradientTape records; use "
-                "eagertape.numpy so the read is recorded, or .jax() to read it off the tape")
-        return self._value
+        _refuse_watched(self, "passed to raw JAX (jnp.asarray, a jax.numpy function)")
+        return _canonical(self._value)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The current value's buffer (``np.from_dlpack(v)``, ...): no copy."""
+        _refuse_watched(self, "exported by DLPack")
+        return _dlpack(self._value, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # JAX's registry matches exact types: each subclass is a node too.
+        jax.tree_util.register_pytree_node(cls, _flatten_variable, _unflatten_tensor)
 
     # -- writes ------------------------------------------------------------
     def _check(self, value, argname):
@@ -130,6 +147,7 @@ class Variable(_TensorLike):
                              f"{self._name!r} has shape {tuple(self._value.shape)}")
         return new
 
+    @x64
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Replace the value (shape and dtype must match). Returns an alias of this
         Variable (as TF's: a later read sees later assignments), or None with
@@ -144,11 +162,13 @@ class Variable(_TensorLike):
         self._value = self._check(value, "value")
         return self._alias() if read_value else None
 
+    @x64
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         """Add ``delta`` in place; not differentiated through. Returns an alias."""
         self._value = self._value + self._check(delta, "delta")
         return self._alias() if read_value else None
 
+    @x64
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         """Subtract ``delta`` in place; not differentiated through. Returns an alias."""
         self._value = self._value - self._check(delta, "delta")
@@ -188,6 +208,22 @@ class Variable(_TensorLike):
 
     def __str__(self):
         return repr(self)
+
+
+def _refuse_watched(v, how):
+    st = state.hot
+    if any(tape._may_watch(v) for tape in st.tapes) or any(
+            id(v._of) in acc._variables for acc in st.accumulators):
+        raise _refusal("a Variable", how)
+
+
+def _flatten_variable(v):
+    _refuse_watched(v, "flattened by jax.tree_util (an argument of jax.jit, jax.vmap, "
+                    "jax.device_put or a jax.numpy function, a leaf of tree_map)")
+    return (_canonical(v._value),), None
+
+
+jax.tree_util.register_pytree_node(Variable, _flatten_variable, _unflatten_tensor)
 
 
 class _Alias(Variable):

@@ -21,6 +21,7 @@ import numpy as np
 import optax
 from jax.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
+from ._state import x64
 from ._tape import GradientTape
 from ._tensor import Tensor, _TensorLike
 from ._variables import Variable
@@ -53,6 +54,7 @@ class Optimizer:
         self._states = {}      # id(variable) -> (variable, optax treedef, slot Variables)
         self._step = jax.jit(functools.partial(_step, self._tx), static_argnums=0)
 
+    @x64
     def apply_gradients(self, grads_and_vars, name=None):
         """Apply ``(gradient, Variable)`` pairs; None gradients are skipped with TF's warning.
 
@@ -121,6 +123,7 @@ class Optimizer:
         """The optimizer's own Variables: ``iterations`` and the slots."""
         return [self.iterations] + [s for _, _, slots in self._states.values() for s in slots]
 
+    @x64
     def minimize(self, loss, var_list, tape=None):
         """Compute gradients of ``loss`` (a callable, or a Tensor recorded on ``tape``)
         with respect to ``var_list`` and apply them.
