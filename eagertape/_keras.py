@@ -532,7 +532,8 @@ def _tensor_result(result, in_stateless_scope):
         out = result(self, *a, **k)
         if in_stateless_scope():
             return out
-        return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, jax.Array) else x, out)
+        return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, jax.Array) else x, out,
+                                      is_leaf=_is_tl)   # Tensors stay whole (pytree nodes)
     return wrapped
 
 
@@ -668,7 +669,7 @@ def _tf_style_function(model, name):
         for variables, values in zip(_state_variables(model, name), state):
             for v, value in zip(variables, values):
                 v._value = value      # fit took them out of the variables
-        out = step(jax.tree_util.tree_map(tensor, data))
+        out = step(jax.tree_util.tree_map(tensor, data, is_leaf=_is_tl))
         out = _values_of(out)
         return out, tuple([v.value for v in vs] for vs in _state_variables(model, name))
     return model._make_function(one_step, concatenate_outputs=name == "predict_step")
