@@ -643,7 +643,7 @@ def _tracked(t):
 def _refusal(what, how):
     return TypeError(
         f"{what} that a recording GradientTape (or ForwardAccumulator) tracks was {how}: "
-        "JAX would see only its value, and the gradient would silently stop there. "
+        "that code would see only its value, and the gradient would silently stop there. "
         "Compute with eagertape's recorded ops instead (use eagertape.numpy or tf.* "
         "functions, eagertape.function for compiled code), or take the value off the tape "
         "on purpose: eagertape.stop_gradient(x) (a nest too), x.jax(), x.numpy(), or run "
