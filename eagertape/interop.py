@@ -25,7 +25,7 @@ Decisions, and why:
   ``.jax()``, ``.numpy()``), or run the JAX code under ``tape.stop_recording()``.
   The tape stays usable. ``np.asarray(t)`` still works in a tape, as in TF (NumPy
   leaves the tape, as ``.numpy()``).
-- **Pytree nodes, not ``__jax_array__`` alone**: JAX (0.4.36 and later) no longer
+- **Pytree nodes, not ``__jax_array__`` alone**: recent JAX (0.10 here) no longer
   converts ``__jax_array__`` objects given to ``jax.jit`` (nor to the jitted
   ``jax.numpy`` functions, ``jnp.sin``), and says to register a pytree. So
   ``jax.tree_util`` sees the arrays inside Tensors and Variables:

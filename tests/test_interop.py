@@ -170,7 +170,10 @@ def test_64_bit_tensors_enter_jax_as_numpy_arrays_would():
     assert et.to_jax({"d": d})["d"].dtype == np.float32
     np.testing.assert_array_equal(jnp.asarray(d), [1.0, 2.0])
     assert d.dtype == np.float64                       # the Tensor itself is unchanged
-    with jax.enable_x64(True):
+    enable_x64 = getattr(jax, "enable_x64", None)
+    if enable_x64 is None:                             # older JAX
+        from jax.experimental import enable_x64
+    with enable_x64(True):
         assert jnp.asarray(d).dtype == np.float64 and jnp.asarray(i).dtype == np.int64
         assert jax.jit(lambda a: a + 1)(d).dtype == np.float64
         assert et.to_jax(i).dtype == np.int64
