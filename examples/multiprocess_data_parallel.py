@@ -18,19 +18,21 @@ On one machine, start 1, 2 or 4 processes with the launcher eagertape ships
     python -m eagertape.launch -n 4 examples/multiprocess_data_parallel.py
     python examples/multiprocess_data_parallel.py      # one process, no launcher
 
-On a GPU/TPU slice or several hosts, start one process per host (or one per
-GPU) the way the cluster starts jobs, and run the same file with
-``--cluster``: ``jax.distributed.initialize()`` then reads the coordinator, the
-process count and this process's id from the environment (Cloud TPU pods,
-SLURM, Open MPI, Kubernetes):
+On a GPU/TPU slice or several hosts, start the processes the way the cluster
+starts jobs and run the same file with ``--cluster``: ``jax.distributed.initialize()``
+then reads the coordinator, the process count and this process's id from the
+environment (Cloud TPU pods, SLURM, Open MPI, Kubernetes). One process per TPU
+host; on GPUs, one per host or one per GPU (under SLURM or Open MPI, JAX gives
+each process the GPU of its local rank):
 
-    srun --ntasks-per-node=1 python examples/multiprocess_data_parallel.py --cluster
-    gcloud compute tpus tpu-vm ssh NAME --worker=all \\
+    srun --nodes=2 --ntasks-per-node=8 python examples/multiprocess_data_parallel.py --cluster
+    gcloud compute tpus tpu-vm ssh NAME --zone=ZONE --worker=all \\
         --command="python3 multiprocess_data_parallel.py --cluster"
 
 Elsewhere, set ``JAX_COORDINATOR_ADDRESS=host0:1234``, ``JAX_NUM_PROCESSES`` and
 ``JAX_PROCESS_ID`` in each process's environment (as the launcher does) and run it
-without ``--cluster``.
+without ``--cluster``. eagertape may be imported before ``jax.distributed.initialize``
+(as here): importing it starts no JAX backend.
 """
 import argparse
 import os
@@ -66,7 +68,9 @@ def dataset(steps, batch, rng):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description="Data-parallel training over jax.distributed processes, each feeding "
+                    "its rows of every batch; python -m eagertape.launch -n 4 starts 4.")
     parser.add_argument("--steps", type=int, default=20,
                         help="training steps, at least 2 (default 20)")
     parser.add_argument("--batch", type=int, default=64,
@@ -81,8 +85,9 @@ def main(argv=None):
     initialize(args.cluster)
 
     devices = jax.devices()                     # every process's devices
-    if args.batch % len(devices):
-        parser.error(f"--batch {args.batch} is not a multiple of the {len(devices)} devices")
+    if args.batch < 1 or args.batch % len(devices):
+        parser.error(f"--batch must be a positive multiple of the {len(devices)} devices, "
+                     f"got {args.batch}")
     mesh = Mesh(np.array(devices), ("batch",))
     batch_sharding = NamedSharding(mesh, P("batch"))
     replicated = NamedSharding(mesh, P())

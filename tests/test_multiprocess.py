@@ -66,6 +66,12 @@ def test_multiprocess_example_gives_the_single_process_losses_and_weights(tmp_pa
         assert np.max(np.abs(ref[key] - ref["initial_" + key])) > 1e-3
 
 
+def test_example_bad_batch_is_named():
+    p, _ = run([EXAMPLE, "--batch", "0"])
+    assert p.returncode == 2
+    assert "--batch must be a positive multiple of the 1 devices, got 0" in p.stderr
+
+
 FAILING = """
 import os
 import jax
