@@ -8,15 +8,19 @@ Each process is started with
   reads it from the environment),
 - ``JAX_NUM_PROCESSES=N`` and ``JAX_PROCESS_ID=i`` (0 to N-1; the program passes them
   as ``num_processes=`` and ``process_id=``, see ``examples/multiprocess_data_parallel.py``),
-- on CPU, its own CPU device(s): ``--cpu-devices K`` gives each process K
-  (``JAX_PLATFORMS=cpu``, ``XLA_FLAGS=--xla_force_host_platform_device_count=K``).
+- the devices JAX finds: on CPU, one CPU device of its own per process;
+  ``--cpu-devices K`` runs each process on CPU with K devices (``JAX_PLATFORMS=cpu``,
+  ``XLA_FLAGS=--xla_force_host_platform_device_count=K``), also on a machine with
+  GPUs, where every process would otherwise claim every GPU.
 
 Output lines come back prefixed with the process (``[p0] ...``; standard error
 stays standard error). The launcher waits for every process and exits 0 when all
 succeed. When one fails, it names the process and its exit code, stops the others
-at once (they would otherwise wait in a collective for the failed one until JAX's
-heartbeat timeout) and exits with that code; past ``--timeout`` seconds it stops all
-of them and exits 124.
+at once (they would otherwise wait in a collective for the failed one) and exits
+with that code; past ``--timeout`` seconds it stops all of them and exits 124. A
+program that raises makes its process exit at once: it runs under a small wrapper
+that prints the traceback and skips JAX's exit-time shutdown barrier, where the
+process would otherwise wait minutes for the others.
 
 Several hosts and GPU/TPU slices have their own launchers (SLURM's ``srun``, a TPU
 pod's ``--worker=all``, ``mpirun``) whose environment ``jax.distributed.initialize()``
