@@ -1,6 +1,10 @@
 """custom_gradient in TensorFlow's form: ``f`` returns ``(y, grad_fn)``."""
+from __future__ import annotations
+
 import functools
 import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import jax
 from jax.tree_util import tree_flatten, tree_unflatten
@@ -11,7 +15,10 @@ from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
 from ._variables import Variable
 
 
-def custom_gradient(f=None):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def custom_gradient(f: _F | None = None) -> Any:
     """Decorate ``f`` whose body returns ``(y, grad_fn)``; ``grad_fn(upstream)`` gives
     one gradient per input (None allowed), replacing the recorded ops' gradient.
 

@@ -9,7 +9,10 @@ derivative and a tape around the accumulator differentiates its JVPs
 (forward-over-backward Hessian-vector products come from an accumulator
 around a tape).
 """
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -52,7 +55,7 @@ class ForwardAccumulator:
     """
 
     @x64
-    def __init__(self, primals, tangents):
+    def __init__(self, primals: Any, tangents: Any) -> None:
         p_leaves, p_tree = tree_flatten(primals, is_leaf=_is_leaf)
         try:   # a tangent may be any array-like where its primal is a leaf
             t_leaves = p_tree.flatten_up_to(tangents)
@@ -93,7 +96,7 @@ class ForwardAccumulator:
             else:
                 self._tangents[id(p)] = (p, tan)
 
-    def __enter__(self):
+    def __enter__(self) -> ForwardAccumulator:
         if self._recording:
             raise ValueError("Accumulator is already recording.")
         self._nesting = next(nesting)
@@ -101,13 +104,15 @@ class ForwardAccumulator:
         self._recording = True
         return self
 
-    def __exit__(self, typ, value, traceback):
+    def __exit__(self, typ: Any, value: Any, traceback: Any) -> None:
         if self._recording:
             remove_last(state.accumulators, self)
             self._recording = False
 
     @x64
-    def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
+    def jvp(self, primals: Any,
+            unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+            ) -> Any:
         """The JVPs of ``primals`` (a Tensor or nest) computed so far: None (or
         zeros with ``unconnected_gradients="zero"``) where there is none.
 

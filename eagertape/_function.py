@@ -7,7 +7,11 @@ outputs that are written back after the call, so the executable always sees
 their current values. Called under a tape the whole function is one recorded
 op, whose pullback is the ``jax.vjp`` of the compiled call.
 """
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import Any, overload
 
 import jax
 import jax.numpy as jnp
@@ -130,7 +134,9 @@ class Function:
     """A function traced once per input signature and run as one XLA executable
     (as ``tf.function``). See :func:`function`."""
 
-    def __init__(self, fn, jit_compile=True, input_signature=None, name=None, remat=False):
+    def __init__(self, fn: Callable[..., Any], jit_compile: bool = True,
+                 input_signature: Any = None, name: str | None = None,
+                 remat: bool = False) -> None:
         self.python_function = fn
         self._remat = remat
         self._jit = jit_compile is not False
@@ -141,18 +147,18 @@ class Function:
         if name:
             self.__name__ = name
 
-    def __get__(self, obj, objtype=None):
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
         # As a method: bind the instance (a static argument, part of the signature).
         if obj is None:
             return self
         return functools.partial(self.__call__, obj)
 
-    def experimental_get_tracing_count(self):
+    def experimental_get_tracing_count(self) -> int:
         """How many times the Python function was traced."""
         return self._count
 
     @x64
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not self._jit or state.capture is not None or _run_eagerly[0]:
             # jit_compile=False, or called from a function being traced: plain Python.
             return self.python_function(*args, **kwargs)
@@ -228,8 +234,22 @@ def _check_args(sig, args, name):
                             f"which does not match its input_signature {spec!r}")
 
 
-def function(func=None, *, jit_compile=True, input_signature=None, reduce_retracing=False,
-             autograph=True, name=None, experimental_relax_shapes=None, **ignored):
+@overload
+def function(func: Callable[..., Any], *, jit_compile: bool = ..., input_signature: Any = ...,
+             reduce_retracing: bool = ..., autograph: bool = ..., name: str | None = ...,
+             experimental_relax_shapes: Any = ..., **ignored: Any) -> Function: ...
+@overload
+def function(func: None = None, *, jit_compile: bool = ..., input_signature: Any = ...,
+             reduce_retracing: bool = ..., autograph: bool = ..., name: str | None = ...,
+             experimental_relax_shapes: Any = ...,
+             **ignored: Any) -> Callable[[Callable[..., Any]], Function]: ...
+
+
+def function(func: Callable[..., Any] | None = None, *, jit_compile: bool = True,
+             input_signature: Any = None, reduce_retracing: bool = False,
+             autograph: bool = True, name: str | None = None,
+             experimental_relax_shapes: Any = None,
+             **ignored: Any) -> Function | Callable[[Callable[..., Any]], Function]:
     """Decorator like ``tf.function``: trace ``func`` once per input signature and
     run it as one ``jax.jit`` executable.
 

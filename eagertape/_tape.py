@@ -1,7 +1,11 @@
 """GradientTape with TensorFlow 2's semantics (see the reference, sections A-P)."""
+from __future__ import annotations
+
 import contextlib
 import enum
 import logging
+from collections.abc import Iterator
+from typing import Any
 
 import jax.numpy as jnp
 from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -98,7 +102,7 @@ class GradientTape:
     >>> tape.gradient(z, x), tape.gradient(y, x)      # 108.0, 6.0
     """
 
-    def __init__(self, persistent=False, watch_accessed_variables=True):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._tape = None
         self._recording = False
         self._persistent = bool(persistent)
@@ -122,11 +126,11 @@ class GradientTape:
         remove_last(state.hot.tapes, self)
         self._recording = False
 
-    def __enter__(self):
+    def __enter__(self) -> GradientTape:
         self._push_tape()
         return self
 
-    def __exit__(self, typ, value, traceback):
+    def __exit__(self, typ: Any, value: Any, traceback: Any) -> None:
         if self._recording:
             self._pop_tape()
 
@@ -150,7 +154,7 @@ class GradientTape:
             reads.append(d.new_slot(t))
 
     # -- public API ---------------------------------------------------------
-    def watch(self, tensor):
+    def watch(self, tensor: Any) -> None:
         """Track ``tensor`` (a Tensor, Variable, or nest of them) on this tape.
 
         >>> with et.GradientTape() as tape:
@@ -190,7 +194,7 @@ class GradientTape:
             elif is_inexact(leaf._aval().dtype):
                 d.new_slot(leaf)
 
-    def watched_variables(self):
+    def watched_variables(self) -> tuple[Variable, ...]:
         """The Variables this tape watches, in order of construction."""
         if self._tape is not None:
             return _in_order(self._tape.variables)
@@ -199,7 +203,7 @@ class GradientTape:
         return self._watched_variables
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[None]:
         """Temporarily stop recording on this tape (other tapes keep recording).
 
         >>> with tape.stop_recording():
@@ -213,15 +217,16 @@ class GradientTape:
         finally:
             self._push_tape()
 
-    def reset(self):
+    def reset(self) -> None:
         """Discard everything recorded and watched so far, and keep recording."""
         self._pop_tape()
         self._tape = None
         self._push_tape()
 
     @x64
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+                 ) -> Any:
         """Gradients of ``target`` (summed over its elements and nest) w.r.t. ``sources``.
 
         The result has the structure of ``sources``; unconnected sources give None
@@ -246,8 +251,10 @@ class GradientTape:
         return tree_unflatten(source_tree, results)
 
     @x64
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
-                 parallel_iterations=None, experimental_use_pfor=True):
+    def jacobian(self, target: Any, sources: Any,
+                 unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+                 parallel_iterations: int | None = None, experimental_use_pfor: bool = True,
+                 ) -> Any:
         """The Jacobian of ``target`` (one Tensor) w.r.t. each of ``sources``: shape
         ``target.shape + source.shape``, in the structure of ``sources``.
 
@@ -280,8 +287,10 @@ class GradientTape:
         return tree_unflatten(source_tree, results)
 
     @x64
-    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
-                       parallel_iterations=None, experimental_use_pfor=True):
+    def batch_jacobian(self, target: Any, source: Any,
+                       unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+                       parallel_iterations: int | None = None, experimental_use_pfor: bool = True,
+                       ) -> Tensor:
         """Per-example Jacobians: ``target`` ``[b, y1..yn]`` and ``source`` ``[b, x1..xm]``
         give ``[b, y1..yn, x1..xm]``, where row ``i`` of ``target`` is assumed to
         depend only on row ``i`` of ``source`` (not checked, as in TF).

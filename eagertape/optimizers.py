@@ -12,8 +12,12 @@ eagertape the bookkeeping (one optax state per Variable, in-place assignment,
 >>> w.numpy()
 array([0.8, 1.6], dtype=float32)
 """
+from __future__ import annotations
+
 import functools
 import logging
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -46,7 +50,7 @@ def _check_positive(name, value, allow_zero=False):
 class Optimizer:
     """Base class: subclasses give ``_transform()``, an optax GradientTransformation."""
 
-    def __init__(self, learning_rate, name):
+    def __init__(self, learning_rate: float, name: str) -> None:
         self.learning_rate = _check_positive("learning_rate", learning_rate)
         self.name = name
         self.iterations = Variable(np.int64(0), trainable=False, name="iteration")
@@ -55,7 +59,8 @@ class Optimizer:
         self._step = jax.jit(functools.partial(_step, self._tx), static_argnums=0)
 
     @x64
-    def apply_gradients(self, grads_and_vars, name=None):
+    def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Variable]],
+                        name: str | None = None) -> None:
         """Apply ``(gradient, Variable)`` pairs; None gradients are skipped with TF's warning.
 
         All new values are computed before any Variable changes, so an error
@@ -119,12 +124,13 @@ class Optimizer:
                      for x in leaves]
         return (v, tree, slots)
 
-    def variables(self):
+    def variables(self) -> list[Variable]:
         """The optimizer's own Variables: ``iterations`` and the slots."""
         return [self.iterations] + [s for _, _, slots in self._states.values() for s in slots]
 
     @x64
-    def minimize(self, loss, var_list, tape=None):
+    def minimize(self, loss: Tensor | Callable[[], Any], var_list: Any,
+                 tape: GradientTape | None = None) -> Variable:
         """Compute gradients of ``loss`` (a callable, or a Tensor recorded on ``tape``)
         with respect to ``var_list`` and apply them.
         """
@@ -148,7 +154,7 @@ class Optimizer:
         self.apply_gradients(zip(grads, var_list))
         return self.iterations
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"name": self.name, "learning_rate": self.learning_rate}
 
 
@@ -170,7 +176,8 @@ class SGD(Optimizer):
     >>> opt = et.optimizers.SGD(learning_rate=0.01, momentum=0.9)
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+    def __init__(self, learning_rate: float = 0.01, momentum: float = 0.0,
+                 nesterov: bool = False, name: str = "SGD", **kwargs: Any) -> None:
         self.momentum = _check_positive("momentum", momentum, allow_zero=True)
         self.nesterov = bool(nesterov)
         super().__init__(learning_rate, name)
@@ -187,8 +194,9 @@ class Adam(Optimizer):
     >>> opt = et.optimizers.Adam(learning_rate=1e-3)
     """
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 name="Adam", **kwargs):
+    def __init__(self, learning_rate: float = 0.001, beta_1: float = 0.9,
+                 beta_2: float = 0.999, epsilon: float = 1e-7, name: str = "Adam",
+                 **kwargs: Any) -> None:
         self.beta_1 = _check_positive("beta_1", beta_1, allow_zero=True)
         self.beta_2 = _check_positive("beta_2", beta_2, allow_zero=True)
         self.epsilon = _check_positive("epsilon", epsilon, allow_zero=True)
@@ -209,8 +217,9 @@ class RMSprop(Optimizer):
     >>> opt = et.optimizers.RMSprop(learning_rate=1e-3, rho=0.9)
     """
 
-    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
-                 centered=False, name="RMSprop", **kwargs):
+    def __init__(self, learning_rate: float = 0.001, rho: float = 0.9, momentum: float = 0.0,
+                 epsilon: float = 1e-7, centered: bool = False, name: str = "RMSprop",
+                 **kwargs: Any) -> None:
         self.rho = _check_positive("rho", rho, allow_zero=True)
         self.momentum = _check_positive("momentum", momentum, allow_zero=True)
         self.epsilon = _check_positive("epsilon", epsilon, allow_zero=True)
@@ -229,8 +238,8 @@ class Adagrad(Optimizer):
     >>> opt = et.optimizers.Adagrad(learning_rate=0.1)
     """
 
-    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
-                 name="Adagrad", **kwargs):
+    def __init__(self, learning_rate: float = 0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: float = 1e-7, name: str = "Adagrad", **kwargs: Any) -> None:
         self.initial_accumulator_value = _check_positive(
             "initial_accumulator_value", initial_accumulator_value, allow_zero=True)
         self.epsilon = _check_positive("epsilon", epsilon, allow_zero=True)
