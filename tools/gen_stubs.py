@@ -92,6 +92,32 @@ def _first_line(fn) -> str:
     return line.replace("\\", "\\\\").replace('"""', "'''").rstrip('"')
 
 
+def _typed_names(src) -> set[str] | None:
+    """The names jax's own stub of ``src`` declares (None: jax ships no stub for it).
+
+    A name jax has at run time but leaves out of its stub (a new dtype) cannot be
+    re-exported from it for a type checker; such names are declared ``Any``.
+    """
+    import ast
+    import importlib.util
+
+    origin = importlib.util.find_spec(src.__name__).origin
+    stub = pathlib.Path(origin).with_suffix(".pyi")
+    if not stub.exists():
+        return None
+    names = set()
+    for node in ast.walk(ast.parse(stub.read_text())):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(a.asname or a.name for a in node.names)
+    return names
+
+
 def render(module_name: str) -> str:
     """The stub text of ``module_name`` (one of NAMESPACES), from the installed jax."""
     import importlib
@@ -122,12 +148,18 @@ def render(module_name: str) -> str:
     out.append("from eagertape._tensor import Tensor")
     if submodules:
         out.append(f"from . import {', '.join(f'{s} as {s}' for s in submodules)}")
-    out.extend(f"from {src_name} import {n} as {n}" for n in reexports)
+    typed = _typed_names(src)
+    out.extend(f"from {src_name} import {n} as {n}" for n in reexports
+               if typed is None or n in typed)
+    untyped = [n for n in reexports if typed is not None and n not in typed]
     names = sorted(mod.__all__)
     out.append("")
     out.append("__all__ = [")
     out.extend(f"    {n!r}," for n in names)
     out.append("]")
+    if untyped:
+        out.append("")
+        out.extend(f"{n}: Any" for n in untyped)
     if ufuncs:
         out.append(_UFUNC_CLASS.rstrip("\n"))
         out.append("")

@@ -28,8 +28,6 @@ from jax.numpy import float16 as float16
 from jax.numpy import float32 as float32
 from jax.numpy import float4_e2m1fn as float4_e2m1fn
 from jax.numpy import float64 as float64
-from jax.numpy import float6_e2m3fn as float6_e2m3fn
-from jax.numpy import float6_e3m2fn as float6_e3m2fn
 from jax.numpy import float8_e3m4 as float8_e3m4
 from jax.numpy import float8_e4m3 as float8_e4m3
 from jax.numpy import float8_e4m3b11fnuz as float8_e4m3b11fnuz
@@ -47,7 +45,6 @@ from jax.numpy import iinfo as iinfo
 from jax.numpy import index_exp as index_exp
 from jax.numpy import inexact as inexact
 from jax.numpy import inf as inf
-from jax.numpy import int1 as int1
 from jax.numpy import int16 as int16
 from jax.numpy import int2 as int2
 from jax.numpy import int32 as int32
@@ -83,7 +80,6 @@ from jax.numpy import single as single
 from jax.numpy import size as size
 from jax.numpy import ufunc as ufunc
 from jax.numpy import uint as uint
-from jax.numpy import uint1 as uint1
 from jax.numpy import uint16 as uint16
 from jax.numpy import uint2 as uint2
 from jax.numpy import uint32 as uint32
@@ -511,6 +507,11 @@ __all__ = [
     'zeros',
     'zeros_like',
 ]
+
+float6_e2m3fn: Any
+float6_e3m2fn: Any
+int1: Any
+uint1: Any
 
 
 class _RecordedUfunc:
