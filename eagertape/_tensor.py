@@ -600,13 +600,22 @@ class Tensor(_TensorLike):
 
     def __repr__(self):
         return (f"<eagertape.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
-                f"numpy={np.asarray(self._value)!r}>")
+                f"numpy={_shown(self._value, repr)}>")
 
     def __str__(self):
-        return f"Tensor({np.asarray(self._value)}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"Tensor({_shown(self._value, str)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __reduce__(self):
         return (constant, (np.asarray(self._value),))
+
+
+def _shown(value, how):
+    """The value as printed; a value spread over other processes' devices (a
+    multi-process global array) cannot be fetched here, and printing must not fail."""
+    if isinstance(value, jax.Array) and not value.is_fully_addressable:
+        n = len({d.process_index for d in value.sharding.device_set})
+        return f"<sharded over {n} processes: {value.sharding}>"
+    return how(np.asarray(value))
 
 
 def _wrap(value):

@@ -6,7 +6,7 @@ import jax
 import numpy as np
 
 from ._state import state, switched, x64
-from ._tensor import _TensorLike, _as_dtype, _to_array, _wrap
+from ._tensor import _TensorLike, _as_dtype, _shown, _to_array, _wrap
 from ._tensor import _canonical, _dlpack, _refusal, _unflatten_tensor
 
 _uid = itertools.count()
@@ -204,7 +204,7 @@ class Variable(_TensorLike):
 
     def __repr__(self):
         return (f"<eagertape.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
-                f"numpy={np.asarray(self._value)!r}>")
+                f"numpy={_shown(self._value, repr)}>")
 
     def __str__(self):
         return repr(self)

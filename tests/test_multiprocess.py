@@ -102,6 +102,36 @@ def test_a_failing_process_stops_the_launch_at_once_and_is_named(tmp_path):
     assert seconds < 25, seconds
 
 
+SHARDED_REPR = """
+import jax, numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+import eagertape as et
+import os
+e = os.environ
+jax.distributed.initialize(e["JAX_COORDINATOR_ADDRESS"], int(e["JAX_NUM_PROCESSES"]),
+                           int(e["JAX_PROCESS_ID"]))
+mesh = Mesh(np.array(jax.devices()), ("batch",))
+rows = np.full((2, 3), jax.process_index(), np.float32)
+t = et.constant(jax.make_array_from_process_local_data(NamedSharding(mesh, P("batch")), rows))
+v = et.Variable(t)
+print(repr(t)); print(str(t)); print(repr(v))
+"""
+
+
+def test_a_tensor_spread_over_processes_prints_without_fetching(tmp_path):
+    # Another process's rows cannot be fetched: printing says where they are.
+    script = tmp_path / "sharded_repr.py"
+    script.write_text(SHARDED_REPR)
+    p, _ = run(["-m", "eagertape.launch", "-n", "2", "--timeout", "120", str(script)])
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = [line for line in p.stdout.splitlines() if line.startswith("[p0]")]
+    assert lines[0].startswith("[p0] <eagertape.Tensor: shape=(4, 3), dtype=float32, "
+                               "numpy=<sharded over 2 processes: NamedSharding(")
+    assert lines[1].startswith("[p0] Tensor(<sharded over 2 processes: ")
+    assert lines[2].startswith("[p0] <eagertape.Variable 'Variable:0' shape=(4, 3) dtype=float32, "
+                               "numpy=<sharded over 2 processes: ")
+
+
 def test_timeout_stops_every_process():
     p, seconds = run(["-m", "eagertape.launch", "-n", "3", "--timeout", "1", "--",
                       "-c", "import time; print('started', flush=True); time.sleep(60)"])
