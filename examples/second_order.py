@@ -55,7 +55,8 @@ def main():
     x = et.constant(x0)
 
     g, h = hessian(rosenbrock, x)
-    h_jax = jax.hessian(rosenbrock_jax)(jnp.asarray(x0))
+    with jax.enable_x64(True):   # JAX's reference in float64 too (eagertape keeps x0's dtype)
+        h_jax = jax.hessian(rosenbrock_jax)(jnp.asarray(x0))
     print("Hessian at x0 (nested tapes):")
     print(np.array2string(h.numpy(), precision=1, suppress_small=True))
     print(f"max |H - jax.hessian| = {np.max(np.abs(h.numpy() - h_jax)):.1e}")

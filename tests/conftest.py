@@ -1,5 +1,6 @@
 import os
 
+import jax
 import pytest
 
 import eagertape as et
@@ -16,6 +17,9 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "eager: runs in eager mode only (it counts the eager "
                             "replay's compilations)")
+    config.addinivalue_line("markers", "jax_x64: runs with jax_enable_x64 on, as for a user "
+                            "who sets JAX_ENABLE_X64=1 (its jax.grad/jvp oracles compute in "
+                            "float64); the other tests run with JAX's default, 32-bit")
 
 
 def pytest_report_header(config):
@@ -42,6 +46,19 @@ def _execution_mode(_et_mode):
     _logging._counts.clear()     # TF's warnings count per call site: each test starts afresh
     yield
     et.set_execution_mode("eager")
+
+
+@pytest.fixture(autouse=True)
+def _jax_x64(request):
+    """Both of a user's JAX configurations are tested: eagertape must not depend on
+    the global jax_enable_x64 (it switches 64-bit types on for its own calls)."""
+    if request.node.get_closest_marker("jax_x64"):
+        with jax.enable_x64(True):
+            yield
+    else:
+        assert not jax.config.jax_enable_x64, "a test left jax_enable_x64 on"
+        yield
+        assert not jax.config.jax_enable_x64, "eagertape left jax_enable_x64 on"
 
 
 @pytest.fixture(params=["compiled", "eager"])

@@ -11,6 +11,10 @@ from eagertape import nn
 from eagertape import numpy as tnp
 from eagertape._state import state
 
+# Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
+# user with JAX_ENABLE_X64=1 runs it.
+pytestmark = pytest.mark.jax_x64
+
 
 def test_issue_example(replay):
     x = et.Variable([1.0, 2.0, 3.0, 4.0])

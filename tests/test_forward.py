@@ -15,6 +15,10 @@ from eagertape._state import state
 
 from test_ops import CASES
 
+# Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
+# user with JAX_ENABLE_X64=1 runs it.
+pytestmark = pytest.mark.jax_x64
+
 _REAL_CASES = [p for p in CASES if not any(np.iscomplexobj(a) for a in p.values[2])]
 
 

@@ -16,12 +16,17 @@ import os
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eagertape as et
 from eagertape import numpy as tnp
 from eagertape._state import state
+
+# Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
+# user with JAX_ENABLE_X64=1 runs it.
+pytestmark = pytest.mark.jax_x64
 
 EXAMPLES = int(os.environ.get("EAGERTAPE_FUZZ_EXAMPLES", "150"))
 

@@ -13,6 +13,10 @@ from eagertape._state import state
 
 from test_ops import CASES
 
+# Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
+# user with JAX_ENABLE_X64=1 runs it.
+pytestmark = pytest.mark.jax_x64
+
 NOT_ONE_SET = "A non-persistent GradientTape can only be used to compute one set of gradients"
 
 

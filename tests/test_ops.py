@@ -11,6 +11,10 @@ import eagertape as et
 from eagertape import nn
 from eagertape import numpy as tnp
 
+# Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
+# user with JAX_ENABLE_X64=1 runs it.
+pytestmark = pytest.mark.jax_x64
+
 _rng = np.random.default_rng(20240607)
 
 

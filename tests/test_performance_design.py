@@ -20,6 +20,10 @@ from eagertape import _replay as replay_module
 from eagertape import numpy as tnp
 from eagertape._state import state
 
+# Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
+# user with JAX_ENABLE_X64=1 runs it.
+pytestmark = pytest.mark.jax_x64
+
 
 @pytest.fixture
 def auto_replay():

@@ -17,6 +17,10 @@ import eagertape as et
 from eagertape import nn
 from eagertape import numpy as tnp
 
+# Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
+# user with JAX_ENABLE_X64=1 runs it.
+pytestmark = pytest.mark.jax_x64
+
 NOT_ONE_SET = ("A non-persistent GradientTape can only be used to compute one set of "
                "gradients (or jacobians)")
 TARGET_NONE = ("Argument `target` should be a list or nested structure of Tensors, Variables "
