@@ -25,12 +25,20 @@ def custom_gradient(f: _F | None = None) -> Any:
     If ``f`` reads Variables, ``grad_fn(upstream, variables=None)`` must return
     ``(input_grads, variable_grads)``.
 
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
     >>> @et.custom_gradient
     ... def log1pexp(x):
     ...     e = tnp.exp(x)
     ...     def grad(upstream):
     ...         return upstream * (1 - 1 / (1 + e))
     ...     return tnp.log(1 + e), grad
+    >>> x = et.constant(100.0)
+    >>> with et.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = log1pexp(x)
+    >>> float(tape.gradient(y, x))        # the recorded ops' gradient would be nan
+    1.0
     """
     if f is None:
         return custom_gradient

@@ -39,6 +39,8 @@ class ForwardAccumulator:
     """Forward-mode autodiff: ``jvp(y)`` is the directional derivative of ``y``
     along ``tangents`` at ``primals`` (as ``tf.autodiff.ForwardAccumulator``).
 
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
     >>> x = et.constant([1.0, 2.0])
     >>> with et.ForwardAccumulator(x, et.constant([1.0, 0.0])) as acc:
     ...     y = tnp.sum(x ** 3)
@@ -47,11 +49,13 @@ class ForwardAccumulator:
 
     Hessian-vector product, forward over backward:
 
+    >>> v = et.Variable([1.0, 2.0])
     >>> with et.ForwardAccumulator(v, et.constant([1.0, 0.0])) as acc:
     ...     with et.GradientTape() as tape:
     ...         y = tnp.sum(v ** 3)
     ...     g = tape.gradient(y, v)
-    >>> acc.jvp(g)                      # [6., 0.] for v = [1, 2]
+    >>> acc.jvp(g).numpy()              # the Hessian diag(6 v) times [1, 0]
+    array([6., 0.], dtype=float32)
     """
 
     @x64

@@ -264,13 +264,20 @@ def function(func: Callable[..., Any] | None = None, *, jit_compile: bool = True
       Python control flow on Tensor values needs ``jnp.where``/``jax.lax.cond``,
       or ``jit_compile=False`` (which runs ``func`` as plain eager Python).
 
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
     >>> @et.function
     ... def step(x):
-    ...     return tnp.sum(tnp.tanh(x) ** 2)
+    ...     return tnp.sum(x ** 2)
+    >>> x = et.constant([1.0, 2.0])
     >>> with et.GradientTape() as tape:
     ...     tape.watch(x)
     ...     y = step(x)
-    >>> tape.gradient(y, x)
+    >>> tape.gradient(y, x).numpy()
+    array([2., 4.], dtype=float32)
+    >>> _ = step(et.constant([3.0, 4.0]))      # same shape and dtype: no new trace
+    >>> step.experimental_get_tracing_count()
+    1
     """
     if func is None:
         return functools.partial(function, jit_compile=jit_compile,

@@ -306,8 +306,10 @@ def _check_mode(mode):
 def get_execution_mode():
     """This thread's execution mode: ``"eager"`` or ``"fused"``.
 
-    >>> et.get_execution_mode()
-    'eager'
+    >>> import eagertape as et
+    >>> with et.execution_mode("fused"):
+    ...     print(et.get_execution_mode())
+    fused
     """
     return state.mode
 
@@ -320,7 +322,12 @@ def set_execution_mode(mode):
     needed; ``tape.gradient`` runs the graph and the backward pass together.
     Values, gradients and errors are the same in both modes.
 
+    >>> import eagertape as et
+    >>> before = et.get_execution_mode()
     >>> et.set_execution_mode("fused")
+    >>> et.get_execution_mode()
+    'fused'
+    >>> et.set_execution_mode(before)
     """
     _check_mode(mode)
     from ._state import default_mode
@@ -339,10 +346,15 @@ def _switch(mode):
 class execution_mode:
     """Run a block in ``"fused"`` (or ``"eager"``) mode on this thread.
 
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
+    >>> w = et.Variable([1.0, 2.0])
     >>> with et.execution_mode("fused"):
     ...     with et.GradientTape() as tape:
-    ...         loss = model(x)
-    ...     grads = tape.gradient(loss, model.variables)   # one XLA program
+    ...         loss = tnp.sum(tnp.tanh(w) ** 2)
+    ...     grad = tape.gradient(loss, w)     # forward and backward: one XLA program
+    >>> grad.shape
+    TensorShape([2])
     """
 
     def __init__(self, mode):

@@ -553,6 +553,8 @@ def primitive(fn, *, constant_output=False, name=None, jit=False):
     function of several jax.numpy calls; Python side effects then run only
     when it is traced).
 
+    >>> import jax
+    >>> import eagertape as et
     >>> softplus = et.primitive(jax.nn.softplus)
     >>> softplus(et.constant(0.0))
     <eagertape.Tensor: shape=(), dtype=float32, numpy=array(0.6931472, dtype=float32)>
@@ -572,9 +574,12 @@ def primitive(fn, *, constant_output=False, name=None, jit=False):
 def stop_gradient(input, name=None):
     """A Tensor with ``input``'s value that no tape connects to anything.
 
+    >>> import eagertape as et
+    >>> v = et.Variable(3.0)
     >>> with et.GradientTape() as tape:
-    ...     y = et.stop_gradient(v) * v      # v = Variable(3.0)
-    >>> tape.gradient(y, v)                 # only the second factor: 3.0
+    ...     y = et.stop_gradient(v) * v
+    >>> float(tape.gradient(y, v))          # only the second factor: 3.0, not 6.0
+    3.0
     """
     leaves, treedef = tree_flatten(input, is_leaf=_is_tl)
     out = []

@@ -62,8 +62,11 @@ def replay_cache_info():
     outer tape has its own). A training loop of fixed
     structure misses once, then hits.
 
-    >>> et.replay_cache_info()
+    >>> import eagertape as et
+    >>> et.replay_cache_info()                          # doctest: +SKIP
     CacheInfo(hits=99, misses=1, size=1, maxsize=512, deferred=0, executables=1)
+    >>> et.replay_cache_info()._fields
+    ('hits', 'misses', 'size', 'maxsize', 'deferred', 'executables')
     """
     execs = sum(fn._cache_size() for fn in _replays.values() + _flat_replays.values()
                 if fn is not _UNTRACEABLE and hasattr(fn, "_cache_size"))
@@ -83,7 +86,12 @@ def clear_replay_cache():
 def set_replay_cache_size(maxsize):
     """Bound the number of compiled replays kept (least recently used go first).
 
+    >>> import eagertape as et
+    >>> before = et.replay_cache_info().maxsize
     >>> et.set_replay_cache_size(64)
+    >>> et.replay_cache_info().maxsize
+    64
+    >>> et.set_replay_cache_size(before)
     """
     if isinstance(maxsize, bool) or not isinstance(maxsize, int) or maxsize < 1:
         raise ValueError(f"argument `maxsize` must be a positive int, got {maxsize!r}")

@@ -29,7 +29,18 @@ _INSIDE_WARNING = (
 
 
 class UnconnectedGradients(enum.Enum):
-    """What `gradient` returns for a source the target does not depend on."""
+    """What `gradient` returns for a source the target does not depend on.
+
+    >>> import eagertape as et
+    >>> x, y = et.constant(1.0), et.constant(2.0)
+    >>> with et.GradientTape(persistent=True) as tape:
+    ...     tape.watch([x, y])
+    ...     z = x * 3.0
+    >>> print(tape.gradient(z, y))
+    None
+    >>> tape.gradient(z, y, unconnected_gradients=et.UnconnectedGradients.ZERO).numpy()
+    array(0., dtype=float32)
+    """
     NONE = "none"
     ZERO = "zero"
 
@@ -94,12 +105,14 @@ def _is_leaf(x):
 class GradientTape:
     """Record operations for automatic differentiation, as ``tf.GradientTape``.
 
+    >>> import eagertape as et
     >>> x = et.constant(3.0)
     >>> with et.GradientTape(persistent=True) as tape:
     ...     tape.watch(x)
     ...     y = x * x
     ...     z = y * y
-    >>> tape.gradient(z, x), tape.gradient(y, x)      # 108.0, 6.0
+    >>> float(tape.gradient(z, x)), float(tape.gradient(y, x))   # 4 x**3, 2 x
+    (108.0, 6.0)
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
@@ -157,8 +170,13 @@ class GradientTape:
     def watch(self, tensor: Any) -> None:
         """Track ``tensor`` (a Tensor, Variable, or nest of them) on this tape.
 
+        >>> import eagertape as et
+        >>> x = et.constant(2.0)                # a constant is not tracked unless watched
         >>> with et.GradientTape() as tape:
         ...     tape.watch(x)
+        ...     y = x ** 3
+        >>> float(tape.gradient(y, x))
+        12.0
         """
         if isinstance(tensor, _TensorLike):
             leaves = [tensor]
@@ -195,7 +213,15 @@ class GradientTape:
                 d.new_slot(leaf)
 
     def watched_variables(self) -> tuple[Variable, ...]:
-        """The Variables this tape watches, in order of construction."""
+        """The Variables this tape watches, in order of construction.
+
+        >>> import eagertape as et
+        >>> a, b = et.Variable(1.0, name="a"), et.Variable(2.0, name="b")
+        >>> with et.GradientTape() as tape:
+        ...     y = b * a
+        >>> [v.name for v in tape.watched_variables()]
+        ['a:0', 'b:0']
+        """
         if self._tape is not None:
             return _in_order(self._tape.variables)
         if type(self._watched_variables) is dict:     # kept by _used, sorted when asked
@@ -206,8 +232,15 @@ class GradientTape:
     def stop_recording(self) -> Iterator[None]:
         """Temporarily stop recording on this tape (other tapes keep recording).
 
-        >>> with tape.stop_recording():
-        ...     untracked = x * 2
+        >>> import eagertape as et
+        >>> x = et.Variable(3.0)
+        >>> with et.GradientTape() as tape:
+        ...     y = x * x
+        ...     with tape.stop_recording():
+        ...         untracked = x * 2           # not recorded: no gradient through it
+        ...     z = y + untracked
+        >>> float(tape.gradient(z, x))
+        6.0
         """
         if self._tape is None:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
@@ -218,7 +251,17 @@ class GradientTape:
             self._push_tape()
 
     def reset(self) -> None:
-        """Discard everything recorded and watched so far, and keep recording."""
+        """Discard everything recorded and watched so far, and keep recording.
+
+        >>> import eagertape as et
+        >>> x = et.Variable(3.0)
+        >>> with et.GradientTape() as tape:
+        ...     y = x * x
+        ...     tape.reset()
+        ...     y = x * 2.0
+        >>> float(tape.gradient(y, x))
+        2.0
+        """
         self._pop_tape()
         self._tape = None
         self._push_tape()
@@ -232,7 +275,14 @@ class GradientTape:
         The result has the structure of ``sources``; unconnected sources give None
         (or zeros with ``unconnected_gradients="zero"``).
 
+        >>> import eagertape as et
+        >>> x, c = et.Variable([1.0, 2.0]), et.constant(3.0)
+        >>> with et.GradientTape() as tape:
+        ...     tape.watch(c)
+        ...     z = (x[0] + x[1]) * c * c
         >>> dz_dx, dz_dc = tape.gradient(z, [x, c])
+        >>> dz_dx.numpy(), float(dz_dc)                   # [c**2, c**2], 2 c (x0 + x1)
+        (array([9., 9.], dtype=float32), 18.0)
         """
         self._check_usable()
         self._stop_if_used_up()
@@ -263,6 +313,7 @@ class GradientTape:
         inside a persistent tape's context it is recorded, so it can be
         differentiated again.
 
+        >>> import eagertape as et
         >>> x = et.constant([1.0, 2.0])
         >>> with et.GradientTape() as tape:
         ...     tape.watch(x)
@@ -298,12 +349,13 @@ class GradientTape:
         Unconnected: zeros whatever ``unconnected_gradients`` says, as TF: of the
         source's dtype with ``"zero"``, of the target's with ``"none"``.
 
+        >>> import eagertape as et
         >>> x = et.constant([[1.0, 2.0], [3.0, 4.0]])
         >>> with et.GradientTape() as tape:
         ...     tape.watch(x)
         ...     y = x * x
         >>> tape.batch_jacobian(y, x).shape
-        (2, 2, 2)
+        TensorShape([2, 2, 2])
         """
         self._check_usable()
         if not self._persistent:

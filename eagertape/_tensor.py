@@ -145,7 +145,11 @@ class _TensorLike:
     def ref(self):
         """A hashable reference to this object (as ``tf.Tensor.ref()``), for dict keys.
 
+        >>> import eagertape as et
+        >>> t = et.constant([1.0, 2.0])
         >>> d = {t.ref(): "weights"}
+        >>> d[t.ref()], t.ref().deref() is t
+        ('weights', True)
         """
         return _Ref(self)
 
@@ -222,13 +226,21 @@ class _TensorLike:
     def numpy(self):
         """The value as a NumPy array (a copy on the host).
 
+        >>> import eagertape as et
         >>> et.constant([1.0, 2.0]).numpy()
         array([1., 2.], dtype=float32)
         """
         return np.asarray(self._read())
 
     def jax(self):
-        """The underlying ``jax.Array``: no copy, device and sharding kept."""
+        """The underlying ``jax.Array``: no copy, device and sharding kept.
+
+        >>> import jax
+        >>> import eagertape as et
+        >>> a = et.constant([1.0, 2.0]).jax()
+        >>> isinstance(a, jax.Array), a.dtype
+        (True, dtype('float32'))
+        """
         return self._read()
 
     # Shape and dtype come from the abstract value: a pending (fused) Tensor
@@ -579,6 +591,7 @@ class Tensor(_TensorLike):
 
     Identity matters: a tape tracks this object, not its value.
 
+    >>> import eagertape as et
     >>> t = et.constant([1.0, 2.0])
     >>> t * 2
     <eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
@@ -1111,6 +1124,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     A Tensor of the right dtype is returned as is (same object); a Variable is
     read (a recorded read). Python floats become float32, ints int32.
 
+    >>> import eagertape as et
     >>> et.convert_to_tensor(1.5).dtype
     dtype('float32')
     """
@@ -1139,6 +1153,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 def constant(value, dtype=None, shape=None, name=None):
     """A Tensor from a value, like ``tf.constant``.
 
+    >>> import eagertape as et
     >>> et.constant(3.0)
     <eagertape.Tensor: shape=(), dtype=float32, numpy=array(3., dtype=float32)>
     >>> et.constant([1, 2], dtype="float64").dtype

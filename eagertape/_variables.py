@@ -29,6 +29,8 @@ class Variable(_TensorLike):
     read is recorded with the value of its time; assignments are not
     differentiated through.
 
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
     >>> v = et.Variable([1.0, 2.0])
     >>> with et.GradientTape() as tape:
     ...     y = tnp.sum(v * v)
@@ -153,9 +155,10 @@ class Variable(_TensorLike):
         Variable (as TF's: a later read sees later assignments), or None with
         ``read_value=False``.
 
+        >>> import eagertape as et
         >>> v = et.Variable(3.0)
         >>> r = v.assign(6.0)
-        >>> v.assign_add(1.0)
+        >>> _ = v.assign_add(1.0)
         >>> float(r)
         7.0
         """
@@ -232,6 +235,7 @@ class _Alias(Variable):
     Variable's, but a tape does not start watching the Variable when the alias is
     read (TF records such a read only where the Variable is watched already).
 
+    >>> import eagertape as et
     >>> v = et.Variable(3.0)
     >>> r = v.assign(6.0)
     >>> with et.GradientTape() as tape:
