@@ -121,6 +121,17 @@ class ForwardAccumulator:
         zeros with ``unconnected_gradients="zero"``) where there is none.
 
         It only looks up; JVPs are computed as ops run while the accumulator is active.
+
+        >>> import eagertape as et
+        >>> x, c = et.constant(2.0), et.constant(5.0)
+        >>> with et.ForwardAccumulator(x, et.constant(1.0)) as acc:
+        ...     y = x * x
+        >>> float(acc.jvp(y))               # d(x*x) along 1: 2 x
+        4.0
+        >>> print(acc.jvp(c))               # c does not depend on x
+        None
+        >>> float(acc.jvp(c, unconnected_gradients="zero"))
+        0.0
         """
         zero = _unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
         leaves, tree = tree_flatten(primals, is_leaf=_is_leaf)

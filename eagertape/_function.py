@@ -132,7 +132,13 @@ _ARRAY = object()   # marks an output leaf that is an array
 
 class Function:
     """A function traced once per input signature and run as one XLA executable
-    (as ``tf.function``). See :func:`function`."""
+    (as ``tf.function``). See :func:`function`, which makes them.
+
+    >>> import eagertape as et
+    >>> f = et.function(lambda x: x * 2.0)
+    >>> isinstance(f, et.Function), f(et.constant(1.5)).numpy()
+    (True, array(3., dtype=float32))
+    """
 
     def __init__(self, fn: Callable[..., Any], jit_compile: bool = True,
                  input_signature: Any = None, name: str | None = None,
@@ -154,7 +160,15 @@ class Function:
         return functools.partial(self.__call__, obj)
 
     def experimental_get_tracing_count(self) -> int:
-        """How many times the Python function was traced."""
+        """How many times the Python function was traced.
+
+        >>> import eagertape as et
+        >>> f = et.function(lambda x: x + 1.0)
+        >>> _ = f(et.constant(1.0)); _ = f(et.constant(2.0))          # one signature
+        >>> _ = f(et.constant([1.0, 2.0]))                           # a new shape
+        >>> f.experimental_get_tracing_count()
+        2
+        """
         return self._count
 
     @x64

@@ -75,7 +75,14 @@ def replay_cache_info():
 
 
 def clear_replay_cache():
-    """Drop every compiled replay and pullback and reset the counters."""
+    """Drop every compiled replay and pullback and reset the counters.
+
+    >>> import eagertape as et
+    >>> et.clear_replay_cache()
+    >>> info = et.replay_cache_info()
+    >>> info.hits, info.misses, info.size
+    (0, 0, 0)
+    """
     _replays.clear()
     _flat_replays.clear()
     _pullbacks.clear()

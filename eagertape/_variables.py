@@ -38,6 +38,8 @@ class Variable(_TensorLike):
     array([2., 4.], dtype=float32)
     >>> v.assign_sub([0.5, 0.5]).numpy()
     array([0.5, 1.5], dtype=float32)
+    >>> v.name, v.trainable, et.Variable(0, trainable=False).trainable
+    ('Variable:0', True, False)
     """
 
     __slots__ = ("_val", "_trainable", "_name", "_uid", "__weakref__")
@@ -97,7 +99,15 @@ class Variable(_TensorLike):
     _aval = _peek
 
     def read_value(self, _watch=True):
-        """A Tensor holding the current value: one recorded read of this Variable."""
+        """A Tensor holding the current value: one recorded read of this Variable.
+
+        >>> import eagertape as et
+        >>> v = et.Variable([1.0, 2.0])
+        >>> t = v.read_value()
+        >>> _ = v.assign([5.0, 6.0])
+        >>> t.numpy()                       # the value at the time of the read
+        array([1., 2.], dtype=float32)
+        """
         st = state.hot
         c = st.capture
         t = _wrap(self._val if c is None else c.read(self))
@@ -167,13 +177,26 @@ class Variable(_TensorLike):
 
     @x64
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        """Add ``delta`` in place; not differentiated through. Returns an alias."""
+        """Add ``delta`` in place; not differentiated through. Returns an alias.
+
+        >>> import eagertape as et
+        >>> v = et.Variable([1.0, 2.0])
+        >>> v.assign_add([10.0, 10.0]).numpy()
+        array([11., 12.], dtype=float32)
+        """
         self._value = self._value + self._check(delta, "delta")
         return self._alias() if read_value else None
 
     @x64
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        """Subtract ``delta`` in place; not differentiated through. Returns an alias."""
+        """Subtract ``delta`` in place; not differentiated through. Returns an alias.
+
+        >>> import eagertape as et
+        >>> v = et.Variable(3.0)
+        >>> _ = v.assign_sub(0.5, read_value=False)
+        >>> float(v)
+        2.5
+        """
         self._value = self._value - self._check(delta, "delta")
         return self._alias() if read_value else None
 
@@ -202,7 +225,12 @@ class Variable(_TensorLike):
         return np.asarray(self._value)
 
     def jax(self):
-        """The current ``jax.Array`` (not a recorded read)."""
+        """The current ``jax.Array`` (not a recorded read).
+
+        >>> import eagertape as et
+        >>> et.Variable([1.0, 2.0]).jax()
+        Array([1., 2.], dtype=float32)
+        """
         return self._value
 
     def __repr__(self):

@@ -6,8 +6,12 @@ gradients are compared before anything is timed. Systems run round by round
 gives medians and the ratio of eagertape's time to each other system's.
 
 >>> from eagertape import benchmark
->>> res = benchmark.run(workloads=["chain10"], rounds=3, systems=["eagertape", "jax.jit"])
+>>> res = benchmark.run(workloads=["chain10"], rounds=3, systems=["eagertape", "jax.jit"],
+...                     extras=False, batch_s=0.001)      # a quick run: 3 short rounds
+>>> sorted(res["workloads"]["chain10"])
+['eagertape', 'jax.jit']
 >>> res["workloads"]["chain10"]["eagertape"]["median_us"]   # doctest: +SKIP
+38.2
 """
 import argparse
 import gc

@@ -2,10 +2,16 @@
 or an infinity (as TF's ``tf.debugging.enable_check_numerics`` and PyTorch's
 ``detect_anomaly``).
 
+>>> import eagertape as et
+>>> from eagertape import numpy as tnp
+>>> x = et.constant(0.0)
 >>> with et.debug.check_numerics():
 ...     with et.GradientTape() as tape:
 ...         tape.watch(x)
-...         y = tnp.log(x)          # x = 0: raises here, naming `log` and this line
+...         y = tnp.log(x)          # raises here, naming `log` and this line
+Traceback (most recent call last):
+    ...
+eagertape.debug.NumericsError: !!! Detected infinity in output 0 of op 'log' ... !!!
 
 While checking is on (per thread), every op's floating outputs are checked as
 they are made, every op records where it was called, and ``tape.gradient``
@@ -30,21 +36,51 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 class NumericsError(InvalidArgumentError):
-    """An op made a NaN or an infinity while numerics checking was on."""
+    """An op made a NaN or an infinity while numerics checking was on (a subclass
+    of ``InvalidArgumentError``, as TF's)."""
 
 
 def enable_check_numerics():
-    """Check every op on this thread from now on (``tf.debugging.enable_check_numerics``)."""
+    """Check every op on this thread from now on (``tf.debugging.enable_check_numerics``).
+
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
+    >>> et.debug.enable_check_numerics()
+    >>> tnp.sqrt(et.constant(-1.0))
+    Traceback (most recent call last):
+        ...
+    eagertape.debug.NumericsError: !!! Detected NaN in output 0 of op 'sqrt' ... !!!
+    >>> et.debug.disable_check_numerics()
+    >>> tnp.sqrt(et.constant(-1.0)).numpy()
+    array(nan, dtype=float32)
+    """
     state.check_numerics = True
 
 
 def disable_check_numerics():
+    """Stop checking ops on this thread (see :func:`enable_check_numerics`)."""
     state.check_numerics = False
 
 
 @contextlib.contextmanager
 def check_numerics():
-    """Check every op (forward and backward) inside the ``with`` block."""
+    """Check every op (forward and backward) inside the ``with`` block.
+
+    A gradient that is not finite is caught in the backward pass, at the op whose
+    pullback made it:
+
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
+    >>> x = et.constant(0.0)
+    >>> with et.debug.check_numerics():
+    ...     with et.GradientTape() as tape:
+    ...         tape.watch(x)
+    ...         y = tnp.sqrt(x)            # finite: sqrt(0) = 0
+    ...     g = tape.gradient(y, x)        # 1 / (2 sqrt(0)) is not
+    Traceback (most recent call last):
+        ...
+    eagertape.debug.NumericsError: !!! Detected infinity in the gradient of input 0 of op 'sqrt' ...
+    """
     saved = state.check_numerics
     state.check_numerics = True
     try:

@@ -29,6 +29,7 @@ reads without arguments; this one is for one machine.
 From Python, :func:`launch` does the same and returns the exit code::
 
     >>> import sys
+    >>> from eagertape.launch import launch
     >>> launch(["-c", "import os; print('process', os.environ['JAX_PROCESS_ID'])"],
     ...        num_processes=2, python=sys.executable, out=lambda line: None)
     0
@@ -143,6 +144,7 @@ def launch(argv, num_processes, *, port=None, timeout=None, cpu_devices=None,
     Example::
 
         >>> import sys
+        >>> from eagertape.launch import launch
         >>> lines = []
         >>> launch(["-c", "import os; print(os.environ['JAX_NUM_PROCESSES'])"],
         ...        num_processes=2, python=sys.executable, out=lines.append)

@@ -1,6 +1,7 @@
 """``jax.nn``, recorded: ``relu``, ``sigmoid``, ``softmax``, ``log_softmax``, ``gelu``,
 ``one_hot``, ... on eagertape Tensors.
 
+>>> import eagertape as et
 >>> from eagertape import nn
 >>> nn.relu(et.constant([-1.0, 2.0]))
 <eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([0., 2.], dtype=float32)>

@@ -4,6 +4,8 @@ The update rules are TF's, to the last epsilon: optax supplies the arithmetic,
 eagertape the bookkeeping (one optax state per Variable, in-place assignment,
 ``iterations``, ``apply_gradients`` and ``minimize``).
 
+>>> import eagertape as et
+>>> from eagertape import numpy as tnp
 >>> w = et.Variable([1.0, 2.0])
 >>> opt = et.optimizers.SGD(learning_rate=0.1)
 >>> with et.GradientTape() as tape:
@@ -48,7 +50,20 @@ def _check_positive(name, value, allow_zero=False):
 
 
 class Optimizer:
-    """Base class: subclasses give ``_transform()``, an optax GradientTransformation."""
+    """Base class: subclasses give ``_transform()``, an optax GradientTransformation.
+
+    >>> import optax
+    >>> import eagertape as et
+    >>> class PlainSGD(et.optimizers.Optimizer):        # w -= lr * g
+    ...     def __init__(self, learning_rate=0.1, name="PlainSGD"):
+    ...         super().__init__(learning_rate, name)
+    ...     def _transform(self):
+    ...         return optax.sgd(self.learning_rate)
+    >>> w = et.Variable([1.0, -2.0])
+    >>> _ = PlainSGD().minimize(lambda: (w * w)[0] + (w * w)[1], [w])
+    >>> w.numpy()
+    array([ 0.8, -1.6], dtype=float32)
+    """
 
     def __init__(self, learning_rate: float, name: str) -> None:
         self.learning_rate = _check_positive("learning_rate", learning_rate)
@@ -65,6 +80,13 @@ class Optimizer:
 
         All new values are computed before any Variable changes, so an error
         leaves every Variable as it was.
+
+        >>> import eagertape as et
+        >>> w = et.Variable([1.0, 2.0])
+        >>> opt = et.optimizers.SGD(learning_rate=0.5)
+        >>> opt.apply_gradients([(et.constant([1.0, 1.0]), w)])
+        >>> w.numpy(), int(opt.iterations)
+        (array([0.5, 1.5], dtype=float32), 1)
         """
         try:
             pairs = list(grads_and_vars)
@@ -132,7 +154,14 @@ class Optimizer:
     def minimize(self, loss: Tensor | Callable[[], Any], var_list: Any,
                  tape: GradientTape | None = None) -> Variable:
         """Compute gradients of ``loss`` (a callable, or a Tensor recorded on ``tape``)
-        with respect to ``var_list`` and apply them.
+        with respect to ``var_list`` and apply them. Returns ``iterations``.
+
+        >>> import eagertape as et
+        >>> w = et.Variable(3.0)
+        >>> opt = et.optimizers.SGD(learning_rate=0.25)
+        >>> _ = opt.minimize(lambda: w * w, [w])       # w -= 0.25 * 2 w
+        >>> float(w)
+        1.5
         """
         if callable(var_list):
             var_list = var_list()
@@ -173,7 +202,14 @@ class SGD(Optimizer):
     """``tf.keras.optimizers.SGD``: ``w -= lr*g``; with momentum ``m = momentum*m - lr*g;
     w += m`` (Nesterov: ``w += momentum*m - lr*g``).
 
-    >>> opt = et.optimizers.SGD(learning_rate=0.01, momentum=0.9)
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
+    >>> w = et.Variable([1.0, -2.0])
+    >>> opt = et.optimizers.SGD(learning_rate=0.1, momentum=0.9)
+    >>> for _ in range(2):
+    ...     _ = opt.minimize(lambda: tnp.sum(w * w), [w])
+    >>> w.numpy().round(4)
+    array([ 0.46, -0.92], dtype=float32)
     """
 
     def __init__(self, learning_rate: float = 0.01, momentum: float = 0.0,
@@ -191,7 +227,13 @@ class Adam(Optimizer):
     """``tf.keras.optimizers.Adam``, with Keras's epsilon: ``w -= lr*sqrt(1-b2^t)/(1-b1^t)
     * m/(sqrt(v) + epsilon)``.
 
-    >>> opt = et.optimizers.Adam(learning_rate=1e-3)
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
+    >>> w = et.Variable([1.0, -2.0])
+    >>> opt = et.optimizers.Adam(learning_rate=0.1)
+    >>> _ = opt.minimize(lambda: tnp.sum(w * w), [w])   # first step: about lr * sign(g)
+    >>> w.numpy().round(4)
+    array([ 0.9, -1.9], dtype=float32)
     """
 
     def __init__(self, learning_rate: float = 0.001, beta_1: float = 0.9,
@@ -214,7 +256,13 @@ class Adam(Optimizer):
 class RMSprop(Optimizer):
     """``tf.keras.optimizers.RMSprop``: ``v = rho*v + (1-rho)*g^2; w -= lr*g/sqrt(v + epsilon)``.
 
-    >>> opt = et.optimizers.RMSprop(learning_rate=1e-3, rho=0.9)
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
+    >>> w = et.Variable([1.0, -2.0])
+    >>> opt = et.optimizers.RMSprop(learning_rate=0.1, rho=0.9)
+    >>> _ = opt.minimize(lambda: tnp.sum(w * w), [w])   # lr * sign(g) / sqrt(1 - rho)
+    >>> w.numpy().round(4)
+    array([ 0.6838, -1.6838], dtype=float32)
     """
 
     def __init__(self, learning_rate: float = 0.001, rho: float = 0.9, momentum: float = 0.0,
@@ -235,7 +283,13 @@ class RMSprop(Optimizer):
 class Adagrad(Optimizer):
     """``tf.keras.optimizers.Adagrad``: ``a += g^2; w -= lr*g/sqrt(a + epsilon)``.
 
+    >>> import eagertape as et
+    >>> from eagertape import numpy as tnp
+    >>> w = et.Variable([1.0, -2.0])
     >>> opt = et.optimizers.Adagrad(learning_rate=0.1)
+    >>> _ = opt.minimize(lambda: tnp.sum(w * w), [w])
+    >>> w.numpy().round(4)
+    array([ 0.9012, -1.9003], dtype=float32)
     """
 
     def __init__(self, learning_rate: float = 0.001, initial_accumulator_value: float = 0.1,

@@ -112,6 +112,7 @@ def check_grads(f, args, *, eps=1e-6, rtol=1e-5, atol=1e-6, replay=None):
     AssertionError naming the argument and the comparison that failed.
 
     >>> from eagertape import numpy as tnp
+    >>> from eagertape.testing import check_grads
     >>> gx, = check_grads(lambda x: tnp.log(x) * x, ([1.0, 2.0],), replay="eager")
     >>> gx                                       # log(x) + 1
     array([1.        , 1.69314718])

@@ -1,6 +1,7 @@
 """``jax.numpy``, recorded: every public callable of ``jax.numpy`` (and its
 ``linalg`` and ``fft``), taking and returning eagertape Tensors.
 
+>>> import eagertape as et
 >>> from eagertape import numpy as tnp
 >>> tnp.sum(tnp.sin(et.constant([0.0, 1.0])))
 <eagertape.Tensor: shape=(), dtype=float32, numpy=array(0.84147096, dtype=float32)>
