@@ -125,8 +125,13 @@ class GradientTape(_CoreTape):
     ``tf.enable_eager_execution()``) ``watch`` marks the tensor on every tape
     recording on this thread, as TF 1.x did; otherwise on this tape only (TF 2).
 
+    >>> import eagertape.tf as tf
+    >>> x = tf.constant([1.0, 2.0])
     >>> with tf.GradientTape() as tape:
     ...     tape.watch(x)
+    ...     y = tf.reduce_sum(x ** 2)
+    >>> tape.gradient(y, x).numpy()
+    array([2., 4.], dtype=float32)
     """
 
     def watch(self, tensor):
@@ -154,9 +159,14 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     JAX always compiles with XLA. ``tf.config.run_functions_eagerly(True)``
     runs every function as plain Python instead.
 
+    >>> import eagertape.tf as tf
     >>> @tf.function
     ... def step(x):
     ...     return tf.reduce_sum(x * x)
+    >>> float(step(tf.constant([1.0, 2.0])))
+    5.0
+    >>> step.experimental_get_tracing_count()
+    1
     """
     if func is None:
         return lambda f: function(f, input_signature=input_signature, name=name)
@@ -222,6 +232,7 @@ def cast(x, dtype, name=None):
     Variable already of ``dtype`` comes back as it is (the same object, as TF's);
     what ``assign`` returns is read then (TF's ``_UnreadVariable`` too).
 
+    >>> import eagertape.tf as tf
     >>> tf.cast(tf.constant([1.7, -1.7]), tf.int32).numpy()
     array([ 1, -1], dtype=int32)
     """
@@ -361,6 +372,7 @@ def stop_gradient(input, name=None):
     """``input`` (converted as TF converts it: a list is one Tensor, None is a
     ValueError) with no gradient to anything.
 
+    >>> import eagertape.tf as tf
     >>> x = tf.constant(3.0)
     >>> with tf.GradientTape() as tape:
     ...     tape.watch(x)

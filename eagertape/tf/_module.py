@@ -86,8 +86,8 @@ class Module:
     ['mlp/b:0', 'mlp/w:0', 'mlp/b:0', 'mlp/w:0']
     >>> with tf.GradientTape() as tape:
     ...     y = tf.reduce_sum(mlp([[1.0, 2.0]]))
-    >>> [g.shape for g in tape.gradient(y, mlp.trainable_variables)]
-    [(3,), (2, 3), (1,), (3, 1)]
+    >>> [g.shape.as_list() for g in tape.gradient(y, mlp.trainable_variables)]
+    [[3], [2, 3], [1], [3, 1]]
     """
 
     # Attributes TF's walk skips (its checkpoint bookkeeping).

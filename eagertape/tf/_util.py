@@ -61,7 +61,11 @@ def same_dtype(*values, fail=TypeError):
     others are converted to it (Python values only without loss, else ``fail``;
     NumPy arrays cast), and a tensor of another dtype raises InvalidArgumentError.
 
-    >>> same_dtype(np.array([1.5, 2.0]), tf.constant([1, 2]))   # int32, int32 ([1, 2])
+    >>> import numpy as np
+    >>> import eagertape.tf as tf
+    >>> from eagertape.tf._util import same_dtype
+    >>> [t.numpy() for t in same_dtype(np.array([1.5, 2.0]), tf.constant([1, 2]))]
+    [array([1, 2], dtype=int32), array([1, 2], dtype=int32)]
     """
     first = next((v for v in values if isinstance(v, _TensorLike)), None)
     if first is None:
@@ -77,7 +81,15 @@ def hinted(x, y, mismatch=InvalidArgumentError):
     dtype if it converts to it, else as it is; then different dtypes raise
     ``mismatch`` (InvalidArgumentError from the op; TypeError for truediv).
 
-    >>> hinted(np.array([1., 2.]), tf.constant([1., 2.]))   # float64 vs float32: raises
+    >>> import numpy as np
+    >>> import eagertape.tf as tf
+    >>> from eagertape.tf._util import hinted
+    >>> [t.dtype for t in hinted(tf.constant([1., 2.]), [3, 4])]   # y takes x's dtype
+    [dtype('float32'), dtype('float32')]
+    >>> hinted(np.array([1., 2.]), tf.constant([1., 2.]))          # float64, float32
+    Traceback (most recent call last):
+        ...
+    eagertape._errors.InvalidArgumentError: an operand of dtype float32 cannot be combined with a tensor of dtype float64: ...
     """
     x = _as_tensor(x)
     if isinstance(y, _TensorLike):

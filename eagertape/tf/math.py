@@ -154,6 +154,7 @@ def minimum(x, y, name=None):
 def add_n(inputs, name=None):
     """The elementwise sum of a list of tensors of one shape and dtype (one op).
 
+    >>> import eagertape.tf as tf
     >>> tf.math.add_n([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])]).numpy()
     array([4., 6.], dtype=float32)
     """
