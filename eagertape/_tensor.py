@@ -595,6 +595,12 @@ class Tensor(_TensorLike):
     >>> t = et.constant([1.0, 2.0])
     >>> t * 2
     <eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
+
+    NumPy's array methods (``sum``, ``mean``, ``reshape``, ``T``, ``astype``, ...)
+    are recorded ops too; ``shape``, ``dtype``, ``ndim`` and ``size`` are read off:
+
+    >>> t.reshape(2, 1).T.shape, t.mean().numpy(), t.astype("int32").dtype
+    (TensorShape([1, 2]), array(1.5, dtype=float32), dtype('int32'))
     """
 
     # _v: a jax.Array, or in fused mode a _Pending (shape and dtype known, value

@@ -14,6 +14,15 @@ goes:
   ``__dlpack__`` / ``__dlpack_device__`` of the array, no copy;
 - whole nests: :func:`to_jax` and :func:`from_jax`.
 
+>>> import jax
+>>> import jax.numpy as jnp
+>>> import eagertape as et
+>>> t = et.constant([1.0, 2.0])
+>>> jnp.asarray(t)
+Array([1., 2.], dtype=float32)
+>>> jax.jit(lambda x: x * 2)(t)          # a Tensor in, a Tensor out
+<eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
+
 Decisions, and why:
 
 - **No silent loss of gradient.** JAX sees only the value: if a recording
