@@ -8,7 +8,8 @@ yet). The numeric coverage is resolved / (all - left out). TF's names come from
 an installed TensorFlow, else from the list stored for TF 2.21.
 
 >>> from eagertape import _coverage
->>> rows = _coverage.coverage(["nest"])
+>>> names, source = _coverage.tf_names("stored")     # TF 2.21's names, stored
+>>> rows = _coverage.coverage(["nest"], names=names)
 >>> rows[0]["namespace"], rows[0]["missing"]
 ('tf.nest', [])
 """
