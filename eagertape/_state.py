@@ -135,3 +135,70 @@ class x64_on:
 
     def __exit__(self, *exc):
         _x64_flag.set_local(self.saved)
+
+
+def x64_modules(names):
+    """Run every public function of the modules ``names`` with 64-bit types on (``x64``).
+
+    The TF facade's functions compute some values at the Python level
+    (``jnp.asarray`` of an int64 state, float64 constants) before or instead of a
+    recorded call; scoping each public function keeps those TF's dtypes without a
+    decorator on each. Methods of the modules' public classes are scoped in place
+    (properties' getters and setters included); a function bound under several
+    names (``tf.add`` and ``tf.math.add``) becomes one scoped function, so
+    identities are kept. Generator functions are left as they are (their bodies
+    run after the call returns).
+    """
+    import inspect
+    import sys
+    import types
+
+    modules = [sys.modules[n] for n in names]
+    scoped = {}     # id(original) -> scoped
+
+    def scope(fn):
+        if not isinstance(fn, types.FunctionType) or inspect.isgeneratorfunction(fn) \
+                or getattr(fn, "_x64_scoped", False):
+            return fn
+        s = scoped.get(id(fn))
+        if s is None:
+            s = scoped[id(fn)] = x64(fn)
+            s._x64_scoped = True
+        return s
+
+    def scope_class(cls):
+        for k, v in list(vars(cls).items()):
+            if isinstance(v, types.FunctionType):
+                new = scope(v)
+            elif isinstance(v, (staticmethod, classmethod)):
+                new = type(v)(scope(v.__func__))
+            elif isinstance(v, property):
+                new = property(scope(v.fget) if v.fget else None,
+                               scope(v.fset) if v.fset else None, v.fdel, v.__doc__)
+            else:
+                continue
+            if new is not v:
+                setattr(cls, k, new)
+
+    for mod in modules:
+        for k, v in list(vars(mod).items()):
+            if k.startswith("_") or getattr(v, "__module__", None) != mod.__name__:
+                continue
+            if isinstance(v, type) and not issubclass(v, BaseException):
+                scope_class(v)
+            elif isinstance(v, types.FunctionType):
+                scope(v)
+    # Rebind every name to the scoped function: in the modules, and in the namespace
+    # objects they build (tf.optimizers, tf.random.experimental, ...).
+    spaces = []
+    for mod in modules:
+        spaces.append(vars(mod))
+        for v in vars(mod).values():
+            if isinstance(v, types.SimpleNamespace) or (
+                    isinstance(v, types.ModuleType) and v.__name__ not in sys.modules):
+                spaces.append(vars(v))
+    for d in spaces:
+        for k, v in list(d.items()):
+            s = scoped.get(id(v))
+            if s is not None:
+                d[k] = s

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._state import state
+from ._state import state, x64
 from ._tape import GradientTape
 from ._tensor import Tensor
 
@@ -96,6 +96,7 @@ def _compare(k, got, want, rtol, atol, what):
             f"tape: {got}\n{what}: {want}")
 
 
+@x64     # float64 arguments and float64 jax.grad / finite differences, whatever the user's JAX
 def check_grads(f, args, *, eps=1e-6, rtol=1e-5, atol=1e-6, replay=None):
     """Check the tape gradient of ``sum(f(*args))`` against ``jax.grad`` and finite differences.
 

@@ -25,11 +25,7 @@ after it); the examples' outputs are the same in both.
 NumPy's array methods, which the Tensor and Variable docstrings show together.
 
 Examples that need an optional package (orbax-checkpoint for tf.train's
-checkpoints) are skipped, with the reason, when it is not installed. The
-examples of ``eagertape.testing`` run with ``jax_enable_x64`` on (marker
-``jax_x64``): ``check_grads`` compares against float64 finite differences and
-needs 64-bit types.
-"""
+checkpoints) are skipped, with the reason, when it is not installed. """
 import doctest
 import importlib
 import importlib.util
@@ -53,9 +49,7 @@ NEEDS = {
 }
 
 # Qualified-name prefix -> marks (see conftest.py).
-MARKS = {
-    "eagertape.testing": [pytest.mark.jax_x64],
-}
+MARKS: dict = {}
 
 
 def _modules():

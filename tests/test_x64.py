@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -142,3 +143,45 @@ def test_64_bit_inside_eagertape_calls_only_and_per_thread():
     assert seen["inside"] is True and out.dtype == np.float64
     assert seen_other == [np.float32]
     assert not jax.config.jax_enable_x64
+
+
+def test_facade_values_made_in_python_keep_tfs_64_bit_types(_et_mode, tmp_path):
+    # Values the facade computes before (or instead of) a recorded call.
+    assert tf.random.create_rng_state(1234, "philox").dtype == np.int64
+    g = tf.random.Generator.from_seed(1)
+    assert g.state.dtype == np.int64 and g.state.numpy()[0] != 0
+    assert tf.timestamp().dtype == np.float64
+    assert tf.math.count_nonzero(tf.constant([1.0, 0.0, 2.0])).dtype == np.int64
+    assert tf.where(tf.constant([True, False, True])).dtype == np.int64
+    v = tf.Variable(tf.constant([2**40], tf.int64))
+    ckpt = tf.train.Checkpoint(v=v)
+    path = ckpt.write(str(tmp_path / "c"))
+    v.assign(tf.constant([1], tf.int64))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no "int64 ... truncated to int32"
+        ckpt.restore(path)
+    assert v.numpy().tolist() == [2**40] and v.dtype == np.int64
+    assert _jax_defaults()[0] == np.float32
+
+
+def test_check_grads_compares_in_float64_whatever_the_users_jax():
+    from eagertape import numpy as tnp
+    from eagertape.testing import check_grads
+    gx, = check_grads(lambda x: tnp.log(x) * x, ([1.0, 2.0],))
+    np.testing.assert_allclose(gx, np.log([1.0, 2.0]) + 1, rtol=1e-12)
+    assert not jax.config.jax_enable_x64
+
+
+def test_every_public_facade_function_is_scoped():
+    import inspect
+    import types
+    missing = []
+    for name, mod in sorted(sys.modules.items()):
+        if not (name == "eagertape.tf" or name.startswith("eagertape.tf.")) or "keras" in name:
+            continue
+        for k, v in vars(mod).items():
+            if (isinstance(v, types.FunctionType) and not k.startswith("_")
+                    and v.__module__.startswith("eagertape.tf")
+                    and not inspect.isgeneratorfunction(v) and not getattr(v, "_x64_scoped", False)):
+                missing.append(f"{name}.{k}")
+    assert missing == []

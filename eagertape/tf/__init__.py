@@ -573,3 +573,14 @@ autodiff = _namespace("tf.autodiff", GradientTape=GradientTape,
                       ForwardAccumulator=_ForwardAccumulator)
 
 from . import config  # noqa: E402,F401  (tf.config: JAX's devices in TF's form)
+
+
+def _scope_x64():
+    # After every facade module is loaded: their public functions run with TF's
+    # 64-bit types on (see _state.x64_modules); the user's JAX keeps its setting.
+    from .._state import x64_modules
+    x64_modules([n for n in sys.modules if n == __name__ or n.startswith(__name__ + ".")
+                 and not n.startswith(__name__ + ".keras")])
+
+
+_scope_x64()
