@@ -28,6 +28,7 @@ import numpy as np
 from .. import numpy as _np
 from .._errors import InvalidArgumentError
 from .._primitive import call as _call
+from .._state import x64
 from .._tensor import _as_dtype, _TensorLike, _wrap
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
 
@@ -302,6 +303,7 @@ def _window_dtype(dtype):
     return dtype
 
 
+@x64     # also called from the window functions inverse_stft_window_fn returns
 def _const(values, dtype):
     return _wrap(jnp.asarray(np.asarray(values, np.float64).astype(dtype)))
 
