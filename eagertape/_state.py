@@ -125,18 +125,6 @@ def x64(fn):
     return scoped
 
 
-class x64_on:
-    """``with x64_on():`` the block runs with JAX's 64-bit types on, on this thread."""
-
-    __slots__ = ("saved",)
-
-    def __enter__(self):
-        self.saved = _x64_flag.swap_local(True)
-
-    def __exit__(self, *exc):
-        _x64_flag.set_local(self.saved)
-
-
 def x64_modules(names):
     """Run every public function of the modules ``names`` with 64-bit types on (``x64``).
 
