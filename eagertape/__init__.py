@@ -8,7 +8,8 @@
 >>> tape.gradient(y, x).numpy()
 array([2., 4., 6.], dtype=float32)
 """
-from ._tensor import Tensor, constant, convert_to_tensor  # noqa: E402
+from ._tensor import Tensor  # noqa: E402
+from ._operators import constant, convert_to_tensor  # noqa: E402
 from ._variables import Variable  # noqa: E402
 from ._primitive import primitive, stop_gradient  # noqa: E402
 from ._tape import GradientTape, UnconnectedGradients  # noqa: E402

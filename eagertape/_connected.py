@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 from jax.extend import core as _core
 
-from ._tensor import _Pending
+from ._graph import Pending
 
 NO_GRADIENT = "no gradient"   # deps of a kind TF registers no gradient for
 _EMPTY = frozenset()
@@ -71,7 +71,7 @@ def jaxpr_deps(jaxpr, cut=_CUT):
 
 def _abstract(v):
     # Shapes and dtypes only: values may be pending (fused mode) or traced.
-    if type(v) is _Pending:
+    if type(v) is Pending:
         shape, dtype, weak = v.aval
         return jax.ShapeDtypeStruct(shape, dtype, weak_type=weak)
     if isinstance(v, (jax.Array, jax.core.Tracer)):

@@ -9,9 +9,11 @@ from typing import Any, TypeVar
 import jax
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from ._primitive import _is_tl, _record
+from ._operators import convert_to_tensor
+from ._primitive import _is_tl
+from ._record import record
 from ._state import state
-from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
+from ._tensor import Tensor, _TensorLike, _wrap
 from ._variables import Variable
 
 
@@ -131,7 +133,7 @@ def _call_custom(f, args, kwargs):
 
     if state.tapes:
         vals = [x._value if isinstance(x, Tensor) else x for x in inputs]
-        _record(None, inputs, vals, outs, state.tapes, custom=backward, name=f.__name__)
+        record(None, inputs, vals, outs, state.tapes, custom=backward, name=f.__name__)
     return tree_unflatten(out_tree, outs)
 
 

@@ -21,10 +21,12 @@ from jax.tree_util import tree_flatten, tree_unflatten
 
 from . import _connected, _primitive
 from ._logging import log_first_n
-from ._primitive import _is_tl, call, is_inexact
+from ._dtypes import is_inexact
+from ._operators import convert_to_tensor
+from ._primitive import _is_tl, call
 from ._state import nesting, remove_last, state, x64
 from ._tape import UnconnectedGradients, _unconnected
-from ._tensor import Tensor, _TensorLike, _wrap, convert_to_tensor
+from ._tensor import Tensor, _TensorLike, _wrap
 from ._variables import Variable
 
 _jvps: dict = {}

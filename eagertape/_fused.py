@@ -3,7 +3,7 @@
 In fused mode a call whose kind can be traced does not run: its outputs'
 shapes and dtypes come from ``jax.eval_shape`` (cached by kind and input
 signature, so a repeated call costs a dictionary lookup), its outputs are
-Tensors holding ``_Pending`` values, and the call is appended to this thread's
+Tensors holding ``Pending`` values, and the call is appended to this thread's
 ``_Graph``. Shape and dtype errors therefore still appear at the call site.
 
 A pending value is computed when something needs it (``Tensor._value``: numpy,
@@ -24,7 +24,8 @@ from jax.tree_util import tree_flatten
 from . import _keys
 from ._cache import Cache
 from ._state import state, update_fused, x64
-from ._tensor import Tensor, _Pending
+from ._graph import Pending
+from ._tensor import Tensor
 
 _new = object.__new__
 _weakref = weakref.ref
@@ -76,7 +77,7 @@ class _Graph:
                                 # < 0: input -ref-1
         self.sid = _keys.EMPTY  # the structure (inputs' signatures, nodes' kind ids and
                                 # refs), built as we go
-        self.outs = []          # value index -> weakref to its _Pending
+        self.outs = []          # value index -> weakref to its Pending
         self.sealed = False     # no more nodes (a later call starts a new graph)
         self.done = False       # run: every value still referenced has its array
         self.lock = threading.Lock()
@@ -96,7 +97,7 @@ class _Graph:
     def ref(self, v):
         """The graph reference of a call's value ``v``: a pending value of this
         graph, or an array taken as input."""
-        if type(v) is _Pending:
+        if type(v) is Pending:
             if v.graph is self and v.value is None:
                 return v.index
             v = v.get()
@@ -137,7 +138,7 @@ def pending(kind, vals, h):
     be traced, False if this call is inside a JAX transformation (it then runs
     at once).
 
-    This runs for every call in fused mode: making the ``_Pending`` and its
+    This runs for every call in fused mode: making the ``Pending`` and its
     Tensor is inlined (a call costs more than its body).
     """
     g = h.graph                # h: this thread's state.hot
@@ -145,10 +146,10 @@ def pending(kind, vals, h):
         g = h.graph = _Graph()
     refs = []
     for v in vals:
-        if type(v) is _Pending and v.graph is g and v.value is None:
+        if type(v) is Pending and v.graph is g and v.value is None:
             refs.append(v.index)
         else:
-            if type(v) is _Pending:
+            if type(v) is Pending:
                 v = v.get()
             elif type(v) is not _ArrayImpl and isinstance(v, jax.core.Tracer):
                 return False      # called inside a JAX transformation: run it there
@@ -165,7 +166,7 @@ def pending(kind, vals, h):
     gouts = g.outs
     outs = []
     for aval in avals:
-        p = _new(_Pending)
+        p = _new(Pending)
         p.graph, p.index, p.aval, p.dtype, p.value = g, len(gouts), aval, aval[1], None
         gouts.append(_weakref(p))
         t = _new(Tensor)
@@ -217,8 +218,8 @@ def _eval_shape(kind, sig):
 
 def resolve(vals):
     """``vals`` with every pending value computed."""
-    if any(type(v) is _Pending for v in vals):
-        return [v.get() if type(v) is _Pending else v for v in vals]
+    if any(type(v) is Pending for v in vals):
+        return [v.get() if type(v) is Pending else v for v in vals]
     return vals
 
 

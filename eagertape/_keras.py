@@ -226,7 +226,7 @@ def _stages(keras, model):
 
 def _staged_call(keras, stages, x, kwargs):
     first, second, feeding, rest, struct = stages
-    from ._tensor import constant
+    from ._operators import constant
     # Keras refuses a list that mixes its arrays with other tensors: all Tensors.
     inputs = [v if isinstance(v, _TensorLike) else constant(_as_input(v))
               for v in keras.tree.flatten(x)]
@@ -657,7 +657,7 @@ def _state_variables(model, name):
 
 def _tf_style_function(model, name):
     from ._function import function
-    from ._tensor import constant
+    from ._operators import constant
     step = getattr(model, name)
     if not model.run_eagerly:
         step = function(step)

@@ -16,21 +16,13 @@ import jax
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from . import _fused, _keys
+from . import _fused
 from ._connected import NO_GRADIENT
+from ._fused import _ArrayImpl
 from ._errors import InvalidArgumentError
 from ._state import _x64_flag, state
-from ._tensor import Tensor, _TensorLike, _wrap, standin, tf_variable_error
-
-_inexact_cache: dict = {}
-
-
-def is_inexact(dtype):
-    r = _inexact_cache.get(dtype)
-    if r is None:
-        r = _inexact_cache[dtype] = bool(np.issubdtype(dtype, np.inexact)) or dtype == jax.numpy.bfloat16
-    return r
-
+from ._record import record
+from ._tensor import Tensor, _TensorLike, _to_array, _wrap, standin, tf_variable_error
 
 def _is_tl(x):
     return isinstance(x, _TensorLike)
@@ -107,22 +99,6 @@ def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
             del _kinds[next(iter(_kinds))]
         _kinds[key] = kind
     return kind
-
-
-# One recorded call (an "op") is a plain tuple, made on every recorded call (an
-# object with named fields costs ~300 ns more to make):
-#   (kind, objs, vals, outputs, custom, name, where)
-# - kind: the call's ``_Kind``; None for a custom_gradient op
-# - objs: dynamic leaves as passed (Tensors, floats, arrays); vals: their values
-# - outputs: flat outputs (Tensors and any other leaves)
-# - custom: backward of a custom_gradient op, else None; name: its name, else None
-# - where: file:line of the call, kept while checking numerics
-# The same record may sit on several tapes; each tape keeps its own wiring
-# (slots) of the op's inputs and outputs.
-
-
-def op_name(op):
-    return op[5] or (op[0].name if op[0] is not None else "op")
 
 
 # Static leaves the fast path keys on directly (no tree_flatten, no treedef hash).
@@ -333,7 +309,7 @@ def _run(kind, objs, vals, constant_output):
                 outs, out_treedef, g, refs = r   # Tensors of pending values
                 tapes = h.tapes        # _finish, less the numerics check
                 if tapes:
-                    _record(kind, objs, vals, outs, tapes, None, None, g, refs)
+                    record(kind, objs, vals, outs, tapes, None, None, g, refs)
                 if h.accumulators and not constant_output:
                     _forward_hook(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
@@ -402,15 +378,12 @@ def _finish(kind, objs, vals, outs, out_treedef, constant_output):
         check_outputs(kind.name, outs, call_site())
     tapes = h.tapes
     if tapes:
-        _record(kind, objs, vals, outs, tapes)
+        record(kind, objs, vals, outs, tapes)
     if h.accumulators and not constant_output:   # no gradient: no JVP (None, as TF)
         _forward_hook(kind, objs, outs)
     return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
 
 
-from ._fused import _ArrayImpl  # noqa: E402
-_key_table = _keys._table
-_LONGEST = _keys.LONGEST
 
 
 def _apply(kind, objs, vals):
@@ -433,117 +406,6 @@ _forward_hook = None   # set by _forward: JVPs for the active ForwardAccumulator
 def _as_passed(objs, vals):
     # Python scalars back in place of their device copies (which only jit wants).
     return [o if type(o) in (float, complex, int) else v for o, v in zip(objs, vals)]
-
-
-def _record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, refs=None):
-    """Append the op to every tape on which one of its floating inputs is tracked.
-
-    ``graph``, ``refs``: in fused mode, the pending graph and the graph refs of
-    ``vals`` (kept by the tape, so a fused gradient need not look its values up)."""
-    op = out_ok = None
-    for tape in tapes:
-        d = tape._tape
-        nodes, tracked = d.nodes, d.tracked
-        in_slots, hit = [], False
-        for o in objs:
-            if type(o) is Tensor:
-                s = nodes.get(id(o))
-                if s is not None and tracked[s]:
-                    hit = True
-                in_slots.append(s)
-            else:
-                in_slots.append(-1)
-        if not hit:
-            continue
-        if op is None:
-            if len(outs) == 1:
-                o = outs[0]
-                if not (type(o) is Tensor and is_inexact(o._v.dtype)):
-                    return None     # integer and bool results are constants for the tape
-            else:
-                out_ok = [type(o) is Tensor and is_inexact(o._v.dtype) for o in outs]
-                if True not in out_ok:
-                    return None
-            # A fused call (graph) is deferred only while numerics go unchecked.
-            if graph is None and state.hot.check_numerics:
-                from .debug import call_site
-                op = (kind, objs, vals, outs, custom, name, call_site())
-            else:
-                op = (kind, objs, vals, outs, custom, name, None)
-        ok = out_ok
-        if kind is not None and kind.by_dependence:
-            w = _watched_outputs(op, in_slots, tracked, out_ok, len(outs))
-            if w is not None:
-                if True not in w:
-                    continue
-                ok = w
-        # Every floating Tensor input gets a slot, tracked or not: as in TF, a
-        # recorded op passes gradients to all its inputs, so a tensor watched
-        # after the op still receives its share (an unwatched one does not).
-        if None in in_slots:
-            for i, s in enumerate(in_slots):
-                if s is None:
-                    o = objs[i]
-                    in_slots[i] = d.new_slot(o, False) if is_inexact(o._v.dtype) else -1
-        if len(outs) == 1 and ok is None:      # the common case, without the loop
-            nodes[id(outs[0])] = s = len(tracked)
-            tracked.append(True)
-            out_slots = (s,)
-        else:
-            out_slots = []
-            for o, o_ok in zip(outs, ok if ok is not None else [True] * len(outs)):
-                if o_ok:
-                    nodes[id(o)] = s = len(tracked)
-                    tracked.append(True)
-                    out_slots.append(s)
-                else:
-                    out_slots.append(-1)
-            out_slots = tuple(out_slots)
-        d.ops.append(op)
-        entry = (kind.id if kind is not None else None, tuple(in_slots), out_slots)
-        sid = d.sid
-        if sid is not None:
-            k = (sid, entry)
-            e = _key_table.get(k)         # _keys.step, inlined
-            sid, entry = e if e is not None else _keys.step(k)
-            d.sid = sid if len(d.ops) <= _LONGEST else None
-        d.struct.append(entry)            # shared: this call's copy is dropped
-        d.vals += vals
-        trefs = d.refs
-        if trefs is not None:
-            g = d.graph
-            if graph is not None and (g is graph or g is None):   # None: the first op
-                d.graph = graph
-                trefs += refs
-            else:
-                d.refs = None     # values of several graphs, or run at once
-        if custom is not None or not kind.traceable:
-            d.plain_ops += 1
-    return op
-
-
-def _watched_outputs(op, in_slots, tracked, out_ok, n):
-    """Which outputs of a gradient op depend on an input this tape tracks (None:
-    all of them)."""
-    from . import _connected
-    deps = _connected.of(op)
-    if deps is None:
-        return None
-    if deps == _connected.NO_GRADIENT:
-        return [False] * n
-    live = {i for i, s in enumerate(in_slots) if s is not None and s >= 0 and tracked[s]}
-    return [(out_ok is None or out_ok[j]) and bool(live & deps[j]) for j in range(n)]
-
-
-def is_tracked(t):
-    """Whether any tape recording on this thread tracks Tensor ``t``."""
-    key = id(t)
-    for tape in state.tapes:
-        d = tape._tape
-        s = d.nodes.get(key)
-        if s is not None and d.tracked[s]:
-            return True
-    return False
 
 
 def primitive(fn, *, constant_output=False, name=None, jit=False):
@@ -587,8 +449,7 @@ def stop_gradient(input, name=None):
         if isinstance(leaf, _TensorLike):
             leaf = leaf._peek()
         elif not isinstance(leaf, jax.Array):
-            from ._tensor import convert_to_tensor
-            leaf = convert_to_tensor(leaf)._value
+            leaf = _to_array(leaf, None, "input")
         # lax.stop_gradient too, so code traced by JAX (eagertape.function) also stops.
         out.append(_wrap(jax.lax.stop_gradient(leaf)))
     return tree_unflatten(treedef, out)

@@ -23,9 +23,12 @@ from jax.tree_util import tree_flatten
 
 from . import _connected, _fused
 from ._cache import Cache as _Cache
-from ._primitive import call, is_inexact, op_name
+from ._dtypes import is_complex, is_inexact
+from ._graph import Pending
+from ._primitive import call
+from ._record import op_name
 from ._state import state
-from ._tensor import Tensor, _Pending, _wrap
+from ._tensor import Tensor, _wrap
 from ._variables import Variable
 
 _UNTRACEABLE = object()   # cache value: this structure replays op by op
@@ -104,16 +107,6 @@ def set_replay_cache_size(maxsize):
         raise ValueError(f"argument `maxsize` must be a positive int, got {maxsize!r}")
     _replays.maxsize = maxsize
     _seen.maxsize = maxsize
-
-
-_complex: dict = {}
-
-
-def _is_complex(dtype):
-    r = _complex.get(dtype)
-    if r is None:    # np.issubdtype costs microseconds; a gradient asks per target and source
-        r = _complex[dtype] = bool(np.issubdtype(dtype, np.complexfloating))
-    return r
 
 
 # ---------------------------------------------------------------------------
@@ -324,10 +317,10 @@ def _compiled(data, seeds, live, first_sight, jac=None):
         if og is not None:
             si = len(seed_objs)
             seed_objs.append(og)
-        seed_spec.append((s, v.shape, v.dtype, si, _is_complex(v.dtype)))
+        seed_spec.append((s, v.shape, v.dtype, si, is_complex(v.dtype)))
     src_spec = []
     for src, slots in live:
-        src_spec.append((slots, _is_complex(src._aval().dtype)))
+        src_spec.append((slots, is_complex(src._aval().dtype)))
     src_spec = tuple(src_spec)
     if data.sid is None:
         return None
@@ -403,7 +396,7 @@ def _fused_replay(g, key, data, seeds, seed_objs, seed_spec, src_spec, jac):
     targets = []
     for _, t, _ in seeds:
         p = t._aval()
-        if type(p) is _Pending and p.graph is g and p.value is None:
+        if type(p) is Pending and p.graph is g and p.value is None:
             targets.append(p.index)
     targets = tuple(targets) if len(targets) < 2 else tuple(sorted(set(targets)))
     if not (pending or targets or any(r >= 0 for r in seed_refs)):
@@ -566,7 +559,7 @@ def _eager(data, seeds, live):
     for s, t, og in seeds:
         v = t._aval()
         g = og if og is not None else _wrap(jnp.ones(v.shape, v.dtype))
-        acc(s, call(jnp.conj, (g,)) if _is_complex(v.dtype) else g)
+        acc(s, call(jnp.conj, (g,)) if is_complex(v.dtype) else g)
     # A snapshot: pullbacks recorded on this (persistent) tape append to it.
     for op, (_, in_slots, out_slots) in reversed(list(zip(data.ops, data.struct))):
         cts = [ct.get(s) if s >= 0 else None for s in out_slots]
@@ -606,5 +599,5 @@ def _eager(data, seeds, live):
         for s in slots:
             if s in ct:
                 g = ct[s] if g is None else call(jnp.add, (g, ct[s]))
-        out.append(call(jnp.conj, (g,)) if g is not None and _is_complex(src._aval().dtype) else g)
+        out.append(call(jnp.conj, (g,)) if g is not None and is_complex(src._aval().dtype) else g)
     return out

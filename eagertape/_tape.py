@@ -10,12 +10,15 @@ from typing import Any
 import jax.numpy as jnp
 from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 
-from . import _keys, _replay
+from . import _replay
 from ._errors import InvalidArgumentError
 from ._logging import log_first_n
-from ._primitive import call, is_inexact
+from ._dtypes import is_inexact
+from ._operators import convert_to_tensor
+from ._primitive import call
+from ._record import TapeData
 from ._state import nesting, remove_last, state, x64
-from ._tensor import Tensor, _TensorLike, convert_to_tensor, standin
+from ._tensor import Tensor, _TensorLike, standin
 from ._variables import Variable
 
 _NOT_ONE_SET = ("A non-persistent GradientTape can only be used to compute one set of "
@@ -54,46 +57,6 @@ def _unconnected(value):
         raise ValueError(f"Unknown value for unconnected_gradients: {value!r}") from None
 
 
-class _TapeData:
-    """What one tape has recorded; dropped whole when a non-persistent tape is used.
-
-    Every floating Tensor the tape knows gets a slot (an index): watched tensors,
-    Variable reads, op outputs (all tracked) and the untracked floating inputs
-    of recorded ops. ``struct`` is the tape's structure, built as ops are
-    recorded: per op its kind id and the slots of its inputs and outputs; ``sid``
-    names it (``_keys``). With the gradient's targets and sources that id keys
-    the compiled replay, and ``vals``
-    (the values the ops read, in order) are that replay's arguments.
-    """
-
-    __slots__ = ("nodes", "tracked", "keep", "variables", "var_reads", "ops", "struct",
-                 "sid", "vals", "graph", "refs", "plain_ops", "persistent")
-
-    def __init__(self, persistent=False):
-        self.nodes = {}      # id(tensor) -> slot
-        self.tracked = []    # slot -> whether gradients are wanted through it
-        self.keep = []       # watched tensors and reads: keeps their ids theirs
-        self.variables = {}  # id(v) -> v for watched Variables
-        self.var_reads = {}  # id(v) -> [slots of its reads recorded here]
-        self.ops = []        # recorded ops, in order
-        self.struct = []     # per op: (kind id, input slots, output slots)
-        self.sid = _keys.EMPTY   # id of struct; None past _keys.LONGEST ops
-        self.vals = []       # values the ops read, flattened in op order
-        # Fused mode: the pending graph the ops were appended to, and the graph
-        # refs of vals (None once the ops span graphs or ran at once).
-        self.graph = None
-        self.refs = []
-        self.plain_ops = 0   # custom_gradient ops and ops JAX could not trace
-        # Fused mode answers a persistent tape's queries on computed values
-        # (_replay._at_once), so every query computes as the last one did.
-        self.persistent = persistent
-
-    def new_slot(self, t, tracked=True):
-        s = self.nodes[id(t)] = len(self.tracked)
-        self.tracked.append(tracked)
-        return s
-
-
 def _in_order(variables):
     return tuple(sorted(variables.values(), key=lambda v: v._uid))
 
@@ -128,7 +91,7 @@ class GradientTape:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
         if self._tape is None:
-            self._tape = _TapeData(self._persistent)
+            self._tape = TapeData(self._persistent)
         self._nesting = next(nesting)
         state.hot.tapes.append(self)
         self._recording = True

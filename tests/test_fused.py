@@ -21,7 +21,7 @@ from eagertape import _fused, nn
 from eagertape import numpy as tnp
 from eagertape._errors import InvalidArgumentError
 from eagertape._state import state
-from eagertape._tensor import _Pending
+from eagertape._graph import Pending as _Pending
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.

@@ -13,7 +13,7 @@ import eagertape as et
 from eagertape import interop
 from eagertape import numpy as tnp
 from eagertape._state import state
-from eagertape._tensor import _Pending
+from eagertape._graph import Pending as _Pending
 
 X = np.array([0.5, 1.0, 2.0], np.float32)
 

@@ -32,8 +32,8 @@ from .._primitive import stop_gradient as _stop_gradient
 from .._state import state as _state
 from .._tape import GradientTape as _CoreTape
 from .._tape import UnconnectedGradients  # noqa: F401
-from .._tensor import (Tensor, TensorShape, _as_dtype, _convert_operand, _TensorLike,  # noqa: F401
-                       constant, convert_to_tensor)
+from .._operators import _convert_operand, constant, convert_to_tensor  # noqa: F401
+from .._tensor import Tensor, TensorShape, _as_dtype, _TensorLike  # noqa: F401
 from .._variables import Variable, _Alias  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
 from . import debugging, experimental, nest  # noqa: F401

@@ -20,7 +20,8 @@ import numpy as np
 from .. import numpy as _np
 from .._errors import InvalidArgumentError
 from .._primitive import call as _call, stop_gradient
-from .._tensor import _as_dtype, _convert_operand, _TensorLike
+from .._operators import _convert_operand
+from .._tensor import _as_dtype, _TensorLike
 from ._util import concrete as _concrete, same_dtype as _same, tensor as _t
 
 

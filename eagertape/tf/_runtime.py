@@ -21,7 +21,8 @@ import numpy as np
 from .._custom import custom_gradient
 from .._state import state
 from .._variables import init_scope as _init_scope
-from .._tensor import _as_dtype, _TensorLike, _wrap, convert_to_tensor
+from .._operators import convert_to_tensor
+from .._tensor import _as_dtype, _TensorLike, _wrap
 
 
 @contextlib.contextmanager

@@ -28,7 +28,8 @@ import numpy as np
 from .. import numpy as _np
 from .._primitive import call as _call
 from .._state import state
-from .._tensor import TensorShape, _as_dtype, _TensorLike, convert_to_tensor
+from .._operators import convert_to_tensor
+from .._tensor import TensorShape, _as_dtype, _TensorLike
 from .errors import InvalidArgumentError, OutOfRangeError
 from ._util import concrete
 

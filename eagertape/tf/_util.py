@@ -4,7 +4,8 @@ import jax
 import numpy as np
 
 from .._errors import InvalidArgumentError
-from .._tensor import Tensor, _convert_operand, _mismatch, _TensorLike, convert_to_tensor
+from .._operators import _convert_operand, _mismatch, convert_to_tensor
+from .._tensor import Tensor, _TensorLike
 
 
 class _Unsupported:

@@ -32,7 +32,8 @@ import numpy as np
 from .. import _function
 from .._state import switched
 from .._errors import InvalidArgumentError
-from .._tensor import Tensor, _as_dtype, _TensorLike, _wrap, convert_to_tensor
+from .._operators import convert_to_tensor
+from .._tensor import Tensor, _as_dtype, _TensorLike, _wrap
 from ._control_flow import vectorized_map
 from ._util import _Unsupported, left_out
 from .errors import OutOfRangeError

@@ -28,7 +28,8 @@ import numpy as np
 from .. import debug as _debug
 from .. import numpy as _np
 from .._errors import InvalidArgumentError
-from .._tensor import Tensor, _as_dtype, _TensorLike, convert_to_tensor
+from .._operators import convert_to_tensor
+from .._tensor import Tensor, _as_dtype, _TensorLike
 from . import math as _math
 from ._util import _Unsupported, concrete
 

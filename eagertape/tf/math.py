@@ -23,7 +23,8 @@ from .. import _connected
 from .. import nn as _nn
 from .. import numpy as _np
 from .._primitive import call as _call, stop_gradient
-from .._tensor import _as_dtype, _convert_operand, _TensorLike
+from .._operators import _convert_operand
+from .._tensor import _as_dtype, _TensorLike
 from .._errors import InvalidArgumentError
 from ._util import _Unsupported, hinted as _hinted, same_dtype as _same, tensor as _t
 
@@ -627,7 +628,8 @@ def sobol_sample(dim, num_results, skip=0, dtype="float32", name=None):
     import warnings
 
     from scipy.stats import qmc
-    from .._tensor import _as_dtype, convert_to_tensor
+    from .._operators import convert_to_tensor
+    from .._tensor import _as_dtype
     dim, n, skip = (int(_t(v).numpy()) if hasattr(v, "numpy") else int(v)
                     for v in (dim, num_results, skip))
     if dim < 1 or n < 0 or skip < 0:
