@@ -1,50 +1,178 @@
-"""A bounded LRU shared by the compiled caches (replays, pullbacks, fused programs)."""
+"""Every cache eagertape keeps: one bounding rule, one policy for compiling, one registry.
+
+``Table``: a memo table (call kinds, abstract values, structure ids, device
+scalars, ...). Lookups are a dict's ``get``; a table that is full drops its
+oldest quarter. Losing an entry only costs recomputing it.
+
+``CompileCache``: programs that are compiled when their structure comes back
+(the compiled replays, fused programs, per-op pullbacks). Each entry is in one
+of three named states, as tinygrad's TinyJit counts its calls:
+
+=========== ==================================================================
+state       meaning
+=========== ==================================================================
+SEEN        met once and run without compiling; compiled if it comes back
+COMPILED    ``entry.fn`` is the jitted program
+UNTRACEABLE tracing it failed where running it works: always run uncompiled
+=========== ==================================================================
+
+A hit makes an entry newest, so a full compile cache drops its least
+recently used quarter. ``clear_all`` empties every table and compile cache
+(``eagertape.clear_replay_cache``); ``info`` gives their counters.
+"""
 import collections
+import itertools
 import threading
 
+import jax
 
-class Cache:
-    """A bounded LRU with hit/miss counters."""
+SEEN = "seen"
+COMPILED = "compiled"
+UNTRACEABLE = "untraceable"
 
-    def __init__(self, maxsize):
-        self.maxsize = maxsize
-        self.hits = self.misses = self.deferred = 0
-        self._d = collections.OrderedDict()
-        self._lock = threading.Lock()
+_registry: list = []      # every Table and CompileCache, for clear_all and info
 
-    def lookup(self, key):
-        # No lock: the GIL makes each OrderedDict call atomic, and a hit is the
-        # common case (every step of a training loop).
-        fn = self._d.get(key)
-        if fn is not None:
-            try:
-                self._d.move_to_end(key)
-            except KeyError:          # evicted meanwhile by another thread
-                pass
-        return fn
+
+class Table(dict):
+    """A bounded memo table: ``get`` as a dict; ``put`` drops the oldest quarter
+    of the entries when the table is full."""
+
+    __slots__ = ("name", "maxsize")
+
+    def __init__(self, name, maxsize, register=True):
+        super().__init__()
+        self.name, self.maxsize = name, maxsize
+        if register:
+            _registry.append(self)
 
     def put(self, key, value):
-        with self._lock:
-            self._d[key] = value
-            self._d.move_to_end(key)
-            while len(self._d) > self.maxsize:
-                self._d.popitem(last=False)
+        if len(self) >= self.maxsize:
+            self.evict()
+        self[key] = value
+        return value
 
-    def pop(self, key):
+    def evict(self):
+        # A quarter at a time: the scan past deleted slots at the front of a
+        # dict is paid once per maxsize / 4 insertions, not on every one.
+        for k in list(itertools.islice(iter(self), max(1, self.maxsize // 4))):
+            self.pop(k, None)
+
+    def counters(self):
+        return {"size": len(self)}
+
+
+class Entry:
+    """One program of a CompileCache: its state and, once COMPILED, the jitted
+    program (``fn``; for an UNTRACEABLE entry, the function to run instead, if
+    the caller gave one)."""
+
+    __slots__ = ("state", "fn")
+
+    def __init__(self, state, fn=None):
+        self.state, self.fn = state, fn
+
+
+class CompileCache:
+    """Programs keyed by structure, compiled when the structure comes back.
+
+    ``get(key, make, now)``: the key's entry. A new key is compiled at once if
+    ``now`` (``jax.jit(make())``), else it is SEEN and the caller runs it
+    uncompiled; the next ``get`` of the key compiles it. A SEEN entry keeps
+    nothing of the caller's (no values stay alive in the cache).
+
+    ``churn``: compile a new structure at first sight unless structures are
+    churning (at least ``CHURN`` of the last 16 structures met were new: a
+    loop whose structure changes every step, a test suite, a notebook); a
+    training loop then compiles at step 1, and a churning loop pays no compile
+    for a structure it meets once.
+    """
+
+    CHURN = 3
+
+    def __init__(self, name, maxsize, churn=False):
+        self.name = name
+        self.entries = Table(name, maxsize, register=False)   # cleared through this cache
+        self.churn = collections.deque(maxlen=16) if churn else None
+        self.hits = self.misses = self.deferred = self.untraceable = 0
+        self._lock = threading.Lock()
+        _registry.append(self)
+
+    @property
+    def maxsize(self):
+        return self.entries.maxsize
+
+    @maxsize.setter
+    def maxsize(self, n):
+        self.entries.maxsize = n
+        while len(self.entries) > n:
+            self.entries.evict()
+
+    def get(self, key, make, now=False):
+        entries = self.entries
+        e = entries.get(key)
+        churn = self.churn
+        if e is not None:
+            if e.state is COMPILED:
+                self.hits += 1
+                if churn is not None:
+                    churn.append(False)
+                try:                      # newest: the least recently used leave first
+                    entries[key] = entries.pop(key)
+                except KeyError:          # evicted meanwhile by another thread
+                    pass
+                return e
+            if e.state is UNTRACEABLE:
+                return e
+            if churn is not None:
+                churn.append(False)
+            return self._compile(key, e, make)     # SEEN: it came back
+        e = Entry(SEEN)
+        if churn is not None:
+            churn.append(True)
+            now = now or sum(churn) < self.CHURN
+        if not now:
+            self.deferred += 1
+            entries.put(key, e)
+            return e
+        return self._compile(key, e, make)
+
+    def _compile(self, key, e, make):
         with self._lock:
-            return self._d.pop(key, None)
+            if e.state is SEEN:
+                self.misses += 1
+                e.fn = jax.jit(make())       # keeps the function's attributes (by_dependence)
+                e.state = COMPILED
+                self.entries.put(key, e)
+        return e
+
+    def forget(self, key, e, fallback=None):
+        """Tracing ``key``'s program failed: from now on its entry says so, and
+        holds ``fallback`` (the function to run instead), if given."""
+        e.state, e.fn = UNTRACEABLE, fallback
+        self.untraceable += 1
+        self.entries.put(key, e)
+
+    def compiled(self):
+        return [e.fn for e in list(self.entries.values()) if e.state is COMPILED]
+
+    def counters(self):
+        return {"hits": self.hits, "misses": self.misses, "deferred": self.deferred,
+                "untraceable": self.untraceable, "size": len(self.entries),
+                "maxsize": self.entries.maxsize}
 
     def clear(self):
-        with self._lock:
-            self._d.clear()
-            self.hits = self.misses = self.deferred = 0
+        self.entries.clear()
+        if self.churn is not None:
+            self.churn.clear()
+        self.hits = self.misses = self.deferred = self.untraceable = 0
 
-    def values(self):
-        with self._lock:
-            return list(self._d.values())
 
-    def __contains__(self, key):
-        return key in self._d
+def clear_all():
+    """Empty every cache and reset every counter."""
+    for c in _registry:
+        c.clear()
 
-    def __len__(self):
-        return len(self._d)
+
+def info():
+    """``{name: counters}`` of every cache."""
+    return {c.name: c.counters() for c in _registry}

@@ -95,19 +95,19 @@ def of(op):
     output on every input", NO_GRADIENT, or one frozenset of input positions per
     flat output. Computed once per kind, from the values of its first replay.
     A function with the attribute ``one_op`` is one op in TF as well."""
-    kind = op[0]
+    kind, _, vals, *_ = op
     if kind is None:                # custom_gradient: grad_fn decides
         return None
     d = kind.deps
     if d is None:
-        d = (function_deps(kind.apply, op[2]) if kind.traceable else None) or _ALL
+        d = (function_deps(kind.apply, vals) if kind.traceable else None) or _ALL
         if d is not _ALL and getattr(kind.fn, "one_op", False):
             # One op in TF too (a tf.function call): its backward function gets
             # zeros for outputs without a gradient, so every output reaches the
             # inputs that any output depends on.
             every = _EMPTY.union(*d)
             d = tuple(every for _ in d)
-        if d is not _ALL and all(len(x) == len(op[2]) for x in d):
+        if d is not _ALL and all(len(x) == len(vals) for x in d):
             d = _ALL         # the common case: replays then skip the per-op check
         kind.deps = d
     return None if d is _ALL else d

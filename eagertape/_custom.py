@@ -12,7 +12,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from ._operators import convert_to_tensor
 from ._primitive import _is_tl
 from ._record import record
-from ._state import state
+from ._state import local
 from ._tensor import Tensor, _TensorLike, _wrap
 from ._variables import Variable
 
@@ -60,7 +60,7 @@ def _accepts_variables(grad_fn):
 
 
 def _call_custom(f, args, kwargs):
-    if state.capture is not None:      # traced by eagertape.function: a jax.custom_vjp
+    if local.state.capture is not None:      # traced by eagertape.function: a jax.custom_vjp
         return _traced_custom(f, args, kwargs)
     # As TF's eager decorator: f's ops are recorded on the tapes, then its
     # results are replaced by fresh Tensors that only the custom op produces.
@@ -68,11 +68,11 @@ def _call_custom(f, args, kwargs):
     # outer tapes) see f's values as the functions of the inputs they are:
     # second derivatives differentiate through them. Variable reads are noted.
     read = []
-    state.var_watchers.append(read)
+    local.state.var_watchers.append(read)
     try:
         pair = f(*args, **kwargs)
     finally:
-        state.var_watchers.remove(read)
+        local.state.var_watchers.remove(read)
     if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
         raise TypeError(f"custom_gradient function {f.__name__!r} must return a pair "
                         f"(result, grad_fn), got {type(pair).__name__}")
@@ -100,7 +100,7 @@ def _call_custom(f, args, kwargs):
         elif not isinstance(o, jax.Array):
             o = convert_to_tensor(o)._value
         outs.append(_wrap(o))   # fresh identities: their producer is this op alone
-        for acc in state.accumulators:
+        for acc in local.state.accumulators:
             acc._carry(inner, outs[-1])
 
     # Inputs of the recorded op: the flat args (Variables read once here, so they
@@ -131,9 +131,9 @@ def _call_custom(f, args, kwargs):
             grads.append(None if g is None or not isinstance(x, Tensor) else _checked(g, x, i, f))
         return grads   # one per input position of the recorded op
 
-    if state.tapes:
+    if local.state.tapes:
         vals = [x._value if isinstance(x, Tensor) else x for x in inputs]
-        record(None, inputs, vals, outs, state.tapes, custom=backward, name=f.__name__)
+        record(None, inputs, vals, outs, local.state.tapes, custom=backward, name=f.__name__)
     return tree_unflatten(out_tree, outs)
 
 
@@ -165,11 +165,11 @@ def _traced_custom(f, args, kwargs):
             filled[i] = _wrap(v)
         a, k = tree_unflatten(tree, filled)
         read = []
-        state.var_watchers.append(read)
+        local.state.var_watchers.append(read)
         try:
             result, grad_fn = f(*a, **k)
         finally:
-            state.var_watchers.remove(read)
+            local.state.var_watchers.remove(read)
         if read:
             raise NotImplementedError(
                 "a custom_gradient function that reads Variables cannot be called inside "

@@ -4,24 +4,26 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-_inexact: dict = {}
-_complex: dict = {}
-_categories: dict = {}
-_int_ranges: dict = {}
+from ._cache import Table
+
+_inexact = Table("dtype: inexact", 1024)
+_complex = Table("dtype: complex", 1024)
+_categories = Table("dtype: category", 1024)
+_int_ranges = Table("dtype: int range", 1024)
 
 
 def is_inexact(dtype):
     """Whether ``dtype`` is floating or complex (bfloat16 and JAX's other float types too)."""
     r = _inexact.get(dtype)
     if r is None:
-        r = _inexact[dtype] = bool(jax.dtypes.issubdtype(dtype, jnp.inexact))
+        r = _inexact.put(dtype, bool(jax.dtypes.issubdtype(dtype, jnp.inexact)))
     return r
 
 
 def is_complex(dtype):
     r = _complex.get(dtype)
     if r is None:
-        r = _complex[dtype] = bool(np.issubdtype(dtype, np.complexfloating))
+        r = _complex.put(dtype, bool(np.issubdtype(dtype, np.complexfloating)))
     return r
 
 
@@ -41,7 +43,7 @@ def category(dtype):
             c = "f"
         else:
             c = "?"
-        _categories[dtype] = c
+        _categories.put(dtype, c)
     return c
 
 
@@ -50,5 +52,5 @@ def int_range(dtype):
     r = _int_ranges.get(dtype)
     if r is None:
         info = np.iinfo(dtype)
-        r = _int_ranges[dtype] = (int(info.min), int(info.max))
+        r = _int_ranges.put(dtype, (int(info.min), int(info.max)))
     return r

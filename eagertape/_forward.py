@@ -21,16 +21,17 @@ from jax.tree_util import tree_flatten, tree_unflatten
 
 from . import _connected, _primitive
 from ._logging import log_first_n
+from ._cache import Table
 from ._dtypes import is_inexact
 from ._operators import convert_to_tensor
 from ._primitive import _is_tl, call
-from ._state import nesting, remove_last, state, x64
+from ._state import local, nesting, remove_last, switched, x64
 from ._tape import UnconnectedGradients, _unconnected
 from ._tensor import Tensor, _TensorLike, _wrap
 from ._variables import Variable
 
-_jvps: dict = {}
-_ARRAYS = (Tensor, np.ndarray, np.generic, jax.Array)   # operands TF makes tensor inputs    # (kind id, positions with tangents) -> compiled jvp
+_jvps = Table("jvps", 4096)   # (kind id, positions with tangents, extra) -> jvp
+_ARRAYS = (Tensor, np.ndarray, np.generic, jax.Array)   # operands TF makes tensor inputs
 
 
 def _is_leaf(x):
@@ -106,13 +107,13 @@ class ForwardAccumulator:
         if self._recording:
             raise ValueError("Accumulator is already recording.")
         self._nesting = next(nesting)
-        state.accumulators.append(self)
+        local.state.accumulators.append(self)
         self._recording = True
         return self
 
     def __exit__(self, typ: Any, value: Any, traceback: Any) -> None:
         if self._recording:
-            remove_last(state.accumulators, self)
+            remove_last(local.state.accumulators, self)
             self._recording = False
 
     @x64
@@ -165,17 +166,15 @@ class ForwardAccumulator:
             self._tangents[id(new)] = (new, e[1])
 
     def _paused(self):
-        """Set the thread's stacks to what was active outside this accumulator."""
-        n = self._nesting
-        saved = state.tapes, state.accumulators
-        state.tapes = [t for t in saved[0] if t._nesting < n]
-        state.accumulators = [a for a in saved[1] if a._nesting < n]
-        return saved
+        """The thread's stacks as they were outside this accumulator (``with``)."""
+        n, st = self._nesting, local.state
+        return switched(tapes=[t for t in st.tapes if t._nesting < n],
+                        accumulators=[a for a in st.accumulators if a._nesting < n])
 
 
 def _on_op(kind, objs, outs):
     """Forward the tangents of one call to its outputs, for each active accumulator."""
-    for acc in list(state.accumulators):
+    for acc in list(local.state.accumulators):
         tans = acc._tangents
         pos, tan_in = [], []
         for i, o in enumerate(objs):
@@ -186,10 +185,9 @@ def _on_op(kind, objs, outs):
                     tan_in.append(e[1])
         if not pos:
             continue
-        saved = acc._paused()
-        try:
+        with acc._paused():
             extra = ()
-            if state.tapes:
+            if local.state.tapes:
                 # A tape records this JVP: TF builds it by transposing the op's
                 # backward function with zero tangents for the other floating
                 # inputs, so it reads the inputs that function reads (x * 0).
@@ -198,8 +196,6 @@ def _on_op(kind, objs, outs):
                         o._aval().dtype if type(o) is Tensor else o.dtype))))
             out_tans = call(_jvp_fn(kind, tuple(pos), extra, objs, tan_in), (list(objs), tan_in),
                             jit=False, name=f"{kind.name}_jvp")
-        finally:
-            state.tapes, state.accumulators = saved
         for o, t in zip(outs, out_tans):
             if t is not None and type(o) is Tensor:
                 tans[id(o)] = (o, t)
@@ -268,10 +264,10 @@ def _jvp_fn(kind, pos, extra, objs, tan_in):
             return out
         jvp.__name__ = f"{kind.name}_jvp"
         fn = jax.jit(jvp) if kind.traceable else jvp
-        if len(_jvps) >= 4096:
-            _jvps.clear()
-        _jvps[key] = fn
+        _jvps.put(key, fn)
     return fn
 
 
-_primitive._forward_hook = _on_op
+# The primitive wrapper reaches this through the accumulator on the thread's stack
+# (it cannot import this module, which imports it).
+ForwardAccumulator._on_call = staticmethod(_on_op)

@@ -19,7 +19,7 @@ import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from ._primitive import _is_tl, call
-from ._state import state, x64
+from ._state import local, switched, x64
 from ._tensor import Tensor, _TensorLike, _wrap
 
 _ARRAYS = (jax.Array, np.ndarray, np.generic)
@@ -68,9 +68,7 @@ class _Trace:
                 filled[p] = _wrap(v)
             args, kwargs = tree_unflatten(treedef, filled)
             # Traced ops run at once (fused mode would hold tracers in a pending graph).
-            saved = state.tapes, state.accumulators, state.capture, state.fused
-            state.tapes, state.accumulators, state.capture, state.fused = [], [], cap, False
-            try:
+            with switched(tapes=[], accumulators=[], capture=cap, fused=False):
                 out = fn(*args, **kwargs)
                 out_leaves, box["tree"] = tree_flatten(out, is_leaf=_is_tl)
                 arrays, static = [], []
@@ -81,8 +79,6 @@ class _Trace:
                         o = _ARRAY
                     static.append(o)     # Python values come back as they were
                 written = [cap.current[k] for k in cap.written]
-            finally:
-                state.tapes, state.accumulators, state.capture, state.fused = saved
             return arrays, written
 
         closed = jax.make_jaxpr(pure)(*dyn_vals)
@@ -173,7 +169,7 @@ class Function:
 
     @x64
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self._jit or state.capture is not None or _run_eagerly[0]:
+        if not self._jit or local.state.capture is not None or _run_eagerly[0]:
             # jit_compile=False, or called from a function being traced: plain Python.
             return self.python_function(*args, **kwargs)
         if self._signature is not None:
@@ -201,7 +197,7 @@ class Function:
             self._count += 1
             self._traces[key] = trace
         reads = [v.read_value() for v in trace.variables]
-        if state.tapes or state.accumulators:
+        if local.state.tapes or local.state.accumulators:
             arrays, written = call(trace.recorded, (reads, objs), jit=False, name=trace.name)
             written = [w._value for w in written]
         else:

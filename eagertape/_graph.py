@@ -1,10 +1,46 @@
-"""Fused mode's pending graph: values that are known by shape and dtype now and
-computed, all together as one program, when first needed."""
+"""Fused mode's pending graph: values known by shape and dtype now, computed
+together as one program when first needed.
+
+A ``Graph`` holds one thread's pending calls: the arrays it reads (inputs), its
+nodes ``(kind, refs)`` (a ref >= 0 names a value of the graph, < 0 the input
+``-ref - 1``), weak references to its ``Pending`` values, and its structure id
+(``_keys``), built as nodes are appended (``_fused.pending``). Running it
+(``materialize``, or ``run_with`` for the replay fused into it) compiles the
+graph when its structure comes back (``_cache.CompileCache``); a graph met for
+the first time runs node by node with the kinds' own executables.
+"""
+import threading
+
+import jax
+from jax.tree_util import tree_flatten
+
+from . import _keys
+from ._cache import COMPILED, CompileCache
+from ._state import local, x64
+
+# The concrete array class, named without making an array: an array at import
+# would start XLA's backend, after which jax.distributed.initialize() fails.
+from jax._src.array import ArrayImpl as _ArrayImpl  # noqa: E402
+
+MAX_PROGRAMS = 512
+programs = CompileCache("fused programs", MAX_PROGRAMS)   # structure -> program
+graphs_made = 0      # graphs made so far (a counter of _cache.info's fused entry)
+made = False         # whether any graph was made: only then may a value be pending
+
+_typeof = getattr(jax, "typeof", None) or jax.core.get_aval
+
+
+def signature(v):
+    """``(shape, dtype, weak_type)`` of an array or abstract value."""
+    if type(v) is _ArrayImpl:
+        return (v.shape, v.dtype, v.weak_type)
+    a = _typeof(v)
+    return (a.shape, a.dtype, a.weak_type)
 
 
 class Pending:
-    """A value of a fused graph (eagertape._fused): its abstract value now, its
-    array once the graph is run (``get``).
+    """A value of a fused graph: its abstract value now, its array once the graph
+    is run (``get``).
 
     Made only by ``_fused.pending``, field by field: graph and index (its place
     in the graph), aval ``(shape, dtype, weak_type)``, dtype (read by every
@@ -24,3 +60,138 @@ class Pending:
         if self.value is None:
             self.graph.materialize()
         return self.value
+
+
+class Graph:
+    """Pending calls of one thread: inputs (arrays), nodes, and their structure id."""
+
+    def __init__(self):
+        self.inputs = []        # arrays the graph reads
+        self.input_pos = {}     # id(array) -> (ref, signature) (arrays are held: ids stable)
+        self.nodes = []         # per node (kind, refs)
+        self.sid = _keys.EMPTY  # the structure (inputs' signatures, nodes' kind ids and
+                                # refs), built as we go
+        self.outs = []          # value index -> weakref to its Pending
+        self.sealed = False     # no more nodes (a later call starts a new graph)
+        self.done = False       # run: every value still referenced has its array
+        self.lock = threading.Lock()
+        global made, graphs_made
+        made = True
+        graphs_made += 1
+
+    def input(self, a):
+        """The reference and signature of array ``a`` as an input of the graph."""
+        e = self.input_pos.get(id(a))
+        if e is None:
+            e = self.input_pos[id(a)] = (-len(self.inputs) - 1, signature(a))
+            self.inputs.append(a)
+            self.sid = _keys.step((self.sid, (None, e[1])))[0]
+        return e
+
+    def ref(self, v):
+        """The graph reference of a call's value ``v``: a pending value of this
+        graph, or an array taken as input."""
+        if type(v) is Pending:
+            if v.graph is self and v.value is None:
+                return v.index
+            v = v.get()
+        return self.input(v)[0]
+
+    def holds(self, v):
+        """Whether ``v`` is a value of this graph not computed yet."""
+        return type(v) is Pending and v.graph is self and v.value is None
+
+    def live(self):
+        return [i for i, r in enumerate(self.outs) if (p := r()) is not None and p.value is None]
+
+    def seal(self):
+        self.sealed = True
+        h = local.state
+        if h.graph is self:
+            h.graph = None
+
+    def _fill(self, indices, arrays):
+        for i, a in zip(indices, arrays):
+            p = self.outs[i]()
+            if p is not None:
+                p.value = a
+
+    @x64
+    def materialize(self):
+        """Run the graph; every pending value still referenced gets its array."""
+        with self.lock:
+            if self.done:
+                return
+            self.seal()
+            live = self.live()
+            if live:
+                nodes = self.nodes
+
+                def forward():
+                    ns = list(nodes)
+                    return lambda inputs: _pick(evaluate(ns, inputs), live)
+                e = programs.get((self.sid, len(self.inputs), tuple(live)), forward,
+                                 now=local.state.replay == "compiled")
+                if e.state is COMPILED:
+                    results = e.fn(self.inputs)
+                else:
+                    results = _pick(evaluate(nodes, self.inputs, eager=True), live)
+                self._fill(live, results)
+            self.done = True
+            # The values are out: drop what the graph held.
+            self.inputs = self.nodes = self.outs = None
+            self.input_pos = None
+
+    def run_with(self, key, groups, targets, make_tail):
+        """Run the graph's nodes and a tail computed from them as one program.
+
+        ``groups``: lists of refs; the tail ``make_tail()`` is called with, per
+        group, the list of its values. ``targets``: indices of values of the
+        graph that get their arrays. The program is cached by ``key`` and the
+        graph's structure, and compiled when that comes back; None where it is
+        not compiled (yet) or cannot be traced: the caller then computes
+        otherwise, and the graph is untouched.
+        """
+        nodes = self.nodes
+
+        def make():
+            ns, tail = list(nodes), make_tail()
+
+            def program(inputs):
+                env = evaluate(ns, inputs)
+                args = [[env[r] if r >= 0 else inputs[-r - 1] for r in g] for g in groups]
+                return tail(*args), [env[i] for i in targets]
+            return program
+        pkey = (key, self.sid, len(self.inputs), groups, targets)
+        e = programs.get(pkey, make, now=local.state.replay == "compiled")
+        if e.state is not COMPILED:
+            return None
+        try:
+            out, values = e.fn(self.inputs)
+        except Exception:
+            # It cannot be traced as one program: the caller computes otherwise
+            # (where a real error shows itself again).
+            programs.forget(pkey, e)
+            return None
+        self.seal()     # the rest of the graph stays pending, computed if it is asked for
+        self._fill(targets, values)
+        return out
+
+
+def _pick(env, indices):
+    return [env[i] for i in indices]
+
+
+def evaluate(nodes, inputs, env=None, eager=False):
+    """The graph's values: ``env`` extended node by node (traced, or eagerly with
+    each kind's own executable)."""
+    env = [] if env is None else env
+    for kind, refs in nodes:
+        args = [env[r] if r >= 0 else inputs[-r - 1] for r in refs]
+        fn = kind.jitted if eager and kind.jitted is not None else kind.apply
+        out = fn(*args)
+        if isinstance(out, jax.Array):
+            env.append(out)
+        else:
+            env.extend(tree_flatten(out)[0])
+    return env

@@ -34,8 +34,9 @@ import types
 import jax
 import numpy as np
 
+from ._cache import Table
 from ._primitive import _is_tl, call
-from ._state import state, switched
+from ._state import local, switched
 from ._tensor import _TensorLike, _wrap, tf_variable_error
 from ._variables import Variable, _uid
 
@@ -283,7 +284,7 @@ def _join(keras):
             # one that counts.
             with _quiet(), keras.StatelessScope():
                 layer_call(self, *_values_of(args), **_values_of(kwargs))
-        h = state.hot
+        h = local.state
         if (h.tapes or h.accumulators) and len(args) == 1:
             stages = _stages(keras, self)
             if stages is not None:
@@ -376,7 +377,7 @@ def _call_losses(layer):
 
 
 _Shared = None
-_loss_fns: dict = {}     # (class, config) -> op function
+_loss_fns = Table("keras losses", 1024)     # (class, config) -> op function
 
 
 def _loss_fn(loss, loss_call):
@@ -394,9 +395,7 @@ def _loss_fn(loss, loss_call):
                 return loss_call(loss, y_true, y_pred, sample_weight)
         fn.__name__ = type(loss).__name__
         if key is not None:
-            if len(_loss_fns) >= 1024:
-                _loss_fns.clear()
-            _loss_fns[key] = fn
+            _loss_fns.put(key, fn)
         else:
             loss.__dict__["_eagertape_call"] = fn
     return fn
@@ -424,13 +423,13 @@ def _join_capture(KVar, in_stateless_scope):
     value, direct_assign = KVar.value, KVar._direct_assign
 
     def value_(self):
-        c = state.hot.capture
+        c = local.state.capture
         if c is not None and not in_stateless_scope():
             return c.read(_standin(self))
         return value.fget(self)
 
     def _direct_assign(self, new):
-        c = state.hot.capture
+        c = local.state.capture
         if c is not None and not in_stateless_scope():
             return c.write(_standin(self), new)
         return direct_assign(self, new)
@@ -444,7 +443,7 @@ def _join_capture(KVar, in_stateless_scope):
 
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        if state.hot.capture is None:
+        if local.state.capture is None:
             return init(self, *args, **kwargs)
         with switched(capture=None), jax.ensure_compile_time_eval():
             init(self, *args, **kwargs)
@@ -467,7 +466,7 @@ def _join_operators(KVar, in_stateless_scope):
             continue
 
         def op(self, *other, _original=original, _dunder=dunder):
-            h = state.hot
+            h = local.state
             if not in_stateless_scope() and (
                     (other and isinstance(other[0], _TensorLike)) or h.tapes or h.accumulators):
                 return getattr(_standin(self), _dunder)(*other)

@@ -12,26 +12,26 @@ again gets a new id (a cache miss, never a wrong hit).
 """
 import itertools
 
+from ._cache import Table
+
 EMPTY = 0                 # the id of the empty structure
 LONGEST = 4096            # longer structures are never compiled: they get no id (None)
 MAX_ENTRIES = 100_000     # about 25 MB of small tuples at most
 
 # (structure id, item) -> (id of the structure extended by item, the shared item)
-_table: dict = {}
+_table = Table("structure ids", MAX_ENTRIES)
 _ids = itertools.count(1)
 
 
 def step(key):
     """``(id, item)``: the id of structure ``key[0]`` extended by ``key[1]``, and
     one shared copy of ``key[1]``, so that a structure built again keeps no
-    tuples of its own (a tape's entries, ``_primitive._record``)."""
+    tuples of its own (a tape's entries, ``_record.record``)."""
     e = _table.get(key)
     if e is None:
-        if len(_table) >= MAX_ENTRIES:
-            _table.clear()
         # Two threads may both miss on one key: the structure then has two ids,
         # which costs a cache miss and nothing else.
-        e = _table[key] = (next(_ids), key[1])
+        e = _table.put(key, (next(_ids), key[1]))
     return e
 
 

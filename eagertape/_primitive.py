@@ -16,11 +16,12 @@ import jax
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from . import _fused
+from . import _fused, _graph
+from ._cache import Table
 from ._connected import NO_GRADIENT
-from ._fused import _ArrayImpl
+from ._graph import _ArrayImpl
 from ._errors import InvalidArgumentError
-from ._state import _x64_flag, state
+from ._state import _x64_flag, local
 from ._record import record
 from ._tensor import Tensor, _TensorLike, _to_array, _wrap, standin, tf_variable_error
 
@@ -77,8 +78,9 @@ class _Kind:
         return f
 
 
-_kinds: dict = {}
-MAX_KINDS = 8192
+# Keys hold id(fn): an entry leaves with the kind that keeps fn alive.
+_kinds = Table("call kinds", 8192)
+_kinds_get = _kinds.get
 
 
 def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
@@ -94,28 +96,25 @@ def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
         treedef = _flat_treedef(key[1], key[2])
     kind = _Kind(fn, treedef, leaves, tuple(dyn), jit, name)
     if cache:
-        if len(_kinds) >= MAX_KINDS:
-            # The key holds id(fn): it must leave with the kind that keeps fn alive.
-            del _kinds[next(iter(_kinds))]
-        _kinds[key] = kind
+        _kinds.put(key, kind)
     return kind
 
 
 # Static leaves the fast path keys on directly (no tree_flatten, no treedef hash).
 _SIMPLE_STATIC = frozenset({int, bool, str, type(None), np.dtype, type})
-_treedefs: dict = {}
+_treedefs = Table("flat treedefs", 1024)
 
 
 def _flat_treedef(n, kwnames):
     td = _treedefs.get((n, kwnames))
     if td is None:
-        td = _treedefs[(n, kwnames)] = tree_flatten(
-            ((0,) * n, dict.fromkeys(kwnames, 0)))[1]
+        td = _treedefs.put((n, kwnames), tree_flatten(((0,) * n, dict.fromkeys(kwnames, 0)))[1])
     return td
 
 
-_scalars: dict = {}     # (type, value) -> device scalar
-_floats: dict = {}      # float -> device scalar (the fast path's lookup)
+_scalars = Table("device scalars", 4096)   # (type, value) -> device scalar
+_floats = Table("device floats", 4096)     # float -> device scalar (the fast path's lookup)
+_floats_get = _floats.get
 
 # Elementwise arithmetic, where a Python int is an operand (``y * t`` in a loop
 # over t), not a parameter such as an axis: a value, so each int compiles nothing.
@@ -140,9 +139,7 @@ def _device_scalar(x):
         a = jax.numpy.asarray(x)
         if isinstance(a, jax.core.Tracer):   # made while a function is traced: not kept
             return a
-        if len(cache) >= 4096:
-            cache.clear()
-        cache[key] = a
+        cache.put(key, a)
     return a
 
 
@@ -184,7 +181,7 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
                 key.append(_D)
                 objs.append(a)
                 if jit:
-                    v = _floats.get(a)
+                    v = _floats_get(a)
                     vals.append(v if v is not None else _device_scalar(a))
                 else:
                     vals.append(a)
@@ -206,7 +203,7 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
             else:
                 break
         else:
-            kind = _kinds.get(tuple(key))
+            kind = _kinds_get(tuple(key))
             if kind is not None:
                 if reads:
                     for i, o in enumerate(objs):
@@ -300,7 +297,7 @@ def _run(kind, objs, vals, constant_output):
         # TF records such an op (its outputs can be sources) but its backward
         # function gives its inputs no gradient.
         kind.deps = NO_GRADIENT
-    h = state.hot
+    h = local.state
     if h.fused:
         # Checking numerics needs every op's values: ops run at once.
         if kind.fusable and not h.check_numerics:
@@ -311,7 +308,7 @@ def _run(kind, objs, vals, constant_output):
                 if tapes:
                     record(kind, objs, vals, outs, tapes, None, None, g, refs)
                 if h.accumulators and not constant_output:
-                    _forward_hook(kind, objs, outs)
+                    h.accumulators[0]._on_call(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)
@@ -321,7 +318,7 @@ def _run(kind, objs, vals, constant_output):
             vals = _fused.resolve(vals)
             out = _execute(kind, objs, vals)
     else:
-        if _fused.made:             # a value made in fused mode, used in eager mode
+        if _graph.made:             # a value made in fused mode, used in eager mode
             vals = _fused.resolve(vals)
         if h.capture is not None and _shape_arithmetic(vals):
             # Tracing a tf.function: arithmetic on shapes (tf.shape(x)[0] * 2)
@@ -372,7 +369,7 @@ def _execute(kind, objs, vals):
 
 
 def _finish(kind, objs, vals, outs, out_treedef, constant_output):
-    h = state.hot
+    h = local.state
     if h.check_numerics:
         from .debug import call_site, check_outputs
         check_outputs(kind.name, outs, call_site())
@@ -380,7 +377,7 @@ def _finish(kind, objs, vals, outs, out_treedef, constant_output):
     if tapes:
         record(kind, objs, vals, outs, tapes)
     if h.accumulators and not constant_output:   # no gradient: no JVP (None, as TF)
-        _forward_hook(kind, objs, outs)
+        h.accumulators[0]._on_call(kind, objs, outs)
     return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
 
 
@@ -398,9 +395,6 @@ def _apply(kind, objs, vals):
         shapes = f" ({shapes})" if shapes else ""
         raise InvalidArgumentError(f"{kind.name} cannot take its arguments{shapes}: {e}") \
             from e
-
-
-_forward_hook = None   # set by _forward: JVPs for the active ForwardAccumulators
 
 
 def _as_passed(objs, vals):

@@ -20,7 +20,7 @@ op's inputs and outputs (``TapeData``: slots, ``struct``).
 """
 from . import _connected, _keys
 from ._dtypes import is_inexact
-from ._state import state
+from ._state import local
 from ._tensor import Tensor
 
 
@@ -108,7 +108,7 @@ def record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, re
                 if True not in out_ok:
                     return None
             # A fused call (graph) is deferred only while numerics go unchecked.
-            if graph is None and state.hot.check_numerics:
+            if graph is None and local.state.check_numerics:
                 from .debug import call_site
                 op = (kind, objs, vals, outs, custom, name, call_site())
             else:
@@ -180,7 +180,7 @@ def _watched_outputs(op, in_slots, tracked, out_ok, n):
 def is_tracked(t):
     """Whether any tape recording on this thread tracks Tensor ``t``."""
     key = id(t)
-    for tape in state.hot.tapes:
+    for tape in local.state.tapes:
         if tape._tape.tracks(key):
             return True
     return False

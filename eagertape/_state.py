@@ -1,57 +1,84 @@
-"""Per-thread recording state. Nothing here is global across threads, except the
-execution mode new threads start in (``set_execution_mode``)."""
+"""Per-thread state: one ``ThreadState`` per thread, reached as ``local.state``.
+
+Nothing here is shared by threads; the process-wide settings (the mode new
+threads start in, ...) are ``_config``'s. Code that changes fields for a while
+uses ``switched``, which puts them back however the block leaves.
+"""
 import functools
 import itertools
-import os
 import threading
 
-# The mode a thread starts in: EAGERTAPE_EXECUTION_MODE, or set_execution_mode.
-default_mode = [os.environ.get("EAGERTAPE_EXECUTION_MODE", "eager")]
+from jax._src.config import enable_x64 as _x64_flag
+
+from ._config import config
 
 
-class Hot:
-    """The part of a thread's state read on every recorded call, as plain slots:
-    a call reads ``state.hot`` once (a ``threading.local`` attribute costs
-    ~100 ns a read, a slot ~15 ns)."""
+class ThreadState:
+    """One thread's recording state, as plain slots: a recorded call reads
+    ``local.state`` once (a ``threading.local`` attribute costs ~100 ns a read,
+    a slot ~15 ns).
 
-    __slots__ = ("tapes", "var_watchers", "accumulators", "capture", "fused", "graph",
-                 "check_numerics")
+    ============== ==============================================================
+    field          meaning
+    ============== ==============================================================
+    tapes          GradientTapes recording on this thread, in entry order
+    var_watchers   lists collecting the Variables read (custom_gradient)
+    accumulators   ForwardAccumulators recording on this thread, in entry order
+    capture        the eagertape.function being traced on this thread, or None
+    check_numerics eagertape.debug: check every op's results
+    replay         "auto": compile a structure when it comes back; "compiled":
+                   at once; "per_op": always op by op (the tests run both)
+    mode           execution mode: "eager" or "fused"
+    fused          whether calls are deferred now: fused mode, outside
+                   eagertape.function traces and persistent tapes' queries
+    graph          fused mode: the pending graph calls are appended to
+    name_scope     tf.name_scope's prefix of new Variables' names ("a/b/")
+    ============== ==============================================================
+    """
 
+    __slots__ = ("tapes", "var_watchers", "accumulators", "capture", "check_numerics",
+                 "replay", "mode", "fused", "graph", "name_scope")
 
-def _forward(name):
-    # state.<name> reads and writes state.hot.<name>: one place for each field.
-    return property(lambda self: getattr(self.hot, name),
-                    lambda self, value: setattr(self.hot, name, value))
-
-
-class _State(threading.local):
     def __init__(self):
-        self.hot = Hot()
-        self.tapes = []          # GradientTapes recording on this thread, in entry order
-        self.var_watchers = []   # lists collecting the Variables read (custom_gradient)
-        self.accumulators = []   # ForwardAccumulators recording on this thread, in entry order
-        self.capture = None      # the eagertape.function being traced on this thread, if any
-        self.check_numerics = False   # eagertape.debug: check every op's results
-        # "auto": compile a structure when it comes back; "compiled": at once;
-        # "eager": always op by op (the tests run both of the latter).
+        self.tapes = []
+        self.var_watchers = []
+        self.accumulators = []
+        self.capture = None
+        self.check_numerics = False
         self.replay = "auto"
-        self.mode = default_mode[0]    # execution mode: "eager" or "fused"
-        # Whether calls are deferred now: fused mode, outside eagertape.function
-        # traces and persistent tapes' queries (_replay._at_once).
+        self.mode = config.execution_mode
         self.fused = self.mode == "fused"
-        self.graph = None        # fused mode: the pending graph calls are appended to
-        self.name_scope = ""     # tf.name_scope's prefix of new Variables' names ("a/b/")
-
-    tapes = _forward("tapes")
-    var_watchers = _forward("var_watchers")
-    accumulators = _forward("accumulators")
-    capture = _forward("capture")
-    fused = _forward("fused")
-    graph = _forward("graph")
-    check_numerics = _forward("check_numerics")
+        self.graph = None
+        self.name_scope = ""
 
 
-state = _State()
+class _Local(threading.local):
+    def __init__(self):
+        self.state = ThreadState()
+
+
+local = _Local()
+
+
+class switched:
+    """``with switched(tapes=[], ...):`` sets fields of this thread's state and
+    puts the old values back on the way out, however it leaves."""
+
+    __slots__ = ("new", "saved")
+
+    def __init__(self, **fields):
+        self.new = fields
+
+    def __enter__(self):
+        st = local.state
+        self.saved = {k: getattr(st, k) for k in self.new}
+        for k, v in self.new.items():
+            setattr(st, k, v)
+
+    def __exit__(self, *exc):
+        st = local.state
+        for k, v in self.saved.items():
+            setattr(st, k, v)
 
 
 # TF numbers every push of a tape or accumulator (its "nesting id"): an
@@ -70,35 +97,6 @@ def remove_last(stack, obj):
             return
 
 
-def update_fused():
-    """Recompute ``state.fused`` after the mode changed."""
-    state.hot.fused = state.mode == "fused"
-
-
-_HOT = frozenset(Hot.__slots__)
-
-
-class switched:
-    """``with switched(tapes=[], ...):`` sets fields of this thread's state and
-    puts the old values back on the way out, however it leaves."""
-
-    __slots__ = ("new", "saved")
-
-    def __init__(self, **fields):
-        self.new = fields
-
-    def __enter__(self):
-        h = state.hot
-        self.saved = {k: getattr(h if k in _HOT else state, k) for k in self.new}
-        for k, v in self.new.items():
-            setattr(h if k in _HOT else state, k, v)
-
-    def __exit__(self, *exc):
-        h = state.hot
-        for k, v in self.saved.items():
-            setattr(h if k in _HOT else state, k, v)
-
-
 # -- 64-bit types, for eagertape's own work only --------------------------------------
 # TF has float64 and int64 tensors; JAX keeps them only while `jax_enable_x64` is on.
 # Switching it on for the process would make the user's other JAX code (jnp.ones,
@@ -106,7 +104,6 @@ class switched:
 # it on for this thread while its own calls run, and puts the user's value back.
 # Programs that set JAX_ENABLE_X64=1 themselves pay one read a call.
 # (jax's public `jax.enable_x64(True)` context does the same at 3x the cost.)
-from jax._src.config import enable_x64 as _x64_flag  # noqa: E402
 
 
 def x64(fn):

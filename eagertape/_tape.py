@@ -13,11 +13,12 @@ from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 from . import _replay
 from ._errors import InvalidArgumentError
 from ._logging import log_first_n
+from ._cache import Table
 from ._dtypes import is_inexact
 from ._operators import convert_to_tensor
 from ._primitive import call
 from ._record import TapeData
-from ._state import nesting, remove_last, state, x64
+from ._state import local, nesting, remove_last, x64
 from ._tensor import Tensor, _TensorLike, standin
 from ._variables import Variable
 
@@ -93,13 +94,13 @@ class GradientTape:
         if self._tape is None:
             self._tape = TapeData(self._persistent)
         self._nesting = next(nesting)
-        state.hot.tapes.append(self)
+        local.state.tapes.append(self)
         self._recording = True
 
     def _pop_tape(self):
         if not self._recording:
             raise ValueError("Tape is not recording.")
-        remove_last(state.hot.tapes, self)
+        remove_last(local.state.tapes, self)
         self._recording = False
 
     def __enter__(self) -> GradientTape:
@@ -158,7 +159,7 @@ class GradientTape:
             raise RuntimeError(
                 "GradientTape.watch was called on a tape that is not active (never entered, "
                 "or a non-persistent tape already used); call it inside `with tape:`.")
-        if not state.tapes:   # TF: a silent no-op when nothing records on this thread
+        if not local.state.tapes:   # TF: a silent no-op when nothing records on this thread
             return
         d = self._tape
         for leaf in leaves:
@@ -437,14 +438,14 @@ def _flatten_sources(sources):
         key = (tp, len(sources)) if tp is list or tp is tuple else None
         tree = _flat_trees.get(key)
         if tree is None:
-            tree = _flat_trees[key] = tree_flatten(
-                0 if key is None else tp(range(len(sources))))[1]
+            tree = _flat_trees.put(key, tree_flatten(
+                0 if key is None else tp(range(len(sources))))[1])
         return flat, tree
     _, tree = tree_flatten(sources, is_leaf=_is_leaf)
     return flat, tree
 
 
-_flat_trees: dict = {}     # (list or tuple, length), or None for one source -> treedef
+_flat_trees = Table("source treedefs", 256)   # (list or tuple, length) or None -> treedef
 
 
 def _flatten_output_gradients(output_gradients, flat_targets):

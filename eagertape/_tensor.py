@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._graph import Pending
-from ._state import state, x64
+from ._state import local, x64
 
 def standin(x):
     """``x``, or the eagertape Variable that stands for it: another library's
@@ -489,10 +489,10 @@ def _canonical(v):
 def _tracked(t):
     """Whether a recording GradientTape or an active ForwardAccumulator tracks ``t``."""
     key = id(t)
-    for tape in state.hot.tapes:
+    for tape in local.state.tapes:
         if tape._tape.tracks(key):
             return True
-    for acc in state.hot.accumulators:
+    for acc in local.state.accumulators:
         e = acc._tangents.get(id(t))
         if e is not None and e[0] is t:
             return True

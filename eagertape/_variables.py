@@ -5,7 +5,7 @@ import itertools
 import jax
 import numpy as np
 
-from ._state import state, switched, x64
+from ._state import local, switched, x64
 from ._tensor import _TensorLike, _as_dtype, _shown, _to_array, _wrap
 from ._tensor import _canonical, _dlpack, _refusal, _unflatten_tensor
 
@@ -69,19 +69,19 @@ class Variable(_TensorLike):
                 "`with tf.init_scope():`")
         self._val = value
         self._trainable = True if trainable is None else bool(trainable)
-        self._name = f"{state.name_scope}{name or 'Variable'}:0"
+        self._name = f"{local.state.name_scope}{name or 'Variable'}:0"
         self._uid = next(_uid)
 
     # While an eagertape.function is traced, reads give the traced input that
     # stands for the Variable and writes are collected as outputs of the call.
     @property
     def _value(self):
-        c = state.hot.capture
+        c = local.state.capture
         return self._val if c is None else c.read(self)
 
     @_value.setter
     def _value(self, new):
-        c = state.hot.capture
+        c = local.state.capture
         if c is None:
             self._val = new
         else:
@@ -108,7 +108,7 @@ class Variable(_TensorLike):
         >>> t.numpy()                       # the value at the time of the read
         array([1., 2.], dtype=float32)
         """
-        st = state.hot
+        st = local.state
         c = st.capture
         t = _wrap(self._val if c is None else c.read(self))
         for w in st.var_watchers:
@@ -205,7 +205,7 @@ class Variable(_TensorLike):
         # one, as a read would), though nothing is read until the alias is used.
         v = self._of
         if v._trainable:
-            st = state.hot
+            st = local.state
             for w in st.var_watchers:
                 w.append(v)
             for tape in st.tapes:
@@ -242,7 +242,7 @@ class Variable(_TensorLike):
 
 
 def _refuse_watched(v, how):
-    st = state.hot
+    st = local.state
     if any(tape._may_watch(v) for tape in st.tapes) or any(
             id(v._of) in acc._variables for acc in st.accumulators):
         raise _refusal("a Variable", how)

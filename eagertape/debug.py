@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ._errors import InvalidArgumentError
-from ._state import state
+from ._state import local, switched
 
 __all__ = ["check_numerics", "enable_check_numerics", "disable_check_numerics",
            "NumericsError"]
@@ -54,12 +54,12 @@ def enable_check_numerics():
     >>> tnp.sqrt(et.constant(-1.0)).numpy()
     array(nan, dtype=float32)
     """
-    state.check_numerics = True
+    local.state.check_numerics = True
 
 
 def disable_check_numerics():
     """Stop checking ops on this thread (see :func:`enable_check_numerics`)."""
-    state.check_numerics = False
+    local.state.check_numerics = False
 
 
 @contextlib.contextmanager
@@ -81,12 +81,8 @@ def check_numerics():
         ...
     eagertape.debug.NumericsError: !!! Detected infinity in the gradient of input 0 of op 'sqrt' ...
     """
-    saved = state.check_numerics
-    state.check_numerics = True
-    try:
+    with switched(check_numerics=True):
         yield
-    finally:
-        state.check_numerics = saved
 
 
 def call_site():

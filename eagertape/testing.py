@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._state import state, x64
+from ._state import local, switched, x64
 from ._tape import GradientTape
 from ._tensor import Tensor
 
@@ -35,18 +35,13 @@ def _out_value(out):
 
 
 def _tape_grads(f, values, replay):
-    previous = state.replay
-    if replay is not None:
-        state.replay = replay
-    try:
+    with switched(replay=replay if replay is not None else local.state.replay):
         xs = [Tensor(v) for v in values]
         with GradientTape() as tape:
             tape.watch(xs)
             out = f(*xs)
         _out_value(out)
         grads = tape.gradient(out, xs, unconnected_gradients="zero")
-    finally:
-        state.replay = previous
     return [np.asarray(g.numpy()) for g in grads]
 
 
@@ -105,7 +100,8 @@ def check_grads(f, args, *, eps=1e-6, rtol=1e-5, atol=1e-6, replay=None):
     converted to float64 (complex ones to complex128). The tape gradient must
     match ``jax.grad`` of the same function to rounding, and central finite
     differences (step ``eps``) within ``rtol``/``atol``. ``replay`` is
-    ``"compiled"``, ``"eager"`` or None (the thread's current setting).
+    ``"compiled"``, ``"per_op"`` (one pullback call per op) or None (the
+    thread's current setting).
 
     Complex gradients follow TensorFlow's convention, ``df/dx + i df/dy``.
 
@@ -114,12 +110,12 @@ def check_grads(f, args, *, eps=1e-6, rtol=1e-5, atol=1e-6, replay=None):
 
     >>> from eagertape import numpy as tnp
     >>> from eagertape.testing import check_grads
-    >>> gx, = check_grads(lambda x: tnp.log(x) * x, ([1.0, 2.0],), replay="eager")
+    >>> gx, = check_grads(lambda x: tnp.log(x) * x, ([1.0, 2.0],), replay="per_op")
     >>> gx                                       # log(x) + 1
     array([1.        , 1.69314718])
     """
-    if replay not in (None, "compiled", "eager"):
-        raise ValueError(f"argument `replay` must be 'compiled', 'eager' or None, got {replay!r}")
+    if replay not in (None, "compiled", "per_op"):
+        raise ValueError(f"argument `replay` must be 'compiled', 'per_op' or None, got {replay!r}")
     values = [_as_tensor_value(a) for a in args]
     tape = _tape_grads(f, values, replay)
     exact = _jax_grads(f, values)

@@ -61,7 +61,7 @@ def _jax_x64(request):
         assert not jax.config.jax_enable_x64, "eagertape left jax_enable_x64 on"
 
 
-@pytest.fixture(params=["compiled", "eager"])
+@pytest.fixture(params=["compiled", "per_op"])
 def replay(request):
     """Run a test under both replays: the compiled whole-tape one and per-op pullbacks."""
     saved = state.replay

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eagertape as et
-from eagertape import _fused, nn
+from eagertape import _cache, _fused, _graph, nn
 from eagertape import numpy as tnp
 from eagertape._errors import InvalidArgumentError
 from eagertape._state import state
@@ -93,9 +93,9 @@ def _train(steps, mode):
 
 
 def test_a_training_step_is_one_program_compiled_once_and_equal_to_eager():
-    _fused.clear()
+    _cache.clear_all()
     losses, grads, w = _train(12, "fused")
-    c = dict(_fused.counters)
+    c = _cache.info()["fused programs"]
     # Step 1 runs op by op (a structure seen once is not compiled); step 2
     # compiles forward and backward together; steps 3..12 reuse it.
     assert c["misses"] == 1 and c["hits"] == 10, c
@@ -108,7 +108,6 @@ def test_a_training_step_is_one_program_compiled_once_and_equal_to_eager():
 def test_the_fused_program_holds_forward_and_backward():
     # A replay of this structure compiled by an earlier test would take the first
     # step's gradient without running its forward graph.
-    _fused.clear()
     et.clear_replay_cache()
     x = et.constant(np.linspace(-1, 1, 8).astype(np.float32))
     with et.execution_mode("fused"):
@@ -117,8 +116,8 @@ def test_the_fused_program_holds_forward_and_backward():
                 tape.watch(x)
                 s = tnp.sum(tnp.sin(tnp.sin(x)))
             g = tape.gradient(s, x)
-            assert not _pending(s), (_, dict(_fused.counters))   # the loss came out of the same program
-    fn, = _fused._programs.values()
+            assert not _pending(s), (_, _cache.info()["fused programs"])   # the loss came out of the same program
+    fn, = _graph.programs.compiled()
     text = fn.lower([x.jax()]).as_text()
     assert text.count("stablehlo.sine ") == 2 and text.count("stablehlo.cosine ") == 2
     ref = jax.grad(lambda v: jnp.sum(jnp.sin(jnp.sin(v))))(x.numpy())
@@ -344,7 +343,7 @@ def test_structure_ids_name_structures(fused):
 
 def test_a_cleared_id_table_costs_a_compile_never_a_wrong_program():
     from eagertape import _keys
-    _fused.clear()
+    _cache.clear_all()
     x = et.constant(np.linspace(-1, 1, 6).astype(np.float32))
     ref = jax.grad(lambda v: jnp.sum(jnp.sin(jnp.sin(v))))(x.numpy())
     sids = []
@@ -357,7 +356,8 @@ def test_a_cleared_id_table_costs_a_compile_never_a_wrong_program():
             sids.append((tape._tape.sid, state.graph.sid))
             g = tape.gradient(s, x)
             np.testing.assert_allclose(g.numpy(), ref, rtol=1e-6)
-    assert _fused.counters["misses"] == 2, _fused.counters     # once before, once after
+    c = _cache.info()["fused programs"]
+    assert c["misses"] == 2, c     # once before, once after
     assert sids[0] == sids[1] == sids[2] and sids[3] == sids[4] == sids[5]
     # New ids after the clear, never one given before (so never another's program).
     assert min(sids[3]) > max(sids[0])

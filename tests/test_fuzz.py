@@ -77,7 +77,7 @@ def programs(draw):
         pool += 1
     seed = draw(st.integers(0, 2**31 - 1))
     second_order = draw(st.booleans())
-    replay = draw(st.sampled_from(["auto", "eager", "compiled"]))
+    replay = draw(st.sampled_from(["auto", "per_op", "compiled"]))
     return shapes, steps, seed, second_order, replay
 
 

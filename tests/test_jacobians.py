@@ -39,7 +39,7 @@ _REAL_CASES = [p for p in CASES if not any(np.iscomplexobj(a) for a in p.values[
 # through the row-by-row per-op replay (custom_gradient and untraceable tapes).
 @pytest.mark.parametrize("op,f,args,mode", [
     pytest.param(*p.values, "compiled", id=p.id) for p in _REAL_CASES] + [
-    pytest.param(*p.values, "eager", id=p.id + "-rows") for p in _REAL_CASES[::6]])
+    pytest.param(*p.values, "per_op", id=p.id + "-rows") for p in _REAL_CASES[::6]])
 def test_op_table_jacobian_matches_jacrev(op, f, args, mode, monkeypatch):
     monkeypatch.setattr(state, "replay", mode)
     values = [jnp.asarray(np.asarray(a, np.float64)) for a in args]

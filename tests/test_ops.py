@@ -284,7 +284,7 @@ def test_table_covers_at_least_80_distinct_functions():
     assert len(_distinct_functions()) >= 80, len(_distinct_functions())
 
 
-@pytest.mark.parametrize("replay", ["compiled", "eager"])
+@pytest.mark.parametrize("replay", ["compiled", "per_op"])
 @pytest.mark.parametrize("op,f,args", CASES)
 def test_op_gradient(op, f, args, replay):
     et.testing.check_grads(f, args, replay=replay)

@@ -108,7 +108,7 @@ def test_new_shapes_reuse_the_structure_and_add_an_executable(auto_replay):
     assert (info.deferred, info.misses, info.size, info.executables) == (0, 1, 1, 2)
 
 
-@pytest.mark.parametrize("replay", ["auto", "compiled", "eager"])
+@pytest.mark.parametrize("replay", ["auto", "compiled", "per_op"])
 def test_non_persistent_tape_releases_every_recorded_value(replay):
     saved = state.replay
     state.replay = replay

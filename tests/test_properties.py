@@ -20,7 +20,7 @@ pytestmark = pytest.mark.jax_x64
 # Tape and jax.grad compose the same pullbacks: only rounding may differ.
 RTOL = ATOL = 1e-9
 
-replays = pytest.mark.parametrize("replay", ["compiled", "eager"])
+replays = pytest.mark.parametrize("replay", ["compiled", "per_op"])
 
 
 @contextlib.contextmanager

@@ -1483,7 +1483,7 @@ def test_same_as_tensorflow(label):
     _same(got, want)
 
 
-@pytest.mark.parametrize("replay", ["eager", "compiled"])
+@pytest.mark.parametrize("replay", ["per_op", "compiled"])
 @pytest.mark.parametrize("label", BOTH_REPLAYS)
 def test_same_as_tensorflow_by_either_backward_pass(label, replay):
     from eagertape._state import state

@@ -29,7 +29,7 @@ from .. import _function
 from .._forward import ForwardAccumulator as _ForwardAccumulator
 from .._primitive import call as _call
 from .._primitive import stop_gradient as _stop_gradient
-from .._state import state as _state
+from .._state import local as _local
 from .._tape import GradientTape as _CoreTape
 from .._tape import UnconnectedGradients  # noqa: F401
 from .._operators import _convert_operand, constant, convert_to_tensor  # noqa: F401
@@ -137,7 +137,7 @@ class GradientTape(_CoreTape):
     def watch(self, tensor):
         super().watch(tensor)
         if _tf1["watch_all"]:
-            for tape in list(_state.tapes):
+            for tape in list(_local.state.tapes):
                 if tape is not self:
                     _CoreTape.watch(tape, tensor)
 

@@ -25,7 +25,7 @@ import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from .. import numpy as _np
-from .._state import state, switched
+from .._state import local, switched
 from .._tensor import _TensorLike, _wrap
 from ._util import tensor as _t
 
@@ -53,7 +53,7 @@ def _known(pred, what):
 def _traced_only(name):
     """The checks before a lax form runs inside a trace: nothing records (its ops
     would be lost to the tape) and no Variable is assigned inside."""
-    h = state.hot
+    h = local.state
     if h.tapes or h.accumulators:
         raise NotImplementedError(
             f"tf.{name} on a value traced by tf.function, while a GradientTape or "
@@ -71,7 +71,7 @@ class _Pure:
         self.fn, self.name, self.treedef = fn, name, None
 
     def __call__(self, *raw):
-        cap = state.hot.capture
+        cap = local.state.capture
         written = dict(cap.written) if cap is not None else None
         with switched(tapes=[], accumulators=[]):
             out = self.fn(*(_wrap_tree(r) for r in raw))
@@ -268,7 +268,7 @@ def _stack(outs):
 
 def _unrolled():
     """Whether the per-element form must run (eagerly, or a tape records in a trace)."""
-    h = state.hot
+    h = local.state
     return h.capture is None or bool(h.tapes or h.accumulators)
 
 
@@ -361,7 +361,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """``map_fn`` computed as one vectorised call (``jax.vmap``) when nothing
     records; per element, as TF's fallback, while a tape or accumulator records
     (so every op reaches it)."""
-    h = state.hot
+    h = local.state
     if h.tapes or h.accumulators:
         return map_fn(fn, elems)
     leaves, treedef, n = _first_axis(elems)

@@ -9,7 +9,7 @@ is what it gets, and nothing can drift.
 import functools
 import re
 
-from .._state import state, switched
+from .._state import local, switched
 from .._variables import Variable
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
@@ -42,7 +42,7 @@ class name_scope:  # noqa: N801  (TF's name)
         return self._name
 
     def __enter__(self):
-        name, old = self._name, state.name_scope
+        name, old = self._name, local.state.name_scope
         if not name:
             scope = ""
         elif name.endswith("/"):

@@ -19,7 +19,7 @@ import jax
 import numpy as np
 
 from .._custom import custom_gradient
-from .._state import state
+from .._state import local
 from .._variables import init_scope as _init_scope
 from .._operators import convert_to_tensor
 from .._tensor import _as_dtype, _TensorLike, _wrap
@@ -64,7 +64,7 @@ def get_static_value(tensor, partial=False):
 
 def inside_function():
     """True while a tf.function traces its Python function."""
-    return state.capture is not None
+    return local.state.capture is not None
 
 
 def is_symbolic_tensor(tensor):
@@ -79,7 +79,7 @@ def get_logger():
 
 def get_current_name_scope():
     """The name scope ``tf.name_scope`` opened, without its trailing ``/``."""
-    return state.name_scope.rstrip("/")
+    return local.state.name_scope.rstrip("/")
 
 
 def timestamp(name=None):

@@ -40,7 +40,7 @@ import numpy as np
 
 from .._errors import InvalidArgumentError
 from .._primitive import call as _call
-from .._state import state, switched
+from .._state import local, switched
 from .._tensor import _as_dtype, _TensorLike, _wrap
 from .._variables import Variable
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
@@ -100,7 +100,7 @@ def _next_key(seed=None):
                 jax.ensure_compile_time_eval():
             var = _gen.streams[stream] = Variable(np.asarray(_initial_key(stream)),
                                                   trainable=False, name="random_stream")
-    if state.capture is None:
+    if local.state.capture is None:
         key, sub = jax.random.split(var._val)
         var._val = key
         return sub
