@@ -96,7 +96,7 @@ def _call_custom(f, args, kwargs):
     for o in out_leaves:
         inner = o
         if isinstance(o, _TensorLike):
-            o = o._peek()
+            o = o._value
         elif not isinstance(o, jax.Array):
             o = convert_to_tensor(o)._value
         outs.append(_wrap(o))   # fresh identities: their producer is this op alone
@@ -177,7 +177,7 @@ def _traced_custom(f, args, kwargs):
         return result, grad_fn
 
     def unwrap(nest):
-        return jax.tree_util.tree_map(lambda t: t._peek() if _is_tl(t) else t, nest,
+        return jax.tree_util.tree_map(lambda t: t._value if _is_tl(t) else t, nest,
                                       is_leaf=_is_tl)
 
     @jax.custom_vjp
@@ -196,9 +196,9 @@ def _traced_custom(f, args, kwargs):
             raise ValueError(f"custom_gradient function expected to return {len(vals)} "
                              f"gradients, but returned {len(flat)} instead.")
         return ([jax.numpy.zeros_like(v) if gr is None else
-                 jax.numpy.asarray(gr._peek() if _is_tl(gr) else gr, dtype=v.dtype).reshape(v.shape)
+                 jax.numpy.asarray(gr._value if _is_tl(gr) else gr, dtype=v.dtype).reshape(v.shape)
                  for gr, v in zip(flat, vals)],)
 
     g.defvjp(fwd, bwd)
-    out = g([leaves[i]._peek() for i in pos])
+    out = g([leaves[i]._value for i in pos])
     return jax.tree_util.tree_map(_wrap, out)

@@ -91,7 +91,7 @@ class ForwardAccumulator:
                 continue
             try:
                 tan = t if isinstance(t, Tensor) and t.dtype == dtype else \
-                    convert_to_tensor(t._peek() if isinstance(t, _TensorLike) else t, dtype=dtype)
+                    convert_to_tensor(t._value if isinstance(t, _TensorLike) else t, dtype=dtype)
             except (TypeError, ValueError) as e:
                 raise type(e)(f"argument `tangents`[{i}]: {e}") from None
             if tan.shape != p.shape:
@@ -148,7 +148,7 @@ class ForwardAccumulator:
             e = table.get(id(q))
             t = e[1] if e is not None and e[0] is q else None
             if t is None and zero:
-                v = p._peek()
+                v = p._value
                 t = _wrap(jnp.zeros(v.shape, v.dtype))
             out.append(t)
         return tree_unflatten(tree, out)

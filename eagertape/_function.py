@@ -49,7 +49,7 @@ class _Capture:
 
     def write(self, v, new):
         if isinstance(new, _TensorLike):
-            new = new._peek()
+            new = new._value
         self.current[id(v)] = new
         self.written.setdefault(id(v), v)
 
@@ -75,7 +75,7 @@ class _Trace:
                 box["static"] = static
                 for o in out_leaves:
                     if isinstance(o, (_TensorLike,) + _ARRAYS):
-                        arrays.append(o._peek() if isinstance(o, _TensorLike) else jnp.asarray(o))
+                        arrays.append(o._value if isinstance(o, _TensorLike) else jnp.asarray(o))
                         o = _ARRAY
                     static.append(o)     # Python values come back as they were
                 written = [cap.current[k] for k in cap.written]

@@ -130,7 +130,7 @@ def _keras_variable(optimizer, v):
 
 # -- one recorded op per layer call -----------------------------------------
 def _raw(x):
-    return x._peek() if _is_tl(x) else x
+    return x._value if _is_tl(x) else x
 
 
 def _values_of(tree):

@@ -31,7 +31,7 @@ _UFUNC_METHODS = ("reduce", "accumulate", "outer", "reduceat", "at")
 
 def _raw(fn):
     def unwrapped(*args, **kwargs):
-        args, kwargs = jax.tree_util.tree_map(lambda x: x._peek() if _is_tl(x) else x,
+        args, kwargs = jax.tree_util.tree_map(lambda x: x._value if _is_tl(x) else x,
                                               (args, kwargs), is_leaf=_is_tl)
         return fn(*args, **kwargs)
     unwrapped.__name__ = getattr(fn, "__name__", "function")

@@ -42,6 +42,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._connected import reading_inputs
 from ._dtypes import category, int_range, is_inexact
 from ._errors import InvalidArgumentError
 from ._primitive import call as _call
@@ -171,7 +172,6 @@ def _operators():
     _binary("mod", jnp.mod, no_bool=True, check=_nonzero)
     # TF's Pow gradient reads x at every order (y * x ** (y - 1)); JAX's x ** 2 is
     # integer_pow, whose second derivative no longer does (a third would be None).
-    from ._connected import reading_inputs
     _binary("pow", reading_inputs(jnp.power), no_bool=True, check=_no_unsigned,
             rcheck=_no_unsigned)
     _binary("matmul", jnp.matmul, no_bool=True)

@@ -19,6 +19,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from . import _fused, _graph
 from ._cache import Table
 from ._connected import NO_GRADIENT
+from .debug import call_site, check_outputs
 from ._graph import _ArrayImpl
 from ._errors import InvalidArgumentError
 from ._state import _x64_flag, local
@@ -162,7 +163,7 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
             _x64_flag.set_local(saved)
     if not kwargs:
         # The common call: positional Tensors, Variables, floats and ints, in
-        # one pass that builds its kind's key (as the loop below does) and its
+        # one pass that builds its kind's key (``_take``'s rule, inlined) and its
         # values. A Variable read is recorded, so it waits until the kind is
         # found (a new kind goes the long way, which reads it there).
         # The loop below alone would do, at 3-5% more per fused training step.
@@ -215,30 +216,69 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     kwnames = tuple(sorted(kwargs)) if kwargs else ()
     leaves = list(args) + [kwargs[k] for k in kwnames] if kwnames else list(args)
     key = [id(fn) if not constant_output else (id(fn), NO_GRADIENT), len(args), kwnames]
+    taken = _take(fn, leaves, key, jit, name, nested=False)
+    if taken is None:   # a nest (lists of Tensors, tuples of slices, ...)
+        # Variables read so far are passed as those reads, not read again.
+        n = len(args)
+        return _call_nested(fn, tuple(leaves[:n]), dict(zip(kwnames, leaves[n:])),
+                            constant_output, jit, name)
+    objs, vals, dyn = taken
+    kind = _kind_for(tuple(key), fn, None, leaves, dyn, jit, name)
+    return _run(kind, objs, vals, constant_output)
+
+
+def _call_nested(fn, args, kwargs, constant_output, jit, name):
+    # Nested arguments (lists of Tensors, tuples of slices, ...): flatten them,
+    # Tensors and Variables as leaves (JAX would see through them: pytree nodes).
+    leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else _EMPTY),
+                                   is_leaf=_is_tl)
+    key = [id(fn) if not constant_output else (id(fn), NO_GRADIENT), treedef]
+    objs, vals, dyn = _take(fn, leaves, key, jit, name, nested=True)
+    kind = _kind_for(tuple(key), fn, treedef, leaves, dyn, jit, name)
+    return _run(kind, objs, vals, constant_output)
+
+
+def _take(fn, leaves, key, jit, name, nested):
+    """The argument rule, leaf by leaf (``call``'s first loop inlines it for
+    positional Tensors, floats, ints and Variables, and must build the same key).
+
+    A value (Tensor, Variable read, array, Python float or complex, and an int
+    operand of elementwise arithmetic) goes to ``objs``/``vals`` and is marked
+    ``_D`` in ``key``; anything else is static: its type and itself go into
+    ``key``, and it is fixed in the kind. Returns ``(objs, vals, dyn)`` (the
+    positions of the values), or None for a leaf that is a nest (not ``nested``:
+    the caller flattens the arguments and comes back with ``nested=True``).
+    """
     objs, vals, dyn = [], [], []
-    arith = id(fn) in _ARITHMETIC
+    arith = jit and id(fn) in _ARITHMETIC
     for i, leaf in enumerate(leaves):
         tp = type(leaf)
-        if tp is int and arith and jit:
+        if tp is int and arith:
             objs.append(leaf)
             vals.append(_device_scalar(leaf))
-            dyn.append(i)
-            key.append(_D)
         elif tp in _SIMPLE_STATIC or (tp is tuple and all(type(e) is int for e in leaf)):
             key.append(tp)
             key.append(leaf)
+            continue
         else:
-            leaf = _dynamic(leaf, tp, objs, vals, jit)
-            if leaf is None:   # a nest (lists of Tensors, tuples of slices, ...)
-                # Variables read so far are passed as those reads, not read again.
-                n = len(args)
-                return _call_nested(fn, tuple(leaves[:n]), dict(zip(kwnames, leaves[n:])),
-                                    constant_output, jit, name)
-            leaves[i] = leaf
-            dyn.append(i)
-            key.append(_D)
-    kind = _kind_for(tuple(key), fn, None, leaves, dyn, jit, name)
-    return _run(kind, objs, vals, constant_output)
+            value = _dynamic(leaf, tp, objs, vals, jit)
+            if value is None:
+                if not nested:
+                    return None
+                if tp is slice:                       # unhashable before Python 3.12
+                    key.append(slice)
+                    key.append((leaf.start, leaf.stop, leaf.step))
+                    continue
+                e = tf_variable_error(leaf, f"an argument of `{name or getattr(fn, '__name__', fn)}`")
+                if e is not None:
+                    raise e
+                key.append(tp)
+                key.append(leaf)
+                continue
+            leaves[i] = value
+        dyn.append(i)
+        key.append(_D)
+    return objs, vals, dyn
 
 
 def _dynamic(leaf, tp, objs, vals, jit):
@@ -263,33 +303,6 @@ def _dynamic(leaf, tp, objs, vals, jit):
     else:
         return None
     return leaf
-
-
-def _call_nested(fn, args, kwargs, constant_output, jit, name):
-    # Nested arguments (lists of Tensors, tuples of slices, ...): flatten them,
-    # Tensors and Variables as leaves (JAX would see through them: pytree nodes).
-    leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else _EMPTY),
-                                   is_leaf=_is_tl)
-    key = [id(fn) if not constant_output else (id(fn), NO_GRADIENT), treedef]
-    objs, vals, dyn = [], [], []
-    for i, leaf in enumerate(leaves):
-        tp = type(leaf)
-        value = _dynamic(leaf, tp, objs, vals, jit)
-        if value is not None:
-            leaves[i] = value
-            dyn.append(i)
-            key.append(_D)
-        elif tp is slice:                       # unhashable before Python 3.12
-            key.append(slice)
-            key.append((leaf.start, leaf.stop, leaf.step))
-        else:
-            e = tf_variable_error(leaf, f"an argument of `{name or getattr(fn, '__name__', fn)}`")
-            if e is not None:
-                raise e
-            key.append(tp)
-            key.append(leaf)
-    kind = _kind_for(tuple(key), fn, treedef, leaves, dyn, jit, name)
-    return _run(kind, objs, vals, constant_output)
 
 
 def _run(kind, objs, vals, constant_output):
@@ -371,7 +384,6 @@ def _execute(kind, objs, vals):
 def _finish(kind, objs, vals, outs, out_treedef, constant_output):
     h = local.state
     if h.check_numerics:
-        from .debug import call_site, check_outputs
         check_outputs(kind.name, outs, call_site())
     tapes = h.tapes
     if tapes:
@@ -441,7 +453,7 @@ def stop_gradient(input, name=None):
     out = []
     for leaf in leaves:
         if isinstance(leaf, _TensorLike):
-            leaf = leaf._peek()
+            leaf = leaf._value
         elif not isinstance(leaf, jax.Array):
             leaf = _to_array(leaf, None, "input")
         # lax.stop_gradient too, so code traced by JAX (eagertape.function) also stops.

@@ -20,6 +20,7 @@ op's inputs and outputs (``TapeData``: slots, ``struct``).
 """
 from . import _connected, _keys
 from ._dtypes import is_inexact
+from .debug import call_site
 from ._state import local
 from ._tensor import Tensor
 
@@ -109,7 +110,6 @@ def record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, re
                     return None
             # A fused call (graph) is deferred only while numerics go unchecked.
             if graph is None and local.state.check_numerics:
-                from .debug import call_site
                 op = (kind, objs, vals, outs, custom, name, call_site())
             else:
                 op = (kind, objs, vals, outs, custom, name, None)

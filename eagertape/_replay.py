@@ -32,13 +32,14 @@ import jax.numpy as jnp
 from jax.tree_util import tree_flatten
 
 from . import _connected, _fused, _graph
-from ._cache import COMPILED, CompileCache, Table
+from ._cache import COMPILED, CompileCache, Table, clear_all
 from ._config import config
 from ._dtypes import is_complex, is_inexact
 from ._primitive import call
 from ._record import op_name
 from ._state import local, switched
 from ._tensor import Tensor, _wrap
+from .debug import check_gradients
 from ._variables import Variable
 
 # A training loop compiles its structure at first sight; once structures churn
@@ -84,7 +85,6 @@ def clear_replay_cache():
     >>> info.hits, info.misses, info.size
     (0, 0, 0)
     """
-    from ._cache import clear_all
     clear_all()
 
 
@@ -532,7 +532,6 @@ def _pull_op(step, diff, cts):
         with switched(check_numerics=False):
             in_cts = _run_pullback(kind, objs, diff, cts)
     if local.state.check_numerics:
-        from .debug import check_gradients
         check_gradients(op_name(op), [in_cts[k] for k in range(len(diff))], where)
     return in_cts
 

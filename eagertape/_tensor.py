@@ -26,6 +26,22 @@ class _TensorLike:
 
     Their operators and array methods are recorded calls, installed by
     ``eagertape._operators`` (TF's conversion rules are listed there).
+
+    The value, in eagertape's code, by one vocabulary on both:
+
+    =========== ====================================================================
+    accessor    gives
+    =========== ====================================================================
+    ``_aval()`` what knows the shape and dtype without computing anything (a
+                fused-mode ``Pending`` value, or the array)
+    ``_value``  the concrete array, recording nothing (a Variable's: its current
+                value, or inside a traced ``eagertape.function`` the traced one)
+    ``_read()`` the array as TF reads it: a Variable records a read on the tapes
+                (``read_value``); a Tensor gives ``_value``
+    =========== ====================================================================
+
+    Beneath them: a Tensor's slot ``_v`` (the array or the ``Pending``; the
+    recording path reads it directly) and a Variable's storage ``_val``.
     """
 
     if TYPE_CHECKING:
@@ -428,7 +444,6 @@ class Tensor(_TensorLike):
         return v
 
     def _read(self): return self._value
-    _peek = _read
 
     def _aval(self): return self._v
 

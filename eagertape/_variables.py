@@ -56,7 +56,7 @@ class Variable(_TensorLike):
         # (a NumPy or Python value is a constant even while a function traces)
         with jax.ensure_compile_time_eval():
             if isinstance(initial_value, _TensorLike):
-                value = initial_value._peek()
+                value = initial_value._value
                 if dtype is not None and value.dtype != dtype:
                     value = value.astype(dtype)
             else:
@@ -93,10 +93,8 @@ class Variable(_TensorLike):
         """The Variable itself (an alias's is the Variable it stands for)."""
         return self
 
-    def _peek(self):
+    def _aval(self):
         return self._value
-
-    _aval = _peek
 
     def read_value(self, _watch=True):
         """A Tensor holding the current value: one recorded read of this Variable.
@@ -147,7 +145,7 @@ class Variable(_TensorLike):
     # -- writes ------------------------------------------------------------
     def _check(self, value, argname):
         if isinstance(value, _TensorLike):
-            new = value._peek()
+            new = value._value
             if new.dtype != self._value.dtype:
                 raise TypeError(f"argument `{argname}` has dtype {new.dtype} but the Variable "
                                 f"{self._name!r} has dtype {self._value.dtype}; cast it first "

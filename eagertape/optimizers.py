@@ -113,7 +113,7 @@ class Optimizer:
         for i, (g, v) in enumerate(pairs):
             w = v.jax()
             try:
-                g = g._peek() if isinstance(g, _TensorLike) else jnp.asarray(g, w.dtype)
+                g = g._value if isinstance(g, _TensorLike) else jnp.asarray(g, w.dtype)
             except (TypeError, ValueError):
                 raise TypeError(f"argument `grads_and_vars`: gradient for {v.name!r} must be a "
                                 f"Tensor or array, got {type(g).__name__}") from None

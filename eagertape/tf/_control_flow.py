@@ -37,7 +37,7 @@ def _is_tl(x):
 def _known(pred, what):
     """``pred`` as a Python bool, or None if it is a value being traced."""
     if isinstance(pred, _TensorLike):
-        v = pred._peek()
+        v = pred._value
         if isinstance(v, jax.core.Tracer):
             return None
         v = np.asarray(v)
@@ -84,7 +84,7 @@ class _Pure:
             raise ValueError(f"the branches (or iterations) of tf.{self.name} must return the "
                              f"same structure, got {self.treedef} and {treedef}")
         self.treedef = treedef
-        return [x._peek() if _is_tl(x) else jax.numpy.asarray(x) for x in leaves]
+        return [x._value if _is_tl(x) else jax.numpy.asarray(x) for x in leaves]
 
 
 def _wrap_tree(raw):
@@ -92,7 +92,7 @@ def _wrap_tree(raw):
 
 
 def _raw_tree(tree):
-    return jax.tree_util.tree_map(lambda x: _t(x)._peek(), tree, is_leaf=_is_tl)
+    return jax.tree_util.tree_map(lambda x: _t(x)._value, tree, is_leaf=_is_tl)
 
 
 # -- conditionals ------------------------------------------------------------------
@@ -110,7 +110,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         return true_fn() if p else false_fn()
     _traced_only("cond")
     t, f = _Pure(lambda _: true_fn(), "cond"), _Pure(lambda _: false_fn(), "cond")
-    out = jax.lax.cond(_t(pred)._peek().reshape(()), t, f, None)
+    out = jax.lax.cond(_t(pred)._value.reshape(()), t, f, None)
     return tree_unflatten(t.treedef, [_wrap(o) for o in out])
 
 
@@ -131,7 +131,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     if not _is_tl(branch_index) and not isinstance(branch_index, (np.ndarray, jax.Array)):
         raise TypeError(f"argument `branch_index` must be a Tensor, got "
                         f"{type(branch_index).__name__} (TF's rule: tf.constant(i))")
-    idx = branch_index._peek() if _is_tl(branch_index) else branch_index
+    idx = branch_index._value if _is_tl(branch_index) else branch_index
     if not isinstance(idx, jax.core.Tracer):
         i = int(np.asarray(idx))
         return (fns[i] if 0 <= i < len(fns) else default)()
@@ -161,7 +161,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name=None):
         return default()
     _traced_only("case")
     # The first True predicate's index, or n for the default.
-    flags = jax.numpy.stack([jax.numpy.asarray(_t(p)._peek()).reshape(()) for p, _ in pairs])
+    flags = jax.numpy.stack([jax.numpy.asarray(_t(p)._value).reshape(()) for p, _ in pairs])
     first = jax.numpy.argmax(jax.numpy.concatenate([flags, jax.numpy.array([True])]))
     fns = [f for _, f in pairs] + [default or pairs[-1][1]]
     return switch_case(_wrap(first), fns)
@@ -189,7 +189,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                         "loop variables (cond and body take them as positional arguments)")
     n = None if maximum_iterations is None else maximum_iterations
     if _is_tl(n):
-        n = n._peek()
+        n = n._value
     # TF converts the loop variables to tensors first (a Python 0 comes back a Tensor).
     vars_ = type(loop_vars)(jax.tree_util.tree_map(
         lambda x: x if _is_tl(x) else _t(x), list(loop_vars), is_leaf=_is_tl))
@@ -229,7 +229,7 @@ def _lax_while(cond, body, loop_vars, n, done):
         out = b(*tree_unflatten(treedef, raw))
         return k + 1, [o.astype(d) for o, d in zip(out, dtypes)]
 
-    init = [_t(x)._peek() for x in leaves]
+    init = [_t(x)._value for x in leaves]
     if n is not None and not isinstance(n, jax.core.Tracer):
         # A known bound: a scan that stops changing the variables once the
         # condition fails, which reverse mode can differentiate (lax.while_loop
@@ -285,7 +285,7 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     if _unrolled():
         return _stack([fn(tree_unflatten(treedef, [x[i] for x in leaves])) for i in range(n)])
     f = _Pure(lambda *xs: fn(tree_unflatten(treedef, list(xs))), "map_fn")
-    out = jax.lax.map(lambda xs: f(*xs), [x._peek() for x in leaves])
+    out = jax.lax.map(lambda xs: f(*xs), [x._value for x in leaves])
     return tree_unflatten(f.treedef, [_wrap(o) for o in out])
 
 
@@ -346,11 +346,11 @@ def _accumulate(fn, elems, initializer, reverse, name, every):
         new = [o.astype(d) for o, d in zip(f(carry, xs), dtypes)]
         return new, new
     idx = np.asarray(order, dtype=np.int32)
-    xs = [x._peek()[idx] for x in leaves]
-    last, stacked = jax.lax.scan(step, [a._peek() for a in acc_leaves], xs)
+    xs = [x._value[idx] for x in leaves]
+    last, stacked = jax.lax.scan(step, [a._value for a in acc_leaves], xs)
     if not every:
         return tree_unflatten(acc_tree, [_wrap(v) for v in last])
-    stacked = [jax.numpy.concatenate([a._peek()[None], s]) if first else s
+    stacked = [jax.numpy.concatenate([a._value[None], s]) if first else s
                for a, s in zip(acc_leaves, stacked)]
     if reverse:
         stacked = [s[::-1] for s in stacked]
@@ -366,7 +366,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
         return map_fn(fn, elems)
     leaves, treedef, n = _first_axis(elems)
     f = _Pure(lambda *xs: fn(tree_unflatten(treedef, list(xs))), "vectorized_map")
-    out = jax.vmap(lambda *xs: f(*xs))(*[x._peek() for x in leaves])
+    out = jax.vmap(lambda *xs: f(*xs))(*[x._value for x in leaves])
     return tree_unflatten(f.treedef, [_wrap(o) for o in out])
 
 
@@ -384,7 +384,7 @@ def numpy_function(func, inp, Tout, stateful=True, name=None):
     (``jax.pure_callback``); its output shapes are found by one call on zeros of
     the inputs' shapes when the function is traced."""
     args = [_t(x) for x in inp]
-    raws = [a._peek() for a in args]
+    raws = [a._value for a in args]
     if not any(isinstance(r, jax.core.Tracer) for r in raws):
         out = func(*(np.asarray(r) for r in raws))
         return _cast_out(out, Tout, constant=True)

@@ -57,7 +57,7 @@ def init_scope():
 def get_static_value(tensor, partial=False):
     """The value as a NumPy array, or None while a tf.function traces it."""
     if isinstance(tensor, _TensorLike):
-        v = tensor._peek()
+        v = tensor._value
         return None if isinstance(v, jax.core.Tracer) else np.asarray(v)
     return np.asarray(tensor)
 
@@ -69,7 +69,7 @@ def inside_function():
 
 def is_symbolic_tensor(tensor):
     """True for a tensor of a tf.function being traced."""
-    return isinstance(tensor, _TensorLike) and isinstance(tensor._peek(), jax.core.Tracer)
+    return isinstance(tensor, _TensorLike) and isinstance(tensor._value, jax.core.Tracer)
 
 
 def get_logger():

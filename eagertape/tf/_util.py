@@ -108,7 +108,7 @@ def hinted(x, y, mismatch=InvalidArgumentError):
 def concrete(x, what=None):
     """``x``'s value as a NumPy array; None while ``eagertape.function`` traces it
     (or, with ``what``, a clear error: that argument must be known when tracing)."""
-    v = x._peek() if isinstance(x, _TensorLike) else x
+    v = x._value if isinstance(x, _TensorLike) else x
     if isinstance(v, jax.core.Tracer):
         if what is None:
             return None

@@ -68,7 +68,7 @@ def _check(ok, data_fn, summarize):
     def at_run_time(all_ok):
         if not all_ok:
             raise InvalidArgumentError("a tf.debugging assertion failed inside a tf.function")
-    jax.debug.callback(at_run_time, jax.numpy.all(ok._peek()))
+    jax.debug.callback(at_run_time, jax.numpy.all(ok._value))
 
 
 def _binary(sym, test, x, y, message, summarize, data=None):
@@ -384,7 +384,7 @@ def check_numerics(tensor, message, name=None):
             report = bad_report(np.asarray(arr))
             if report:
                 raise InvalidArgumentError(report)
-        jax.debug.callback(at_run_time, t._peek())
+        jax.debug.callback(at_run_time, t._value)
     return _np.asarray(t)
 
 

@@ -106,7 +106,7 @@ def _next_key(seed=None):
         return sub
     # Traced by tf.function: the key is read and written as the function runs.
     with switched(tapes=[], accumulators=[], var_watchers=[]):
-        key, sub = jax.random.split(var.read_value()._peek())
+        key, sub = jax.random.split(var.read_value()._value)
         var.assign(_wrap(key))
     return sub
 
@@ -365,7 +365,7 @@ def _seed_key(seed):
         raise InvalidArgumentError(f"seed must have shape [2], not {list(s.shape)}")
     v = _concrete(s)
     if v is None:       # traced by tf.function: the key is computed in the op
-        return _call(_key_from_seed, (s,), constant_output=True)._peek()
+        return _call(_key_from_seed, (s,), constant_output=True)._value
     return _key_from_seed(jnp.asarray(v))
 
 
@@ -548,7 +548,7 @@ class Generator:
         self._set(state)
 
     def _set(self, state):
-        s = np.reshape(np.asarray(state._peek() if isinstance(state, _TensorLike) else state,
+        s = np.reshape(np.asarray(state._value if isinstance(state, _TensorLike) else state,
                                   dtype=np.int64), -1).copy()
         if s.size != _state_size(self._alg):
             raise ValueError(f"state must have shape [{_state_size(self._alg)}] for "

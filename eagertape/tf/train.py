@@ -665,7 +665,7 @@ _AVERAGEABLE = ("bfloat16", "float16", "float32", "float64")
 
 def _raw(x):
     x = _standin(x)
-    return x._peek() if hasattr(x, "_peek") else jnp.asarray(x)
+    return x._value if hasattr(x, "_aval") else jnp.asarray(x)
 
 
 class ExponentialMovingAverage:
@@ -734,8 +734,8 @@ class ExponentialMovingAverage:
         rate = jnp.float32(1.0) - decay       # TF's 1 - decay in float32, then cast
         for v in var_list:
             shadow = self._averages[id(v)][1]
-            old = shadow._peek()
-            shadow.assign(old - (old - v._peek()) * rate.astype(old.dtype), read_value=False)
+            old = shadow._value
+            shadow.assign(old - (old - v._value) * rate.astype(old.dtype), read_value=False)
         return None
 
     def average(self, var):
