@@ -26,9 +26,11 @@ class Config:
     ``compile_max_ops``: longer tapes always replay op by op (XLA's compile time:
     about 6 s for 1000 small ops on 2 cores), with per-op pullbacks compiled once
     per op kind.
+    ``run_functions_eagerly``: ``tf.config.run_functions_eagerly``: every
+    ``eagertape.function`` runs its Python body op by op.
     """
 
-    __slots__ = ("_execution_mode", "max_pending", "compile_max_ops")
+    __slots__ = ("_execution_mode", "max_pending", "compile_max_ops", "run_functions_eagerly")
 
     def __init__(self):
         mode = os.environ.get("EAGERTAPE_EXECUTION_MODE", "eager")
@@ -38,6 +40,7 @@ class Config:
         self._execution_mode = mode
         self.max_pending = 1000
         self.compile_max_ops = 2500
+        self.run_functions_eagerly = False
 
     @property
     def execution_mode(self):

@@ -19,12 +19,12 @@ import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from ._primitive import _is_tl, call
+from ._config import config
 from ._state import local, switched, x64
 from ._tensor import Tensor, _TensorLike, _wrap
 
 _ARRAYS = (jax.Array, np.ndarray, np.generic)
 # tf.config.run_functions_eagerly: every function runs as plain Python (debugging).
-_run_eagerly = [False]
 
 
 class _Capture:
@@ -169,7 +169,7 @@ class Function:
 
     @x64
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self._jit or local.state.capture is not None or _run_eagerly[0]:
+        if not self._jit or local.state.capture is not None or config.run_functions_eagerly:
             # jit_compile=False, or called from a function being traced: plain Python.
             return self.python_function(*args, **kwargs)
         if self._signature is not None:
