@@ -145,8 +145,7 @@ class ForwardAccumulator:
                                 f"Tensor or Variable, got {type(p).__name__}")
             table = self._variables if isinstance(p, Variable) else self._tangents
             q = p._of if isinstance(p, Variable) else p
-            e = table.get(id(q))
-            t = e[1] if e is not None and e[0] is q else None
+            t = _tangent_of(table, q)
             if t is None and zero:
                 v = p._value
                 t = _wrap(jnp.zeros(v.shape, v.dtype))
@@ -155,21 +154,35 @@ class ForwardAccumulator:
 
     # -- called by the primitive wrapper and by Variable reads ------------------------
     def _on_read(self, v, t):
-        e = self._variables.get(id(v))
-        if e is not None and e[0] is v:
-            self._tangents[id(t)] = (t, e[1])
+        tangent = _tangent_of(self._variables, v)
+        if tangent is not None:
+            self._tangents[id(t)] = (t, tangent)
 
     def _carry(self, old, new):
         # custom_gradient's fresh output Tensors keep the tangents of f's results.
-        e = self._tangents.get(id(old))
-        if e is not None and e[0] is old:
-            self._tangents[id(new)] = (new, e[1])
+        tangent = _tangent_of(self._tangents, old)
+        if tangent is not None:
+            self._tangents[id(new)] = (new, tangent)
+
+    def _tracks(self, t):
+        """Whether Tensor ``t`` has a tangent here."""
+        return _tangent_of(self._tangents, t) is not None
 
     def _paused(self):
         """The thread's stacks as they were outside this accumulator (``with``)."""
         n, st = self._nesting, local.state
         return switched(tapes=[t for t in st.tapes if t._nesting < n],
                         accumulators=[a for a in st.accumulators if a._nesting < n])
+
+
+def _tangent_of(table, x):
+    """The tangent ``table`` holds for ``x``, or None. Tables map ``id(x)`` to
+    ``(x, tangent)``: the entry keeps ``x`` alive, so its id names it alone."""
+    e = table.get(id(x))
+    if e is None:
+        return None
+    owner, tangent = e
+    return tangent if owner is x else None
 
 
 def _on_op(kind, objs, outs):
@@ -179,10 +192,10 @@ def _on_op(kind, objs, outs):
         pos, tan_in = [], []
         for i, o in enumerate(objs):
             if type(o) is Tensor:
-                e = tans.get(id(o))
-                if e is not None and e[0] is o:
+                tangent = _tangent_of(tans, o)
+                if tangent is not None:
                     pos.append(i)
-                    tan_in.append(e[1])
+                    tan_in.append(tangent)
         if not pos:
             continue
         with acc._paused():

@@ -61,8 +61,8 @@ def pending(kind, vals, h):
                 v = v.get()
             elif type(v) is not _ArrayImpl and isinstance(v, jax.core.Tracer):
                 return False      # called inside a JAX transformation: run it there
-            e = g.input_pos.get(id(v))       # g.input, inlined
-            refs.append(e[0] if e is not None else g.input(v)[0])
+            r = g.input_pos.get(id(v))       # g.input, inlined
+            refs.append(r if r is not None else g.input(v))
     refs = tuple(refs)
     k = (g.sid, kind.id, refs)
     e = _steps_get(k)
@@ -83,7 +83,8 @@ def pending(kind, vals, h):
     g.nodes.append(node)       # the step's own (kind, refs): this call's refs are dropped
     if len(g.nodes) >= config.max_pending:
         g.materialize()
-    return outs, treedef, g, node[1]
+    _, shared_refs = node
+    return outs, treedef, g, shared_refs
 
 
 def _new_step(g, kind, refs, k):
@@ -93,7 +94,7 @@ def _new_step(g, kind, refs, k):
         if r >= 0:
             sig.append(g.outs[r]().aval)     # alive: the call's own vals hold it
         else:
-            sig.append(g.input_pos[id(g.inputs[-r - 1])][1])
+            sig.append(g.signatures[-r - 1])
     sig = tuple(sig)
     ab = _abstract.get(sig)
     if ab is None:

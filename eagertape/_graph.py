@@ -67,7 +67,8 @@ class Graph:
 
     def __init__(self):
         self.inputs = []        # arrays the graph reads
-        self.input_pos = {}     # id(array) -> (ref, signature) (arrays are held: ids stable)
+        self.signatures = []    # per input, its signature (shape, dtype, weak_type)
+        self.input_pos = {}     # id(array) -> its ref (arrays are held: ids stable)
         self.nodes = []         # per node (kind, refs)
         self.sid = _keys.EMPTY  # the structure (inputs' signatures, nodes' kind ids and
                                 # refs), built as we go
@@ -80,13 +81,15 @@ class Graph:
         graphs_made += 1
 
     def input(self, a):
-        """The reference and signature of array ``a`` as an input of the graph."""
-        e = self.input_pos.get(id(a))
-        if e is None:
-            e = self.input_pos[id(a)] = (-len(self.inputs) - 1, signature(a))
+        """The reference of array ``a`` as an input of the graph."""
+        r = self.input_pos.get(id(a))
+        if r is None:
+            r = self.input_pos[id(a)] = -len(self.inputs) - 1
+            sig = signature(a)
             self.inputs.append(a)
-            self.sid = _keys.step((self.sid, (None, e[1])))[0]
-        return e
+            self.signatures.append(sig)
+            self.sid, _ = _keys.step((self.sid, (None, sig)))
+        return r
 
     def ref(self, v):
         """The graph reference of a call's value ``v``: a pending value of this
@@ -95,7 +98,7 @@ class Graph:
             if v.graph is self and v.value is None:
                 return v.index
             v = v.get()
-        return self.input(v)[0]
+        return self.input(v)
 
     def holds(self, v):
         """Whether ``v`` is a value of this graph not computed yet."""
@@ -139,7 +142,7 @@ class Graph:
                 self._fill(live, results)
             self.done = True
             # The values are out: drop what the graph held.
-            self.inputs = self.nodes = self.outs = None
+            self.inputs = self.nodes = self.outs = self.signatures = None
             self.input_pos = None
 
     def run_with(self, key, groups, targets, make_tail):

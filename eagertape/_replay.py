@@ -26,6 +26,7 @@ and give unconnected sources None or zeros.
 """
 import collections
 import math
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -50,6 +51,21 @@ _pullbacks = CompileCache("pullbacks", 4096)   # (kind id, differentiated inputs
 _recorded = Table("recorded replays", 512)     # structure -> replay taking flat arguments
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses size maxsize deferred executables")
+
+
+class Seed(NamedTuple):
+    """How the compiled replay seeds one target (a part of its cache key)."""
+    slot: int            # the target's slot
+    shape: tuple
+    dtype: Any
+    index: int | None    # its output gradient among the seeds passed; None: ones
+    complex: bool        # seeded conjugated (TF's convention for complex gradients)
+
+
+class Source(NamedTuple):
+    """One live source of a replay (a part of its cache key)."""
+    slots: tuple         # its slots on the tape (a Variable: one per read)
+    complex: bool        # its gradient is conjugated back
 
 
 def replay_cache_info():
@@ -378,9 +394,9 @@ def _compiled(data, seeds, live, first_sight, jac=None):
         if og is not None:
             si = len(seed_objs)
             seed_objs.append(og)
-        seed_spec.append((s, v.shape, v.dtype, si, is_complex(v.dtype)))
+        seed_spec.append(Seed(s, v.shape, v.dtype, si, is_complex(v.dtype)))
     seed_spec = tuple(seed_spec)
-    src_spec = tuple((slots, is_complex(src._aval().dtype)) for src, slots in live)
+    src_spec = tuple(Source(slots, is_complex(src._aval().dtype)) for src, slots in live)
     key = (data.sid, seed_spec, src_spec, jac)
 
     def make():
@@ -446,8 +462,8 @@ def _fused_replay(g, key, data, seeds, seed_objs, make):
 
 def _vmapped(replay, seed_spec, jac):
     mode, tshape = jac
-    (_, _, dtype, _, _), = seed_spec
-    batch = mode == "batch"
+    seed, = seed_spec
+    dtype, batch = seed.dtype, mode == "batch"
 
     def jacobian(vals, seeds):
         rows = jax.vmap(lambda e: replay(vals, [e]))(_one_hots(tshape, dtype, batch))
@@ -506,7 +522,7 @@ def _per_op(data, seeds, live):
         v = t._aval()
         g = og if og is not None else _wrap(jnp.ones(v.shape, v.dtype))
         seeded.append((s, call(jnp.conj, (g,)) if is_complex(v.dtype) else g))
-    sources = [(slots, is_complex(src._aval().dtype)) for src, slots in live]
+    sources = [Source(slots, is_complex(src._aval().dtype)) for src, slots in live]
     return _backward(steps, seeded, sources, _op_deps, _pull_op, _add_recorded,
                      _conj_recorded)
 

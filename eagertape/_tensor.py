@@ -508,8 +508,7 @@ def _tracked(t):
         if tape._tape.tracks(key):
             return True
     for acc in local.state.accumulators:
-        e = acc._tangents.get(id(t))
-        if e is not None and e[0] is t:
+        if acc._tracks(t):
             return True
     return False
 
