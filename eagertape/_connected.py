@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 from jax.extend import core as _core
 
+from ._dtypes import is_inexact
 from ._graph import Pending
 
 NO_GRADIENT = "no gradient"   # deps of a kind TF registers no gradient for
@@ -35,8 +36,7 @@ _NESTED = ("jaxpr", "call_jaxpr", "fun_jaxpr")
 
 def _inexact(aval):
     dtype = getattr(aval, "dtype", None)
-    # JAX's issubdtype: it knows bfloat16, and PRNG key dtypes (Keras's seeds) too.
-    return dtype is not None and jax.dtypes.issubdtype(dtype, jnp.inexact)
+    return dtype is not None and is_inexact(dtype)
 
 
 def _open(j):

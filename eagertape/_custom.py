@@ -10,10 +10,9 @@ import jax
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from ._operators import convert_to_tensor
-from ._primitive import _is_tl
 from ._record import record
 from ._state import local
-from ._tensor import Tensor, _TensorLike, _wrap
+from ._tensor import Tensor, _TensorLike, _wrap, is_leaf, is_tensor_like
 from ._variables import Variable
 
 
@@ -81,7 +80,7 @@ def _call_custom(f, args, kwargs):
         raise TypeError(f"custom_gradient function {f.__name__!r} must return (result, grad_fn) "
                         f"with a callable grad_fn, got {type(grad_fn).__name__}")
 
-    arg_leaves, _ = tree_flatten(args, is_leaf=_is_tl)
+    arg_leaves, _ = tree_flatten(args, is_leaf=is_tensor_like)
     seen, variables = set(), []
     for v in sorted(read, key=lambda v: v._uid):
         if id(v) not in seen and all(v is not getattr(a, "_of", a) for a in arg_leaves):
@@ -91,7 +90,7 @@ def _call_custom(f, args, kwargs):
         raise TypeError("@custom_gradient grad_fn must accept keyword argument 'variables', "
                         f"since function uses variables: {variables}")
 
-    out_leaves, out_tree = tree_flatten(result, is_leaf=_is_tl)
+    out_leaves, out_tree = tree_flatten(result, is_leaf=is_tensor_like)
     outs = []
     for o in out_leaves:
         inner = o
@@ -122,7 +121,7 @@ def _call_custom(f, args, kwargs):
                                  "grad_fn.")
         else:
             in_grads, var_grads = grad_fn(*upstreams), []
-        flat, _ = tree_flatten(in_grads, is_leaf=lambda x: x is None or _is_tl(x))
+        flat, _ = tree_flatten(in_grads, is_leaf=is_leaf)
         if len(flat) != n_args:
             raise ValueError(f"custom_gradient function expected to return {n_args} gradients, "
                              f"but returned {len(flat)} instead.")
@@ -153,7 +152,7 @@ def _traced_custom(f, args, kwargs):
     over the array arguments. The backward runs ``f`` again on the saved inputs
     to get ``grad_fn`` (a closure over the forward's traced values cannot leave
     the forward), so ``f``'s Python side effects run twice while tracing."""
-    leaves, tree = tree_flatten((args, kwargs), is_leaf=_is_tl)
+    leaves, tree = tree_flatten((args, kwargs), is_leaf=is_tensor_like)
     pos = [i for i, leaf in enumerate(leaves) if isinstance(leaf, _TensorLike)]
     for i in pos:        # a Variable argument is its value (TF converts it too)
         if isinstance(leaves[i], Variable):
@@ -177,8 +176,8 @@ def _traced_custom(f, args, kwargs):
         return result, grad_fn
 
     def unwrap(nest):
-        return jax.tree_util.tree_map(lambda t: t._value if _is_tl(t) else t, nest,
-                                      is_leaf=_is_tl)
+        return jax.tree_util.tree_map(lambda t: t._value if is_tensor_like(t) else t, nest,
+                                      is_leaf=is_tensor_like)
 
     @jax.custom_vjp
     def g(vals):
@@ -191,12 +190,12 @@ def _traced_custom(f, args, kwargs):
         result, grad_fn = run(vals)
         flat_cts, _ = tree_flatten(cts)
         grads = grad_fn(*[_wrap(c) for c in flat_cts])
-        flat, _ = tree_flatten(grads, is_leaf=lambda x: x is None or _is_tl(x))
+        flat, _ = tree_flatten(grads, is_leaf=is_leaf)
         if len(flat) != len(vals):
             raise ValueError(f"custom_gradient function expected to return {len(vals)} "
                              f"gradients, but returned {len(flat)} instead.")
         return ([jax.numpy.zeros_like(v) if gr is None else
-                 jax.numpy.asarray(gr._value if _is_tl(gr) else gr, dtype=v.dtype).reshape(v.shape)
+                 jax.numpy.asarray(gr._value if is_tensor_like(gr) else gr, dtype=v.dtype).reshape(v.shape)
                  for gr, v in zip(flat, vals)],)
 
     g.defvjp(fwd, bwd)

@@ -24,18 +24,14 @@ from ._logging import log_first_n
 from ._cache import Table
 from ._dtypes import is_inexact
 from ._operators import convert_to_tensor
-from ._primitive import _is_tl, call
+from ._primitive import call
 from ._state import local, nesting, remove_last, switched, x64
 from ._tape import UnconnectedGradients, _unconnected
-from ._tensor import Tensor, _TensorLike, _wrap
+from ._tensor import Tensor, _TensorLike, _wrap, is_leaf
 from ._variables import Variable
 
 _jvps = Table("jvps", 4096)   # (kind id, positions with tangents, extra) -> jvp
 _ARRAYS = (Tensor, np.ndarray, np.generic, jax.Array)   # operands TF makes tensor inputs
-
-
-def _is_leaf(x):
-    return x is None or _is_tl(x)
 
 
 class ForwardAccumulator:
@@ -63,7 +59,7 @@ class ForwardAccumulator:
 
     @x64
     def __init__(self, primals: Any, tangents: Any) -> None:
-        p_leaves, p_tree = tree_flatten(primals, is_leaf=_is_leaf)
+        p_leaves, p_tree = tree_flatten(primals, is_leaf=is_leaf)
         try:   # a tangent may be any array-like where its primal is a leaf
             t_leaves = p_tree.flatten_up_to(tangents)
         except (ValueError, TypeError):
@@ -137,7 +133,7 @@ class ForwardAccumulator:
         0.0
         """
         zero = _unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
-        leaves, tree = tree_flatten(primals, is_leaf=_is_leaf)
+        leaves, tree = tree_flatten(primals, is_leaf=is_leaf)
         out = []
         for i, p in enumerate(leaves):
             if not isinstance(p, _TensorLike):

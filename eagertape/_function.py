@@ -18,10 +18,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from ._primitive import _is_tl, call
+from ._primitive import call
 from ._config import config
 from ._state import local, switched, x64
-from ._tensor import Tensor, _TensorLike, _wrap
+from ._tensor import Tensor, _TensorLike, _wrap, is_tensor_like
 
 _ARRAYS = (jax.Array, np.ndarray, np.generic)
 # tf.config.run_functions_eagerly: every function runs as plain Python (debugging).
@@ -70,7 +70,7 @@ class _Trace:
             # Traced ops run at once (fused mode would hold tracers in a pending graph).
             with switched(tapes=[], accumulators=[], capture=cap, fused=False):
                 out = fn(*args, **kwargs)
-                out_leaves, box["tree"] = tree_flatten(out, is_leaf=_is_tl)
+                out_leaves, box["tree"] = tree_flatten(out, is_leaf=is_tensor_like)
                 arrays, static = [], []
                 box["static"] = static
                 for o in out_leaves:
@@ -174,7 +174,7 @@ class Function:
             return self.python_function(*args, **kwargs)
         if self._signature is not None:
             _check_args(self._signature, args, self.__name__)
-        leaves, treedef = tree_flatten((args, kwargs), is_leaf=_is_tl)
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=is_tensor_like)
         key, dyn, objs, vals, static = [treedef], [], [], [], list(leaves)
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, Tensor):

@@ -64,7 +64,9 @@ if not any(isinstance(h, _DefaultHandler) for h in logger.handlers):
     logger.addHandler(_DefaultHandler())
 
 
-def _caller():
+def user_frame():
+    """``(file, line)`` of the innermost frame outside eagertape (the user's
+    code that made the call), or ``("?", 0)``."""
     f = sys._getframe(1)
     while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)).startswith(_PKG_DIR):
         f = f.f_back
@@ -73,7 +75,7 @@ def _caller():
 
 def log_first_n(level, msg, n, *args):
     """Log ``msg % args`` at most ``n`` times per calling line of user code."""
-    key = (_caller(), msg)
+    key = (user_frame(), msg)
     count = _counts.get(key, 0)
     if count < n:
         _counts[key] = count + 1

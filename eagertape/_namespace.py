@@ -10,7 +10,8 @@ import types
 import jax
 import jax.numpy as jnp
 
-from ._primitive import _is_tl, primitive
+from ._primitive import primitive
+from ._tensor import is_tensor_like
 
 # Queries that return Python values, dtypes or functions: called on the raw
 # values, nothing to record.
@@ -31,8 +32,8 @@ _UFUNC_METHODS = ("reduce", "accumulate", "outer", "reduceat", "at")
 
 def _raw(fn):
     def unwrapped(*args, **kwargs):
-        args, kwargs = jax.tree_util.tree_map(lambda x: x._value if _is_tl(x) else x,
-                                              (args, kwargs), is_leaf=_is_tl)
+        args, kwargs = jax.tree_util.tree_map(lambda x: x._value if is_tensor_like(x) else x,
+                                              (args, kwargs), is_leaf=is_tensor_like)
         return fn(*args, **kwargs)
     unwrapped.__name__ = getattr(fn, "__name__", "function")
     unwrapped.__doc__ = getattr(fn, "__doc__", None)

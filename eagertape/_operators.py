@@ -47,8 +47,8 @@ from ._dtypes import category, int_range, is_inexact
 from ._errors import InvalidArgumentError
 from ._primitive import call as _call
 from ._state import x64
-from ._tensor import (Tensor, _TensorLike, _as_dtype, _to_array, _wrap, standin,
-                      tf_variable_error)
+from ._tensor import (Tensor, _TensorLike, _as_dtype, _to_array, _wrap, is_tensor_like,
+                      standin, tf_variable_error)
 
 
 class _Recorded:
@@ -327,8 +327,8 @@ def _convert_operand(o, dtype, fail=TypeError, mismatch=InvalidArgumentError, re
     if isinstance(o, (list, tuple)):
         if _contains_tensor(o):
             # Its Python numbers convert as any (strictly), its tensors are cast.
-            py = [x for x in jax.tree_util.tree_leaves(o, is_leaf=lambda x: isinstance(
-                x, _TensorLike)) if not isinstance(x, _TensorLike)]
+            py = [x for x in jax.tree_util.tree_leaves(o, is_leaf=is_tensor_like)
+                  if not isinstance(x, _TensorLike)]
             if py:
                 _convert_operand(py, dtype, fail, mismatch)
             packed = convert_to_tensor(o)
@@ -454,7 +454,7 @@ def _equality(t, o, fn, if_none):
 
 def _contains_tensor(value):
     return any(isinstance(leaf, _TensorLike) for leaf in
-               jax.tree_util.tree_leaves(value, is_leaf=lambda x: isinstance(x, _TensorLike)))
+               jax.tree_util.tree_leaves(value, is_leaf=is_tensor_like))
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):

@@ -24,11 +24,7 @@ from ._graph import _ArrayImpl
 from ._errors import InvalidArgumentError
 from ._state import _x64_flag, local
 from ._record import record
-from ._tensor import Tensor, _TensorLike, _to_array, _wrap, standin, tf_variable_error
-
-def _is_tl(x):
-    return isinstance(x, _TensorLike)
-
+from ._tensor import Tensor, _TensorLike, _to_array, _wrap, is_tensor_like, standin, tf_variable_error
 
 # Leaves passed as values (traced by jit and by the replay) rather than fixed in
 # the kind: arrays and Python floats (a learning rate changes, the program not).
@@ -231,7 +227,7 @@ def _call_nested(fn, args, kwargs, constant_output, jit, name):
     # Nested arguments (lists of Tensors, tuples of slices, ...): flatten them,
     # Tensors and Variables as leaves (JAX would see through them: pytree nodes).
     leaves, treedef = tree_flatten((args, kwargs if kwargs is not None else _EMPTY),
-                                   is_leaf=_is_tl)
+                                   is_leaf=is_tensor_like)
     key = [id(fn) if not constant_output else (id(fn), NO_GRADIENT), treedef]
     objs, vals, dyn = _take(fn, leaves, key, jit, name, nested=True)
     kind = _kind_for(tuple(key), fn, treedef, leaves, dyn, jit, name)
@@ -449,7 +445,7 @@ def stop_gradient(input, name=None):
     >>> float(tape.gradient(y, v))          # only the second factor: 3.0, not 6.0
     3.0
     """
-    leaves, treedef = tree_flatten(input, is_leaf=_is_tl)
+    leaves, treedef = tree_flatten(input, is_leaf=is_tensor_like)
     out = []
     for leaf in leaves:
         if isinstance(leaf, _TensorLike):

@@ -19,7 +19,7 @@ from ._operators import convert_to_tensor
 from ._primitive import call
 from ._record import TapeData
 from ._state import local, nesting, remove_last, x64
-from ._tensor import Tensor, _TensorLike, standin
+from ._tensor import Tensor, _TensorLike, is_leaf, standin
 from ._variables import Variable
 
 _NOT_ONE_SET = ("A non-persistent GradientTape can only be used to compute one set of "
@@ -60,10 +60,6 @@ def _unconnected(value):
 
 def _in_order(variables):
     return tuple(sorted(variables.values(), key=lambda v: v._uid))
-
-
-def _is_leaf(x):
-    return x is None or isinstance(x, _TensorLike) or hasattr(type(x), "_eagertape_variable")
 
 
 class GradientTape:
@@ -145,7 +141,7 @@ class GradientTape:
         if isinstance(tensor, _TensorLike):
             leaves = [tensor]
         else:
-            leaves, _ = tree_flatten(tensor, is_leaf=_is_leaf)
+            leaves, _ = tree_flatten(tensor, is_leaf=is_leaf)
             leaves = [standin(x) for x in leaves]
         if not leaves and tensor is None:
             leaves = [None]
@@ -414,7 +410,7 @@ def _flatten_checked(value, argname):
         return [value]
     if type(value) in (list, tuple) and all(isinstance(v, _TensorLike) for v in value):
         return list(value)
-    pairs, _ = tree_flatten_with_path(value, is_leaf=_is_leaf)
+    pairs, _ = tree_flatten_with_path(value, is_leaf=is_leaf)
     out = []
     for path, leaf in pairs:
         leaf = standin(leaf)
@@ -441,7 +437,7 @@ def _flatten_sources(sources):
             tree = _flat_trees.put(key, tree_flatten(
                 0 if key is None else tp(range(len(sources))))[1])
         return flat, tree
-    _, tree = tree_flatten(sources, is_leaf=_is_leaf)
+    _, tree = tree_flatten(sources, is_leaf=is_leaf)
     return flat, tree
 
 
@@ -451,7 +447,7 @@ _flat_trees = Table("source treedefs", 256)   # (list or tuple, length) or None 
 def _flatten_output_gradients(output_gradients, flat_targets):
     if output_gradients is None:
         return None
-    leaves, _ = tree_flatten(output_gradients, is_leaf=_is_leaf)
+    leaves, _ = tree_flatten(output_gradients, is_leaf=is_leaf)
     if len(leaves) != len(flat_targets):
         raise ValueError(
             f"argument `output_gradients` has {len(leaves)} entries for {len(flat_targets)} "

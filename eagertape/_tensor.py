@@ -14,6 +14,17 @@ import numpy as np
 from ._graph import Pending
 from ._state import local, x64
 
+def is_tensor_like(x):
+    """Whether ``x`` is a Tensor or Variable (a leaf of the nests eagertape flattens)."""
+    return isinstance(x, _TensorLike)
+
+
+def is_leaf(x):
+    """The ``is_leaf`` of the nests of gradients and sources: None (no gradient),
+    a Tensor or Variable, or another library's variable that joins the tape."""
+    return x is None or isinstance(x, _TensorLike) or hasattr(type(x), "_eagertape_variable")
+
+
 def standin(x):
     """``x``, or the eagertape Variable that stands for it: another library's
     variable (a Keras weight) joins the tape by having its class define
@@ -470,7 +481,7 @@ class Tensor(_TensorLike):
         return f"Tensor({_shown(self._value, str)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __reduce__(self):
-        return (constant, (np.asarray(self._value),))
+        return (_unpickle, (np.asarray(self._value),))
 
 
 def _shown(value, how):
@@ -486,6 +497,10 @@ def _wrap(value):
     t = object.__new__(Tensor)
     t._v = value
     return t
+
+
+def _unpickle(array):
+    return _wrap(_to_array(array, None, "value"))
 
 
 # -- JAX interop (eagertape.interop's module docstring says why) ----------------------

@@ -19,21 +19,17 @@ replays op by op, checking each pullback's results. Everything is slower;
 values inside an ``eagertape.function`` being traced are not checked.
 """
 import contextlib
-import os
-import sys
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
+from ._dtypes import is_inexact
 from ._errors import InvalidArgumentError
+from ._logging import user_frame
 from ._state import local, switched
 
 __all__ = ["check_numerics", "enable_check_numerics", "disable_check_numerics",
            "NumericsError"]
-
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
-
 
 class NumericsError(InvalidArgumentError):
     """An op made a NaN or an infinity while numerics checking was on (a subclass
@@ -87,17 +83,15 @@ def check_numerics():
 
 def call_site():
     """``file:line`` of the innermost frame outside eagertape (where the user made the op)."""
-    f = sys._getframe(1)
-    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PACKAGE):
-        f = f.f_back
-    return "<unknown>" if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+    file, line = user_frame()
+    return "<unknown>" if file == "?" else f"{file}:{line}"
 
 
 def _bad(value):
     if value is None or isinstance(value, jax.core.Tracer):
         return None
     dtype = getattr(value, "dtype", None)
-    if dtype is None or not (np.issubdtype(dtype, np.inexact) or dtype == jnp.bfloat16):
+    if dtype is None or not is_inexact(dtype):
         return None
     if bool(jnp.all(jnp.isfinite(value))):
         return None
