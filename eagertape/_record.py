@@ -75,7 +75,7 @@ def op_name(op):
     return name or (kind.name if kind is not None else "op")
 
 
-_key_table = _keys._table
+_key_table_get = _keys._table.get
 _LONGEST = _keys.LONGEST
 
 
@@ -147,7 +147,7 @@ def record(kind, objs, vals, outs, tapes, custom=None, name=None, graph=None, re
         sid = d.sid
         if sid is not None:
             k = (sid, entry)
-            e = _key_table.get(k)         # _keys.step, inlined
+            e = _key_table_get(k)         # _keys.step, inlined
             sid, entry = e if e is not None else _keys.step(k)
             d.sid = sid if len(d.ops) <= _LONGEST else None
         d.struct.append(entry)            # shared: this call's copy is dropped
