@@ -156,9 +156,12 @@ class CompileCache:
         return [e.fn for e in list(self.entries.values()) if e.state is COMPILED]
 
     def counters(self):
+        """``size``: programs held (compiled or untraceable); ``seen``: structures
+        met once and not compiled (yet)."""
+        seen = sum(1 for e in list(self.entries.values()) if e.state is SEEN)
         return {"hits": self.hits, "misses": self.misses, "deferred": self.deferred,
-                "untraceable": self.untraceable, "size": len(self.entries),
-                "maxsize": self.entries.maxsize}
+                "untraceable": self.untraceable, "size": len(self.entries) - seen,
+                "seen": seen, "maxsize": self.entries.maxsize}
 
     def clear(self):
         self.entries.clear()
