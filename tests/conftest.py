@@ -4,8 +4,7 @@ import jax
 import pytest
 
 import eagertape as et
-from eagertape import _logging
-from eagertape._state import state
+from eagertape import _logging, introspect
 
 
 def pytest_addoption(parser):
@@ -64,17 +63,14 @@ def _jax_x64(request):
 @pytest.fixture(params=["compiled", "per_op"])
 def replay(request):
     """Run a test under both replays: the compiled whole-tape one and per-op pullbacks."""
-    saved = state.replay
-    state.replay = request.param
-    try:
+    with introspect.replay_policy(request.param):
         yield request.param
-    finally:
-        state.replay = saved
 
 
 @pytest.fixture(autouse=True)
 def _no_tape_left():
     yield
+    state = introspect.thread_state()
     assert state.tapes == [], "a test left a GradientTape on the stack"
     assert state.var_watchers == []
     _ = et

@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 
 import eagertape as et
-from eagertape import nn, optimizers
+from eagertape import introspect, nn, optimizers
 from eagertape import numpy as tnp
-from eagertape._errors import InvalidArgumentError
-from eagertape._state import state
 from eagertape.tf import TensorSpec
+from eagertape.tf.errors import InvalidArgumentError
 
 # Variables a row touches, with their values before it: checked unchanged after.
 _KEPT = []
@@ -373,6 +372,7 @@ def _next_computation_is_correct():
 
 
 def _assert_nothing_left():
+    state = introspect.thread_state()
     assert state.tapes == [] and state.var_watchers == [] and state.accumulators == []
     assert state.capture is None and state.check_numerics is False
     for v, before in _KEPT:
@@ -476,6 +476,6 @@ def test_exception_in_with_block_pops_every_tape():
             outer.watch(x)
             y = x * x
             1 / 0
-    assert state.tapes == []
+    assert introspect.thread_state().tapes == []
     assert float(outer.gradient(y, x)) == 4.0
     assert tnp.sum(y).numpy() == 4.0

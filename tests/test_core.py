@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 import eagertape as et
-from eagertape import nn
+from eagertape import introspect, nn
 from eagertape import numpy as tnp
-from eagertape._state import state
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.
@@ -162,8 +161,9 @@ def test_threads_have_their_own_tapes():
                 barrier.wait()          # both tapes record at the same time
                 y = x ** (k + 2)
                 barrier.wait()
-            results[k] = (float(tape.gradient(y, x)), len(tape._tape.nodes) if tape._tape else None)
-            assert state.tapes == []
+            rec = introspect.recording(tape)
+            results[k] = (float(tape.gradient(y, x)), len(rec.nodes) if rec else None)
+            assert introspect.thread_state().tapes == []
         except Exception as e:          # pragma: no cover - reported below
             errors.append(e)
 
@@ -184,7 +184,7 @@ def test_threads_never_record_each_others_ops():
         tape.watch(x)
 
         def other():
-            seen["tapes"] = list(state.tapes)
+            seen["tapes"] = list(introspect.thread_state().tapes)
             seen["y"] = x * x            # same tensor, other thread: not recorded here
         t = threading.Thread(target=other)
         t.start()
@@ -236,7 +236,7 @@ def test_failed_op_inside_with_block_leaves_stack_clean():
             tape.watch(x)
             y = x * 2
             tnp.reshape(x, "bad")
-    assert state.tapes == []
+    assert introspect.thread_state().tapes == []
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 2.0])
 
 

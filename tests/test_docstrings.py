@@ -36,7 +36,7 @@ import numpy as np
 import pytest
 
 import eagertape
-from eagertape._state import state
+from eagertape import debug, introspect
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
@@ -105,14 +105,15 @@ def test_docstring_examples(test):
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     # Some examples switch thread settings on and off again; one that fails
     # half-way must not leave them switched for the tests after it.
-    numerics, cache_size = state.check_numerics, eagertape.replay_cache_info().maxsize
+    numerics = introspect.thread_state().check_numerics
+    cache_size = eagertape.replay_cache_info().maxsize
     try:
         with np.printoptions(precision=8, threshold=1000, edgeitems=3, linewidth=75,
                              suppress=False, nanstr="nan", infstr="inf", sign="-",
                              floatmode="maxprec", legacy=False):
             result = runner.run(test, out=out.append)
     finally:
-        state.check_numerics = numerics
+        (debug.enable_check_numerics if numerics else debug.disable_check_numerics)()
         eagertape.set_replay_cache_size(cache_size)
     if result.failed:
         pytest.fail("".join(out), pytrace=False)

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eagertape as et
+from eagertape import introspect
 from eagertape import numpy as tnp
-from eagertape._state import state
 
 from test_ops import CASES
 
@@ -25,7 +25,7 @@ _REAL_CASES = [p for p in CASES if not any(np.iscomplexobj(a) for a in p.values[
 @pytest.fixture(autouse=True)
 def _no_accumulator_left():
     yield
-    assert state.accumulators == []
+    assert introspect.thread_state().accumulators == []
 
 
 @pytest.mark.parametrize("op,f,args", _REAL_CASES)
@@ -197,7 +197,7 @@ def test_accumulator_is_per_thread():
     seen = []
     with et.ForwardAccumulator(x, et.constant(1.0)) as acc:
         def other():
-            seen.append(list(state.accumulators))
+            seen.append(list(introspect.thread_state().accumulators))
             seen.append(acc.jvp(x * x))
         t = threading.Thread(target=other)
         t.start()

@@ -17,11 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eagertape as et
-from eagertape import _cache, _fused, _graph, nn
+from eagertape import introspect, nn
 from eagertape import numpy as tnp
-from eagertape._errors import InvalidArgumentError
-from eagertape._state import state
-from eagertape._graph import Pending as _Pending
+from eagertape.tf.errors import InvalidArgumentError
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.
@@ -34,8 +32,7 @@ def fused():
         yield
 
 
-def _pending(t):
-    return type(t._v) is _Pending and t._v.value is None
+_pending = introspect.is_pending
 
 
 def test_a_call_is_pending_with_its_shape_and_dtype_known(fused):
@@ -93,9 +90,9 @@ def _train(steps, mode):
 
 
 def test_a_training_step_is_one_program_compiled_once_and_equal_to_eager():
-    _cache.clear_all()
+    introspect.clear_caches()
     losses, grads, w = _train(12, "fused")
-    c = _cache.info()["fused programs"]
+    c = introspect.cache_info()["fused programs"]
     # Step 1 runs op by op (a structure seen once is not compiled); step 2
     # compiles forward and backward together; steps 3..12 reuse it.
     assert c["misses"] == 1 and c["hits"] == 10, c
@@ -116,8 +113,8 @@ def test_the_fused_program_holds_forward_and_backward():
                 tape.watch(x)
                 s = tnp.sum(tnp.sin(tnp.sin(x)))
             g = tape.gradient(s, x)
-            assert not _pending(s), (_, _cache.info()["fused programs"])   # the loss came out of the same program
-    fn, = _graph.programs.compiled()
+            assert not _pending(s), (_, introspect.cache_info()["fused programs"])   # the loss came out of the same program
+    fn, = introspect.compiled_programs("fused programs")
     text = fn.lower([x.jax()]).as_text()
     assert text.count("stablehlo.sine ") == 2 and text.count("stablehlo.cosine ") == 2
     ref = jax.grad(lambda v: jnp.sum(jnp.sin(jnp.sin(v))))(x.numpy())
@@ -127,12 +124,14 @@ def test_the_fused_program_holds_forward_and_backward():
 def test_the_pending_graph_is_bounded(fused):
     x = et.constant(np.ones(4, np.float32))
     y = x
-    for _ in range(2 * _fused.MAX_PENDING + 10):
+    n = introspect.config.max_pending
+    for _ in range(2 * n + 10):
         y = y * 1.0001
-        assert state.graph is None or len(state.graph.nodes) <= _fused.MAX_PENDING
-        if state.graph is None:
+        graph = introspect.pending_graph()
+        assert graph is None or len(graph.nodes) <= n
+        if graph is None:
             assert not _pending(y)          # the full graph was run
-    np.testing.assert_allclose(y.numpy(), np.full(4, 1.0001 ** (2 * _fused.MAX_PENDING + 10)),
+    np.testing.assert_allclose(y.numpy(), np.full(4, 1.0001 ** (2 * n + 10)),
                                rtol=1e-4)
 
 
@@ -177,7 +176,9 @@ def test_a_pending_value_used_in_eager_mode_and_in_another_thread():
 def test_a_variable_assigned_a_pending_value_holds_an_array(fused):
     v = et.Variable([1.0, 2.0])
     v.assign(tnp.sin(v) + 1.0)
-    assert type(v._val) is not _Pending
+    # introspect.is_pending takes Tensors: a read wraps the Variable's value as it is.
+    # (It cannot tell an array from a computed Pending: only "not pending" is checked.)
+    assert not introspect.is_pending(v.read_value())
     np.testing.assert_allclose(v.numpy(), np.sin([1.0, 2.0]) + 1.0, rtol=1e-6)
 
 
@@ -308,8 +309,8 @@ def test_a_repeated_step_shares_its_records_and_keeps_its_gradient(fused):
     builds = []
     for _ in range(3):
         tape, s = _sin_chain(x, 3)
-        graph = state.graph
-        builds.append((list(tape._tape.struct), list(graph.nodes)))
+        graph = introspect.pending_graph()
+        builds.append((list(introspect.recording(tape).struct), list(graph.nodes)))
         np.testing.assert_allclose(tape.gradient(s, x).numpy(), ref, rtol=1e-6)
     (struct0, nodes0), (struct1, nodes1), (struct2, nodes2) = builds
     assert len(struct0) == len(nodes0) == 4
@@ -325,8 +326,8 @@ def test_structure_ids_name_structures(fused):
     for name, (x, n) in {"a": (x4, 3), "a again": (x4, 3), "longer": (x4, 4),
                          "other shape": (x5, 3)}.items():
         tape, y = _sin_chain(x, n)
-        ids[name] = (tape._tape.sid, state.graph.sid)
-        state.graph.seal()
+        ids[name] = (introspect.recording(tape).sid, introspect.pending_graph().sid)
+        y.numpy()                  # runs the graph: the next build starts a new one
     assert ids["a"] == ids["a again"]
     assert len({ids["a"], ids["longer"]}) == 2
     assert ids["a"][1] != ids["other shape"][1]      # the graph's id covers input signatures
@@ -337,26 +338,24 @@ def test_structure_ids_name_structures(fused):
         tape2.watch(x4)
         c = tnp.cos(x4)                              # same kinds, in another order
         y2 = tnp.sin(x4) * c
-    assert tape._tape.sid != tape2._tape.sid
+    assert introspect.recording(tape).sid != introspect.recording(tape2).sid
     np.testing.assert_allclose(y.numpy(), y2.numpy())
 
 
 def test_a_cleared_id_table_costs_a_compile_never_a_wrong_program():
-    from eagertape import _keys
-    _cache.clear_all()
+    introspect.clear_caches()
     x = et.constant(np.linspace(-1, 1, 6).astype(np.float32))
     ref = jax.grad(lambda v: jnp.sum(jnp.sin(jnp.sin(v))))(x.numpy())
     sids = []
     with et.execution_mode("fused"):
         for step in range(6):
             if step == 3:
-                _keys.clear()
-                _fused._steps.clear()
+                introspect.clear_caches("structure ids", "fused steps")
             tape, s = _sin_chain(x, 2)
-            sids.append((tape._tape.sid, state.graph.sid))
+            sids.append((introspect.recording(tape).sid, introspect.pending_graph().sid))
             g = tape.gradient(s, x)
             np.testing.assert_allclose(g.numpy(), ref, rtol=1e-6)
-    c = _cache.info()["fused programs"]
+    c = introspect.cache_info()["fused programs"]
     assert c["misses"] == 2, c     # once before, once after
     assert sids[0] == sids[1] == sids[2] and sids[3] == sids[4] == sids[5]
     # New ids after the clear, never one given before (so never another's program).
@@ -377,9 +376,9 @@ def test_a_tape_over_two_graphs_gives_the_same_gradient(fused):
             y = tnp.sin(x) * x
             assert float(tnp.sum(y)) == pytest.approx(float(np.sum(np.sin(x.numpy()) * x.numpy())),
                                                       rel=1e-6)
-            assert tape._tape.graph is not None
+            assert introspect.recording(tape).graph is not None
             z = tnp.sum(tnp.exp(y) * x)
-        assert tape._tape.refs is None       # spans two graphs
+        assert introspect.recording(tape).refs is None       # spans two graphs
         g = tape.gradient(z, x)
         np.testing.assert_allclose(g.numpy(), jax.grad(f)(x.numpy()), rtol=1e-5)
 
@@ -389,7 +388,8 @@ def test_recorded_refs_serve_a_tape_on_one_graph(fused):
     for _ in range(3):
         with et.GradientTape() as tape:
             s = 2.0 * (v[0] * v[1] * v[2] + v[1] * v[2] * v[3])
-        assert tape._tape.refs is not None and tape._tape.graph is state.graph
+        rec = introspect.recording(tape)
+        assert rec.refs is not None and rec.graph is introspect.pending_graph()
         g = tape.gradient(s, v)
         ref = jax.grad(lambda a: 2.0 * (a[0] * a[1] * a[2] + a[1] * a[2] * a[3]))(v.numpy())
         np.testing.assert_allclose(g.numpy(), ref, rtol=1e-6)

@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eagertape as et
+from eagertape import introspect
 from eagertape import numpy as tnp
-from eagertape._state import state
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.
@@ -162,13 +162,9 @@ def test_random_programs_match_jax_grad(program):
     shapes, steps, seed, second_order, replay = program
     rng = np.random.default_rng(seed)
     values = [rng.uniform(-1.5, 1.5, s) for s in shapes]
-    saved = state.replay
-    state.replay = replay
-    try:
+    with introspect.replay_policy(replay):
         decisions = []
         got = _tape_gradient(steps, [et.constant(v) for v in values], second_order, decisions)
-    finally:
-        state.replay = saved
     want = _jax_gradient(steps, [jnp.asarray(v) for v in values], second_order, decisions)
     for k, (g, w) in enumerate(zip(got, want)):
         np.testing.assert_allclose(g.numpy(), np.asarray(w), rtol=1e-9, atol=1e-10,

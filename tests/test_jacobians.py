@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eagertape as et
+from eagertape import introspect
 from eagertape import numpy as tnp
-from eagertape._state import state
 
 from test_ops import CASES
 
@@ -40,10 +40,10 @@ _REAL_CASES = [p for p in CASES if not any(np.iscomplexobj(a) for a in p.values[
 @pytest.mark.parametrize("op,f,args,mode", [
     pytest.param(*p.values, "compiled", id=p.id) for p in _REAL_CASES] + [
     pytest.param(*p.values, "per_op", id=p.id + "-rows") for p in _REAL_CASES[::6]])
-def test_op_table_jacobian_matches_jacrev(op, f, args, mode, monkeypatch):
-    monkeypatch.setattr(state, "replay", mode)
+def test_op_table_jacobian_matches_jacrev(op, f, args, mode):
     values = [jnp.asarray(np.asarray(a, np.float64)) for a in args]
-    got = _tape_jacobians(f, values)
+    with introspect.replay_policy(mode):
+        got = _tape_jacobians(f, values)
     want = jax.jacrev(_pure(f), argnums=tuple(range(len(values))))(*values)
     for k, (g, w) in enumerate(zip(got, want)):
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-10, err_msg=f"{op}: argument {k}")
@@ -240,7 +240,7 @@ def test_jacobian_then_gradient_share_the_budget_and_stop_recording():
         tape.watch(x)
         y = x * x
         j = tape.jacobian(y, x)
-        assert not tape._recording        # used up: it stops recording (fact 11)
+        assert tape not in introspect.thread_state().tapes   # used up: it stops recording (fact 11)
         _ = j * 2
     with pytest.raises(RuntimeError, match=NOT_ONE_SET):
         tape.gradient(y, x)

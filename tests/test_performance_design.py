@@ -15,10 +15,9 @@ import numpy as np
 import pytest
 
 import eagertape as et
-from eagertape import _primitive, benchmark
-from eagertape import _replay as replay_module
+from eagertape import benchmark, introspect
 from eagertape import numpy as tnp
-from eagertape._state import state
+from eagertape._cache import CompileCache
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.
@@ -27,11 +26,9 @@ pytestmark = pytest.mark.jax_x64
 
 @pytest.fixture
 def auto_replay():
-    saved = state.replay
-    state.replay = "auto"
-    et.clear_replay_cache()
-    yield
-    state.replay = saved
+    with introspect.replay_policy("auto"):
+        et.clear_replay_cache()
+        yield
     et.set_replay_cache_size(512)
 
 
@@ -69,7 +66,7 @@ def test_changing_structure_compiles_only_what_comes_back(auto_replay):
     info = et.replay_cache_info()
     # The first new structures compile (a training loop's would be the only
     # one); once structures churn, new ones replay op by op.
-    churn = replay_module.CHURN_DEFER - 1
+    churn = CompileCache.CHURN - 1
     assert (info.misses, info.hits, info.deferred) == (churn, 0, len(plans) - churn)
     # A structure that comes back is compiled once, then reused.
     for _ in range(3):
@@ -89,7 +86,7 @@ def test_replay_cache_is_a_bounded_lru(auto_replay):
             _step(x, p)
     info = et.replay_cache_info()
     assert info.misses == 4 and info.size == 2 and info.maxsize == 2
-    assert info.deferred == 4 - (replay_module.CHURN_DEFER - 1)
+    assert info.deferred == 4 - (CompileCache.CHURN - 1)
     hits = info.hits
     _step(x, plans[-1])                       # the most recent one is still there
     assert et.replay_cache_info().hits == hits + 1
@@ -110,9 +107,7 @@ def test_new_shapes_reuse_the_structure_and_add_an_executable(auto_replay):
 
 @pytest.mark.parametrize("replay", ["auto", "compiled", "per_op"])
 def test_non_persistent_tape_releases_every_recorded_value(replay):
-    saved = state.replay
-    state.replay = replay
-    try:
+    with introspect.replay_policy(replay):
         x = et.Variable(np.linspace(0.0, 1.0, 16))
         refs = []
         with et.GradientTape() as tape:
@@ -127,13 +122,11 @@ def test_non_persistent_tape_releases_every_recorded_value(replay):
         gc.collect()
         alive = [i for i, r in enumerate(refs) if r() is not None]
         assert alive == [len(refs) - 1]       # only `loss`, which the caller holds
-        assert tape._tape is None
+        assert introspect.recording(tape) is None
         del loss
         gc.collect()
         assert all(r() is None for r in refs)
         assert grad.shape == (16,)
-    finally:
-        state.replay = saved
 
 
 def test_persistent_tape_releases_its_values_when_deleted():
@@ -152,21 +145,25 @@ def test_persistent_tape_releases_its_values_when_deleted():
     assert ry() is None and rz() is None
 
 
+def _kinds():
+    return introspect.cache_info()["call kinds"]["size"]
+
+
 def test_python_floats_are_values_not_program_constants():
     # A learning rate that changes every step must not make a new kind (and a
     # new compile) per value; the result keeps JAX's weak-type promotion.
     x = et.constant([1.0, 2.0])
-    before = len(_primitive._kinds)
+    before = _kinds()
     outs = [x * lr for lr in np.linspace(0.1, 1.0, 20).tolist()]
-    assert len(_primitive._kinds) - before <= 1
+    assert _kinds() - before <= 1
     assert outs[0].dtype == np.float32
     np.testing.assert_allclose(outs[-1].numpy(), [1.0, 2.0], rtol=1e-6)
     i = et.constant([1, 2])
     with pytest.raises(TypeError):      # TF: 1.5 cannot be converted to int32
         i * 1.5
-    before = len(_primitive._kinds)
+    before = _kinds()
     prods = [x * k for k in range(1, 21)]      # Python ints as operands: values too
-    assert len(_primitive._kinds) - before <= 1
+    assert _kinds() - before <= 1
     np.testing.assert_allclose(prods[-1].numpy(), [20.0, 40.0])
     assert prods[0].dtype == np.float32 and (i * 3).dtype == np.int32
     assert (i * 3).numpy().tolist() == [3, 6] and (7 // i).numpy().tolist() == [7, 3]
@@ -186,7 +183,7 @@ def test_a_variable_before_a_nested_argument_is_read_once():
     v = et.Variable([1.0, 2.0])
     with et.GradientTape() as tape:
         y = tnp.sum(tnp.pad(v, ((1, 0),)) * 3.0)     # a Variable, then a nest of tuples
-        assert len(tape._tape.var_reads[id(v)]) == 1
+        assert len(introspect.recording(tape).var_reads[id(v)]) == 1
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), [3.0, 3.0])
 
 

@@ -9,9 +9,8 @@ from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import eagertape as et
-from eagertape import nn
+from eagertape import introspect, nn
 from eagertape import numpy as tnp
-from eagertape._state import state
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.
@@ -26,12 +25,8 @@ replays = pytest.mark.parametrize("replay", ["compiled", "per_op"])
 @contextlib.contextmanager
 def replay_mode(replay):
     # A context manager, not a fixture: hypothesis reruns the body per example.
-    previous = state.replay
-    state.replay = replay
-    try:
+    with introspect.replay_policy(replay):
         yield
-    finally:
-        state.replay = previous
 
 
 def assert_close(got, want):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import eagertape as et
+from eagertape import introspect
 from eagertape import numpy as tnp
-from eagertape._state import state
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.
@@ -92,7 +92,7 @@ def test_four_threads_train_as_they_would_one_after_another():
             x, y, w0 = problems[k]
             barrier.wait()
             results[k] = _loop(w0, et.constant(x), et.constant(y), 200)
-            assert state.tapes == []
+            assert introspect.thread_state().tapes == []
         except Exception as e:      # pragma: no cover - reported below
             errors.append(e)
 
@@ -119,6 +119,7 @@ def test_check_numerics_stops_at_the_forward_op_and_names_it():
                 tnp.log(x)
         with pytest.raises(et.debug.NumericsError, match="NaN in output 0 of op 'sqrt'"):
             tnp.sqrt(et.constant(-1.0))
+    state = introspect.thread_state()
     assert state.tapes == [] and not state.check_numerics
     assert np.isinf(tnp.log(x).numpy()[1])          # off again: no check
 

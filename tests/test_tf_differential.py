@@ -1486,11 +1486,8 @@ def test_same_as_tensorflow(label):
 @pytest.mark.parametrize("replay", ["per_op", "compiled"])
 @pytest.mark.parametrize("label", BOTH_REPLAYS)
 def test_same_as_tensorflow_by_either_backward_pass(label, replay):
-    from eagertape._state import state
+    from eagertape import introspect
     want = _outcome(tf_real, P[label])
-    previous, state.replay = state.replay, replay
-    try:
+    with introspect.replay_policy(replay):
         got = _outcome(etf, P[label])
-    finally:
-        state.replay = previous
     _same(got, want)

@@ -125,7 +125,7 @@ def test_op_shape_errors_are_invalid_argument_and_type_errors():
 
 
 def test_control_flow_on_traced_values_that_cannot_run_is_a_clear_error():
-    from eagertape._state import state
+    from eagertape import introspect
     v = etf.Variable(1.0)
 
     @etf.function
@@ -151,7 +151,7 @@ def test_control_flow_on_traced_values_that_cannot_run_is_a_clear_error():
         tape_inside(etf.constant(1.0))
     with pytest.raises(NotImplementedError, match="assign it after the control flow"):
         assign_inside(etf.constant(1.0))
-    assert state.hot.tapes == [] and v.numpy() == 1.0
+    assert introspect.thread_state().tapes == [] and v.numpy() == 1.0
     # The same with the predicate known when tracing, or eagerly: as TF.
     assert etf.function(lambda x: etf.cond(True, lambda: v.assign_add(x), lambda: v))(
         etf.constant(2.0)).numpy() == 3.0

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import eagertape as et
-from eagertape import nn
+from eagertape import introspect, nn
 from eagertape import numpy as tnp
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
@@ -163,7 +163,7 @@ def test_fact_008_nonpersistent_gradient_inside_context():
         y = x * x
         g = tape.gradient(y, x)
         close(g, 2.0)
-        assert tape._recording is False          # popped immediately
+        assert tape not in introspect.thread_state().tapes          # popped immediately
         later = y * x                            # not recorded: the tape is used up
         with pytest.raises(RuntimeError, match="A non-persistent GradientTape can only"):
             tape.gradient(later, x)
@@ -171,7 +171,7 @@ def test_fact_008_nonpersistent_gradient_inside_context():
             with tape.stop_recording():
                 pass
     # __exit__ was a no-op (no error), and the tape stays used up
-    assert tape._recording is False
+    assert tape not in introspect.thread_state().tapes
     with pytest.raises(RuntimeError, match="A non-persistent GradientTape can only"):
         tape.gradient(y, x)
 
@@ -222,7 +222,7 @@ def test_fact_011_jacobian_inside_context():
         tape.watch(x)
         y = x * x
         j = tape.jacobian(y, x)
-        assert tape._recording is False
+        assert tape not in introspect.thread_state().tapes
     close(j, [[2.0, 0.0], [0.0, 4.0]])
     with et.GradientTape(persistent=True) as tape:
         tape.watch(x)
@@ -1197,7 +1197,7 @@ def test_fact_080_enter_exit_and_exceptions():
             tape.watch(x)
             y = x * x
             raise KeyError("inside")
-    assert tape._recording is False
+    assert tape not in introspect.thread_state().tapes
     close(tape.gradient(y, x), 4.0)
     other = et.GradientTape()
     assert other.__exit__(None, None, None) is None
@@ -1668,7 +1668,7 @@ def test_fact_106_incompatible_shape_raises():
 def test_fact_107_python_numbers_are_converted_as_tf_converts_them():
     # Fact 107 [O]: no conversion to the target's dtype; a Python float is
     # float32 and an int int32, so only a matching target takes them.
-    from eagertape._errors import InvalidArgumentError
+    from eagertape.tf.errors import InvalidArgumentError
     x = c(2.0)
     with et.GradientTape(persistent=True) as tape:
         tape.watch(x)

@@ -849,22 +849,23 @@ def _worker(backend):
 
         def dense(x):   # TF's gather gradients are IndexedSlices; eagertape's are dense
             return tf.convert_to_tensor(x) if isinstance(x, tf.IndexedSlices) else x
-        state = None
+        thread_state = None
     else:
         import eagertape
         import eagertape.tf as tf
-        from eagertape._state import state
+        from eagertape.introspect import thread_state
         dense = lambda x: x  # noqa: E731
     proto.write(json.dumps({"ready": backend}) + "\n")
     proto.flush()
     for line in sys.stdin:
         req = json.loads(line)
         t0 = time.perf_counter()
-        if state is not None:
+        if thread_state is not None:
             eagertape.set_execution_mode(req.get("mode", "eager"))
         out = run_one(tf, req["src"], dense)
         out["time"] = time.perf_counter() - t0
         # A program that left a tape or accumulator behind would leak into the next.
+        state = thread_state() if thread_state is not None else None
         dirty = state is not None and bool(state.tapes or state.accumulators or state.var_watchers
                                            or state.capture is not None)
         proto.write(json.dumps(out) + "\n")
