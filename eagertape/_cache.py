@@ -26,6 +26,8 @@ import threading
 
 import jax
 
+from ._config import config
+
 SEEN = "seen"
 COMPILED = "compiled"
 UNTRACEABLE = "untraceable"
@@ -46,7 +48,7 @@ class Table(dict):
             _registry.append(self)
 
     def put(self, key, value):
-        if len(self) >= self.maxsize:
+        if len(self) >= self.maxsize and key not in self:
             self.evict()
         self[key] = value
         return value
@@ -81,13 +83,11 @@ class CompileCache:
     nothing of the caller's (no values stay alive in the cache).
 
     ``churn``: compile a new structure at first sight unless structures are
-    churning (at least ``CHURN`` of the last 16 structures met were new: a
+    churning (at least ``config.churn`` of the last 16 structures met were new: a
     loop whose structure changes every step, a test suite, a notebook); a
     training loop then compiles at step 1, and a churning loop pays no compile
     for a structure it meets once.
     """
-
-    CHURN = 3
 
     def __init__(self, name, maxsize, churn=False):
         self.name = name
@@ -129,7 +129,7 @@ class CompileCache:
         e = Entry(SEEN)
         if churn is not None:
             churn.append(True)
-            now = now or sum(churn) < self.CHURN
+            now = now or sum(churn) < config.churn
         if not now:
             self.deferred += 1
             entries.put(key, e)

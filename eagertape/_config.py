@@ -26,11 +26,16 @@ class Config:
     ``compile_max_ops``: longer tapes always replay op by op (XLA's compile time:
     about 6 s for 1000 small ops on 2 cores), with per-op pullbacks compiled once
     per op kind.
+    ``churn``: structures churn (a loop whose tape changes every step, a test
+    suite, a notebook) once this many of the last 16 gradients had new
+    structures; a new structure is then replayed op by op, and compiled only
+    if it comes back (``_cache.CompileCache``).
     ``run_functions_eagerly``: ``tf.config.run_functions_eagerly``: every
     ``eagertape.function`` runs its Python body op by op.
     """
 
-    __slots__ = ("_execution_mode", "max_pending", "compile_max_ops", "run_functions_eagerly")
+    __slots__ = ("_execution_mode", "max_pending", "compile_max_ops", "churn",
+                 "run_functions_eagerly")
 
     def __init__(self):
         mode = os.environ.get("EAGERTAPE_EXECUTION_MODE", "eager")
@@ -40,6 +45,7 @@ class Config:
         self._execution_mode = mode
         self.max_pending = 1000
         self.compile_max_ops = 2500
+        self.churn = 3
         self.run_functions_eagerly = False
 
     @property

@@ -17,9 +17,11 @@ import logging
 import os
 import sys
 
+from ._cache import Table
+
 logger = logging.getLogger("eagertape")
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
-_counts: dict = {}
+_counts = Table("log_first_n call sites", 4096)   # (call site, message) -> times logged
 
 
 class _DefaultHandler(logging.Handler):
@@ -78,5 +80,5 @@ def log_first_n(level, msg, n, *args):
     key = (user_frame(), msg)
     count = _counts.get(key, 0)
     if count < n:
-        _counts[key] = count + 1
+        _counts.put(key, count + 1)
         logger.log(level, msg, *args)

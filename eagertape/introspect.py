@@ -119,7 +119,10 @@ def recording(tape: Any) -> Any:
 
 
 def is_pending(t: Any) -> bool:
-    """Whether Tensor ``t`` holds a fused-mode value not computed yet.
+    """Whether Tensor ``t`` holds a fused-mode value not computed yet; for a
+    Variable, whether it holds a fused-mode value at all (it should not: a
+    pending value assigned to it is computed first, and the Variable keeps the
+    array).
 
     >>> import eagertape as et
     >>> from eagertape import introspect
@@ -131,6 +134,8 @@ def is_pending(t: Any) -> bool:
     True
     False
     """
+    if hasattr(t, "_val"):                     # a Variable (or an alias of one)
+        return type(t._of._val) is Pending
     v = t._v
     return type(v) is Pending and v.value is None
 

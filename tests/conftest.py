@@ -4,7 +4,7 @@ import jax
 import pytest
 
 import eagertape as et
-from eagertape import _logging, introspect
+from eagertape import introspect
 
 
 def pytest_addoption(parser):
@@ -42,7 +42,7 @@ def _execution_mode(_et_mode):
     notebooks run in subprocesses, which read the environment."""
     et.set_execution_mode(_et_mode)
     os.environ["EAGERTAPE_EXECUTION_MODE"] = _et_mode
-    _logging._counts.clear()     # TF's warnings count per call site: each test starts afresh
+    introspect.clear_caches("log_first_n call sites")   # TF's warnings count per call site
     yield
     et.set_execution_mode("eager")
 

@@ -262,7 +262,7 @@ CASES = [
     ("op-under-tape", lambda: _under_tape(lambda x: tnp.matmul(x, x)), InvalidArgumentError, "matmul"),
     ("nn-string", lambda: nn.softmax("abc"), InvalidArgumentError, "softmax cannot take its arguments"),
     ("primitive-not-callable", lambda: et.primitive(3), TypeError, "argument `fn`"),
-    ("stop_gradient-string", lambda: et.stop_gradient("abc"), TypeError, "argument `value`"),
+    ("stop_gradient-string", lambda: et.stop_gradient("abc"), TypeError, "argument `input`"),
     ("convert-string", lambda: et.convert_to_tensor("abc"), TypeError, "argument `value`"),
     ("convert-dtype", lambda: et.convert_to_tensor(1.0, dtype="float99"), TypeError, "argument `dtype`"),
     ("convert-lossy", lambda: et.convert_to_tensor(et.constant(1.5), dtype="int32"), TypeError,

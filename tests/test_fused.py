@@ -176,9 +176,7 @@ def test_a_pending_value_used_in_eager_mode_and_in_another_thread():
 def test_a_variable_assigned_a_pending_value_holds_an_array(fused):
     v = et.Variable([1.0, 2.0])
     v.assign(tnp.sin(v) + 1.0)
-    # introspect.is_pending takes Tensors: a read wraps the Variable's value as it is.
-    # (It cannot tell an array from a computed Pending: only "not pending" is checked.)
-    assert not introspect.is_pending(v.read_value())
+    assert not introspect.is_pending(v)
     np.testing.assert_allclose(v.numpy(), np.sin([1.0, 2.0]) + 1.0, rtol=1e-6)
 
 

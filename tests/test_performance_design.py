@@ -17,7 +17,6 @@ import pytest
 import eagertape as et
 from eagertape import benchmark, introspect
 from eagertape import numpy as tnp
-from eagertape._cache import CompileCache
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.
@@ -66,7 +65,7 @@ def test_changing_structure_compiles_only_what_comes_back(auto_replay):
     info = et.replay_cache_info()
     # The first new structures compile (a training loop's would be the only
     # one); once structures churn, new ones replay op by op.
-    churn = CompileCache.CHURN - 1
+    churn = introspect.config.churn - 1
     assert (info.misses, info.hits, info.deferred) == (churn, 0, len(plans) - churn)
     # A structure that comes back is compiled once, then reused.
     for _ in range(3):
@@ -86,7 +85,7 @@ def test_replay_cache_is_a_bounded_lru(auto_replay):
             _step(x, p)
     info = et.replay_cache_info()
     assert info.misses == 4 and info.size == 2 and info.maxsize == 2
-    assert info.deferred == 4 - (CompileCache.CHURN - 1)
+    assert info.deferred == 4 - (introspect.config.churn - 1)
     hits = info.hits
     _step(x, plans[-1])                       # the most recent one is still there
     assert et.replay_cache_info().hits == hits + 1
