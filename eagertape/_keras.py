@@ -35,9 +35,9 @@ import jax
 import numpy as np
 
 from ._cache import Table
-from ._primitive import _is_tl, call
+from ._primitive import call
 from ._state import local, switched
-from ._tensor import _TensorLike, _wrap, tf_variable_error
+from ._tensor import _TensorLike, _wrap, is_tensor_like, tf_variable_error
 from ._variables import Variable, _uid
 
 _keras = None          # the keras module once joined
@@ -130,11 +130,11 @@ def _keras_variable(optimizer, v):
 
 # -- one recorded op per layer call -----------------------------------------
 def _raw(x):
-    return x._value if _is_tl(x) else x
+    return x._value if is_tensor_like(x) else x
 
 
 def _values_of(tree):
-    return jax.tree_util.tree_map(_raw, tree, is_leaf=_is_tl)
+    return jax.tree_util.tree_map(_raw, tree, is_leaf=is_tensor_like)
 
 
 @contextlib.contextmanager
@@ -271,7 +271,7 @@ def _join(keras):
     def keras_runs(args, kwargs):
         if in_stateless_scope() or in_symbolic_scope():
             return True
-        leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=_is_tl)
+        leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)
         return any(_foreign_leaf(x) for x in leaves)
 
     def __call__(self, *args, **kwargs):
@@ -532,7 +532,7 @@ def _tensor_result(result, in_stateless_scope):
         if in_stateless_scope():
             return out
         return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, jax.Array) else x, out,
-                                      is_leaf=_is_tl)   # Tensors stay whole (pytree nodes)
+                                      is_leaf=is_tensor_like)   # Tensors stay whole (pytree nodes)
     return wrapped
 
 
@@ -668,7 +668,7 @@ def _tf_style_function(model, name):
         for variables, values in zip(_state_variables(model, name), state):
             for v, value in zip(variables, values):
                 v._value = value      # fit took them out of the variables
-        out = step(jax.tree_util.tree_map(tensor, data, is_leaf=_is_tl))
+        out = step(jax.tree_util.tree_map(tensor, data, is_leaf=is_tensor_like))
         out = _values_of(out)
         return out, tuple([v.value for v in vs] for vs in _state_variables(model, name))
     return model._make_function(one_step, concatenate_outputs=name == "predict_step")
@@ -704,7 +704,7 @@ def _join_trainer(keras):
     def compute_loss_(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         args = (x, y, y_pred, sample_weight)
         if in_stateless_scope() or in_symbolic_scope() or any(
-                _foreign_leaf(a) for a in jax.tree_util.tree_leaves(args, is_leaf=_is_tl)):
+                _foreign_leaf(a) for a in jax.tree_util.tree_leaves(args, is_leaf=is_tensor_like)):
             return compute_loss(self, x, y, y_pred, sample_weight, training=training)
         fn = _op_of(self, "_eagertape_compute_loss",
                     lambda: _make_compute_loss_fn(keras, self, compute_loss))
@@ -814,7 +814,8 @@ _NOT_OPS = frozenset({"serialize", "deserialize", "floatx", "set_floatx", "epsil
 def _op(fn):
     @functools.wraps(fn)
     def recorded(*args, **kwargs):
-        if any(_foreign_leaf(x) for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_is_tl)):
+        leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)
+        if any(_foreign_leaf(x) for x in leaves):
             return fn(*args, **kwargs)
         return call(_quiet_fn(fn), tuple(_as_input(a) for a in args), kwargs, jit=False)
     return recorded
