@@ -34,22 +34,24 @@ from .._tape import GradientTape as _CoreTape
 from .._tape import UnconnectedGradients  # noqa: F401
 from .._operators import _convert_operand, constant, convert_to_tensor  # noqa: F401
 from .._tensor import Tensor, TensorShape, _as_dtype, _TensorLike  # noqa: F401
-from .._variables import Variable, _Alias  # noqa: F401
+from .._variables import Variable  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
 from . import debugging, experimental, nest  # noqa: F401
 from ._tensor_array import TensorArray  # noqa: F401
 from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
                         assert_rank)
 from ._module import Module, name_scope  # noqa: F401
+from ._spec import TensorSpec  # noqa: F401
 from ._array import (boolean_mask, broadcast_dynamic_shape, broadcast_static_shape,  # noqa: F401
                      broadcast_to, ensure_shape, identity_n, meshgrid, pad, repeat, reverse,
-                     roll, saturate_cast, scatter_nd, searchsorted, sequence_mask, shape_n,
-                     slice, tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
+                     roll, scatter_nd, searchsorted, sequence_mask, shape_n, slice,
+                     tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
                      tensor_scatter_nd_sub, tensor_scatter_nd_update, unique, unique_with_counts,
                      unravel_index)
 from ._array import (batch_to_space, bitcast, dynamic_partition, dynamic_stitch,  # noqa: F401
                      histogram_fixed_width, histogram_fixed_width_bins,
                      reverse_sequence, space_to_batch, space_to_batch_nd, strided_slice)
+from ._array import gather, gather_nd, one_hot, rank, shape, size  # noqa: F401
 from ._runtime import (VariableAggregation, VariableSynchronization,  # noqa: F401
                        constant_initializer, control_dependencies, device,
                        get_current_name_scope, get_logger, get_static_value,
@@ -64,8 +66,10 @@ from .math import realdiv  # noqa: F401,E402
 from .math import approx_max_k as approx_top_k  # noqa: F401,E402
 from ._control_flow import (case, cond, foldl, foldr, map_fn, numpy_function,  # noqa: F401
                             py_function, scan, switch_case, vectorized_map, while_loop)
-from .linalg import einsum  # noqa: F401
+from .linalg import einsum, eye, norm  # noqa: F401
+from ._clip import clip_by_global_norm, clip_by_norm, clip_by_value  # noqa: F401
 from ._util import _Unsupported, concrete as _concrete, same_dtype as _same, tensor as _t
+from ._util import ints as _ints
 # TF exports these tf.math functions at top level too (the same objects).
 from .math import (abs, acos, add, add_n, argmax, argmin, asin, atan, atan2, cos, cosh,  # noqa: F401
                    cumsum, divide, equal, exp, floor, greater, greater_equal, less, less_equal,
@@ -118,6 +122,7 @@ from . import dtypes  # noqa: E402
 from .dtypes import (DType, bfloat16, bool, complex64, complex128, double, float16,  # noqa: F401,E402,A004
                      float32, float64, half, int8, int16, int32, int64, uint8, uint16, uint32,
                      uint64)
+from .dtypes import as_dtype, cast, complex, saturate_cast  # noqa: F401,E402,A004
 
 
 class GradientTape(_CoreTape):
@@ -173,31 +178,6 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     return _function.function(func, input_signature=input_signature, name=name)
 
 
-class TensorSpec:
-    """``tf.TensorSpec``: a shape (None for any size) and dtype, for ``input_signature``."""
-
-    def __init__(self, shape, dtype=np.float32, name=None):
-        # An unknown rank stays None (TF: TensorShape(None)): tf.function reads it so.
-        self.shape = None if shape is None else TensorShape(shape)
-        self.dtype, self.name = _as_dtype(dtype), name
-
-    def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
-
-    def __eq__(self, other):
-        return (isinstance(other, TensorSpec) and self.dtype == other.dtype
-                and self.name == other.name and (self.shape is None) == (other.shape is None)
-                and (self.shape is None or builtins.tuple(self.shape) == builtins.tuple(other.shape)))
-
-    def __hash__(self):
-        return hash((None if self.shape is None else builtins.tuple(self.shape), self.dtype))
-
-
-def as_dtype(type_value):
-    """A dtype from a name, NumPy type or dtype (``tf.as_dtype``)."""
-    return _as_dtype(type_value)
-
-
 def executing_eagerly():
     """Always True: eagertape is eager (``eagertape.function`` compiles, still eager)."""
     return True
@@ -208,55 +188,8 @@ def is_tensor(x):
 
 
 # -- shapes -----------------------------------------------------------------------
-def shape(input, out_type="int32", name=None):
-    """The shape as an int32 Tensor (TF's default ``out_type``); a concrete value even
-    inside a tf.function (shapes are static there), so it can shape other tensors."""
-    return _static(np.array(_t(input).shape, dtype=_as_dtype(out_type)))
-
-
-def rank(input, name=None):
-    return _static(np.int32(_t(input).ndim))
-
-
-def size(input, out_type="int32", name=None):
-    return _static(np.array(_t(input).size, dtype=_as_dtype(out_type)))
-
-
-def _static(value):
-    with jax.ensure_compile_time_eval():    # not staged into a tf.function's trace
-        return constant(value)
-
-
-def cast(x, dtype, name=None):
-    """Convert to ``dtype``; float to int truncates toward zero, as TF. A Tensor or
-    Variable already of ``dtype`` comes back as it is (the same object, as TF's);
-    what ``assign`` returns is read then (TF's ``_UnreadVariable`` too).
-
-    >>> import eagertape.tf as tf
-    >>> tf.cast(tf.constant([1.7, -1.7]), tf.int32).numpy()
-    array([ 1, -1], dtype=int32)
-    """
-    dtype = _as_dtype(dtype)
-    if isinstance(x, _TensorLike) and x.dtype == dtype:
-        return x.read_value() if isinstance(x, _Alias) else x
-    x = _t(x)
-    if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dtype, np.complexfloating):
-        x = _np.real(x)
-    return x.astype(dtype)
-
-
 def reshape(tensor, shape, name=None):
     return _np.reshape(_t(tensor), _ints(shape))
-
-
-def _ints(shape, what="shape"):
-    # A shape or sizes argument: JAX compiles static shapes, so inside a tf.function
-    # it must be known when tracing (a Python value, or tf.shape(...) of a tensor).
-    if isinstance(shape, _TensorLike):
-        shape = _concrete(shape, what)
-    elif isinstance(shape, (list, builtins.tuple)) and any(isinstance(d, _TensorLike) for d in shape):
-        shape = [_concrete(d, what) if isinstance(d, _TensorLike) else d for d in shape]
-    return builtins.tuple(int(s) for s in np.reshape(np.asarray(shape), -1))
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
@@ -311,51 +244,6 @@ def expand_dims(input, axis, name=None):
 
 def tile(input, multiples, name=None):
     return _np.tile(_t(input), _ints(multiples))
-
-
-def _check_indices(indices, size, what):
-    # Concrete indices only: inside a tf.function they are traced (and XLA clamps
-    # an out-of-range index there, where TF's graph would raise when run).
-    idx = _concrete(indices)
-    if idx is not None and idx.size and (idx.min() < 0 or idx.max() >= size):
-        bad = idx[(idx < 0) | (idx >= size)].flat[0]
-        raise errors.InvalidArgumentError(f"{what} = {bad} is not in [0, {size})")
-
-
-def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    """Slices of ``params`` at ``indices`` along ``axis`` (default ``batch_dims``); the
-    first ``batch_dims`` axes of both are batch axes, taken pairwise."""
-    params, indices = _t(params), _t(indices)
-    if batch_dims < 0:
-        batch_dims += indices.ndim
-    axis = batch_dims if axis is None else (axis + params.ndim if axis < 0 else axis)
-    if not 0 <= batch_dims <= min(axis, indices.ndim):
-        raise errors.InvalidArgumentError(
-            f"argument `batch_dims` ({batch_dims}) must be at most `axis` ({axis}) and the "
-            f"rank of `indices` ({indices.ndim})")
-    _check_indices(indices, params.shape[axis], "indices")
-    return _call(_batched_take, (params, indices, axis, batch_dims))
-
-
-def _batched_take(params, indices, axis, batch_dims):
-    take = lambda p, i: _jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
-    for _ in builtins.range(batch_dims):    # the leading batch axes pair params with indices
-        take = jax.vmap(take)
-    return take(params, indices)
-
-
-def gather_nd(params, indices, batch_dims=0, name=None):
-    params, indices = _t(params), _t(indices)
-    if batch_dims:
-        raise errors.UnimplementedError("tf.gather_nd with batch_dims is not supported yet")
-    k = indices.shape[-1]
-    for d in builtins.range(k):
-        _check_indices(indices[..., d], params.shape[d], f"indices[..., {d}]")
-    return _call(_gather_nd, (params, indices, k))
-
-
-def _gather_nd(params, indices, k):
-    return params[builtins.tuple(indices[..., d] for d in builtins.range(k))]
 
 
 def where(condition, x=None, y=None, name=None):
@@ -424,14 +312,6 @@ def fill(dims, value, name=None):
         return _np.full(_ints(dims), v, dtype=v.dtype)
 
 
-def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
-    with jax.ensure_compile_time_eval():    # a constant even while a tf.function traces
-        out = _np.eye(num_rows, num_columns, dtype=_as_dtype(dtype))
-        if batch_shape:
-            out = _np.broadcast_to(out, _ints(batch_shape) + builtins.tuple(out.shape))
-        return out
-
-
 def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001
     """``tf.range``: int32 for integers, float32 for Python floats (TF's inference)."""
     if limit is None:
@@ -456,25 +336,6 @@ def linspace(start, stop, num, name=None, axis=0):
     return _np.linspace(start, stop, int(num), axis=axis).astype(start.dtype)
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """``on_value`` (1) at ``indices`` along a new last axis, else ``off_value`` (0);
-    float32 unless given; an out-of-range index gives a row of ``off_value``."""
-    dtype = _as_dtype(dtype) if dtype is not None else (
-        _t(on_value).dtype if on_value is not None else float32)
-    on = 1 if on_value is None else on_value
-    off = 0 if off_value is None else off_value
-    # Recorded (indices may be traced by a tf.function), a constant for the tape.
-    hot = _call(jax.nn.one_hot, (_t(indices), int(depth)),
-                {"axis": -1 if axis is None else axis, "dtype": _jnp.bool_},
-                constant_output=True)
-    return _np.where(hot, _t(on, dtype), _t(off, dtype))
-
-
-def complex(real, imag, name=None):  # noqa: A001  (TF's name)
-    """``real + i*imag``: complex64 from float32 parts, complex128 from float64."""
-    return _call(jax.lax.complex, (_t(real), _t(imag)))
-
-
 def identity(input, name=None):
     """A new Tensor with ``input``'s value, recorded (its gradient passes through)."""
     return _np.asarray(_t(input))
@@ -487,43 +348,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def tensordot(a, b, axes, name=None):
     return _np.tensordot(_t(a), _t(b), axes=axes)
-
-
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """As TF: ``maximum(minimum(t, clip_value_max), clip_value_min)``, the bounds
-    converted to ``t``'s dtype."""
-    t = _t(t)
-    return maximum(minimum(t, clip_value_max), clip_value_min)
-
-
-def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """``t * clip_norm / max(norm(t), clip_norm)`` over ``axes``."""
-    t = _t(t)
-    l2 = _np.sqrt(_np.sum(t * t, axis=axes, keepdims=True))
-    return t * clip_norm / _np.maximum(l2, clip_norm)
-
-
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
-    """Scale every tensor by ``clip_norm / max(global_norm, clip_norm)``; returns
-    ``(clipped list, global_norm)``; None entries stay None."""
-    present = [_t(t) for t in t_list if t is not None]
-    gnorm = _np.sqrt(builtins.sum(_np.sum(t * t) for t in present)) if use_norm is None \
-        else _t(use_norm)
-    scale = clip_norm / _np.maximum(gnorm, clip_norm)
-    return [None if t is None else _t(t) * scale for t in t_list], gnorm
-
-
-def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    """``tf.norm``: the Euclidean (Frobenius) norm by default, over all entries."""
-    x = _t(tensor)
-    keep = builtins.bool(keepdims)
-    if ord in ("euclidean", "fro", 2) and (axis is None or isinstance(axis, int)):
-        return _np.sqrt(_np.sum(x * _np.conj(x), axis=axis, keepdims=keep)).real \
-            if np.issubdtype(x.dtype, np.complexfloating) else \
-            _np.sqrt(_np.sum(x * x, axis=axis, keepdims=keep))
-    # TF's "euclidean" over two axes is the Frobenius norm: NumPy's default there.
-    return _np.linalg.norm(x, ord=None if ord == "euclidean" else ord,
-                           axis=builtins.tuple(axis) if isinstance(axis, list) else axis, keepdims=keep)
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):

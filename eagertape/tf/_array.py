@@ -1,5 +1,6 @@
-"""TF's array manipulation ops (``tf.pad``, ``tf.roll``, ``tf.boolean_mask``,
-``tf.tensor_scatter_nd_update``, ...) over the recorded jax.numpy.
+"""TF's array manipulation ops (``tf.shape``, ``tf.gather``, ``tf.one_hot``,
+``tf.pad``, ``tf.roll``, ``tf.boolean_mask``, ``tf.tensor_scatter_nd_update``, ...)
+over the recorded jax.numpy.
 
 Sizes, paddings and masks that fix an output's shape must be known when a
 ``tf.function`` is traced (JAX compiles static shapes): a Python value, NumPy
@@ -20,9 +21,11 @@ import numpy as np
 from .. import numpy as _np
 from .._errors import InvalidArgumentError
 from .._primitive import call as _call, stop_gradient
-from .._operators import _convert_operand
+from .._operators import _convert_operand, constant
 from .._tensor import _as_dtype, _TensorLike
 from ._util import concrete as _concrete, same_dtype as _same, tensor as _t
+from .dtypes import float32
+from .errors import UnimplementedError
 
 
 def _static(value, what):
@@ -135,6 +138,20 @@ def sequence_mask(lengths, maxlen=None, dtype="bool", name=None):
     return out if _as_dtype(dtype) == np.bool_ else out.astype(_as_dtype(dtype))
 
 
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """``on_value`` (1) at ``indices`` along a new last axis, else ``off_value`` (0);
+    float32 unless given; an out-of-range index gives a row of ``off_value``."""
+    dtype = _as_dtype(dtype) if dtype is not None else (
+        _t(on_value).dtype if on_value is not None else float32)
+    on = 1 if on_value is None else on_value
+    off = 0 if off_value is None else off_value
+    # Recorded (indices may be traced by a tf.function), a constant for the tape.
+    hot = _call(jax.nn.one_hot, (_t(indices), int(depth)),
+                {"axis": -1 if axis is None else axis, "dtype": jnp.bool_},
+                constant_output=True)
+    return _np.where(hot, _t(on, dtype), _t(off, dtype))
+
+
 def searchsorted(sorted_sequence, values, side="left", out_type="int32", name=None):
     """Indices at which ``values`` go in each row of ``sorted_sequence`` (last axis)."""
     s, v = _same(sorted_sequence, values)
@@ -186,6 +203,51 @@ def _unique(x, out_idx):
     dt = _as_dtype(out_idx)
     y = stop_gradient(_np.take(t, np.sort(first).astype(np.int32)))   # TF: no gradient
     return y, _t(rank[inverse.reshape(-1)].astype(dt)), _t(counts[order].astype(dt))
+
+
+def _check_indices(indices, size, what):
+    # Concrete indices only: inside a tf.function they are traced (and XLA clamps
+    # an out-of-range index there, where TF's graph would raise when run).
+    idx = _concrete(indices)
+    if idx is not None and idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)].flat[0]
+        raise InvalidArgumentError(f"{what} = {bad} is not in [0, {size})")
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Slices of ``params`` at ``indices`` along ``axis`` (default ``batch_dims``); the
+    first ``batch_dims`` axes of both are batch axes, taken pairwise."""
+    params, indices = _t(params), _t(indices)
+    if batch_dims < 0:
+        batch_dims += indices.ndim
+    axis = batch_dims if axis is None else (axis + params.ndim if axis < 0 else axis)
+    if not 0 <= batch_dims <= min(axis, indices.ndim):
+        raise InvalidArgumentError(
+            f"argument `batch_dims` ({batch_dims}) must be at most `axis` ({axis}) and the "
+            f"rank of `indices` ({indices.ndim})")
+    _check_indices(indices, params.shape[axis], "indices")
+    return _call(_batched_take, (params, indices, axis, batch_dims))
+
+
+def _batched_take(params, indices, axis, batch_dims):
+    take = lambda p, i: jnp.take(p, i, axis=axis - batch_dims)  # noqa: E731
+    for _ in builtins.range(batch_dims):    # the leading batch axes pair params with indices
+        take = jax.vmap(take)
+    return take(params, indices)
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    params, indices = _t(params), _t(indices)
+    if batch_dims:
+        raise UnimplementedError("tf.gather_nd with batch_dims is not supported yet")
+    k = indices.shape[-1]
+    for d in builtins.range(k):
+        _check_indices(indices[..., d], params.shape[d], f"indices[..., {d}]")
+    return _call(_gather_nd, (params, indices, k))
+
+
+def _gather_nd(params, indices, k):
+    return params[builtins.tuple(indices[..., d] for d in builtins.range(k))]
 
 
 def _index_tuple(indices):
@@ -262,8 +324,26 @@ def _identity_n(xs):
     return [tie(x, floats) if _inexact(x) else x for x in xs]
 
 
+def shape(input, out_type="int32", name=None):
+    """The shape as an int32 Tensor (TF's default ``out_type``); a concrete value even
+    inside a tf.function (shapes are static there), so it can shape other tensors."""
+    return _constant_now(np.array(_t(input).shape, dtype=_as_dtype(out_type)))
+
+
+def rank(input, name=None):
+    return _constant_now(np.int32(_t(input).ndim))
+
+
+def size(input, out_type="int32", name=None):
+    return _constant_now(np.array(_t(input).size, dtype=_as_dtype(out_type)))
+
+
+def _constant_now(value):
+    with jax.ensure_compile_time_eval():    # not staged into a tf.function's trace
+        return constant(value)
+
+
 def shape_n(input, out_type="int32", name=None):
-    from . import shape
     return [shape(x, out_type=out_type) for x in input]
 
 
@@ -276,20 +356,6 @@ def ensure_shape(x, shape, name=None):
         raise InvalidArgumentError(f"Shape of tensor x {list(t.shape)} is not compatible with "
                                    f"expected shape {['?' if w is None else w for w in want]}.")
     return t
-
-
-def saturate_cast(value, dtype, name=None):
-    """Cast ``value`` to ``dtype``, clamping to the range ``dtype`` holds first."""
-    x = _t(value)
-    dtype = _as_dtype(dtype)
-    if np.issubdtype(dtype, np.integer) and not np.issubdtype(x.dtype, np.complexfloating):
-        info = np.iinfo(dtype)
-        lo, hi = info.min, info.max
-        if np.issubdtype(x.dtype, np.integer):
-            xi = np.iinfo(x.dtype)
-            lo, hi = max(lo, xi.min), min(hi, xi.max)
-        x = _np.clip(x, np.asarray(lo).astype(x.dtype), np.asarray(hi).astype(x.dtype))
-    return x.astype(dtype)
 
 
 def unravel_index(indices, dims, name=None):

@@ -406,7 +406,8 @@ def numpy_function(func, inp, Tout, stateful=True, name=None):
 
 def _cast_out(out, Tout, constant=False):
     from .._primitive import stop_gradient
-    from . import cast, convert_to_tensor
+    from .._operators import convert_to_tensor
+    from .dtypes import cast
     if isinstance(Tout, (list, tuple)):
         if not isinstance(out, (list, tuple)) or len(out) != len(Tout):
             raise ValueError(f"the function returned {out!r:.60}, which does not match "

@@ -117,3 +117,14 @@ def concrete(x, what=None):
             "static shapes and sizes); pass a Python value, or a tensor computed from "
             "shapes (tf.shape(x)) rather than from the function's input values")
     return np.asarray(v)
+
+
+def ints(shape, what="shape"):
+    """A shape or sizes argument as a tuple of ints. JAX compiles static shapes, so
+    inside a tf.function it must be known when tracing (a Python value, or
+    tf.shape(...) of a tensor)."""
+    if isinstance(shape, _TensorLike):
+        shape = concrete(shape, what)
+    elif isinstance(shape, (list, tuple)) and any(isinstance(d, _TensorLike) for d in shape):
+        shape = [concrete(d, what) if isinstance(d, _TensorLike) else d for d in shape]
+    return tuple(int(s) for s in np.reshape(np.asarray(shape), -1))

@@ -35,6 +35,7 @@ from .._errors import InvalidArgumentError
 from .._operators import convert_to_tensor
 from .._tensor import Tensor, _as_dtype, _TensorLike, _wrap
 from ._control_flow import vectorized_map
+from ._spec import TensorSpec
 from ._util import _Unsupported, left_out
 from .errors import OutOfRangeError
 
@@ -109,12 +110,6 @@ def _as_args(element):
     """TF unpacks a tuple element into the function's arguments."""
     return element if isinstance(element, tuple) and not hasattr(element, "_fields") \
         else (element,)
-
-
-def TensorSpec(shape, dtype):
-    """The facade's ``tf.TensorSpec`` (defined after this module is imported)."""
-    from . import TensorSpec
-    return TensorSpec(shape, dtype)
 
 
 def _spec_of(element, unknown_batch=False):

@@ -9,10 +9,15 @@ object each).
 >>> tf.dtypes.cast(tf.constant([1.7]), tf.dtypes.int8).numpy()
 array([1], dtype=int8)
 """
+import jax as _jax
 import numpy as np
 import jax.numpy as _jnp
 
-from ._util import STRINGS, _Unsupported
+from .. import numpy as _np
+from .._primitive import call as _call
+from .._tensor import _as_dtype, _TensorLike
+from .._variables import _Alias
+from ._util import STRINGS, _Unsupported, tensor as _t
 
 DType = np.dtype
 
@@ -25,19 +30,51 @@ bool = np.dtype("bool")  # noqa: A001  (TF's name)
 complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
 
 
-class _Getattr(_Unsupported):
-    # as_dtype, cast, saturate_cast and complex are eagertape.tf's own (the same
-    # objects), looked up there when first asked: that module imports this one.
-    FROM_TF = ("as_dtype", "cast", "saturate_cast", "complex")
-
-    def __call__(self, name):
-        if name in self.FROM_TF:
-            from .. import tf
-            return getattr(tf, name)
-        return super().__call__(name)
+# as_dtype, cast, saturate_cast and complex: eagertape.tf re-exports them (the
+# same objects).
+def as_dtype(type_value):
+    """A dtype from a name, NumPy type or dtype (``tf.as_dtype``)."""
+    return _as_dtype(type_value)
 
 
-__getattr__ = _Getattr("tf.dtypes", {
+def cast(x, dtype, name=None):
+    """Convert to ``dtype``; float to int truncates toward zero, as TF. A Tensor or
+    Variable already of ``dtype`` comes back as it is (the same object, as TF's);
+    what ``assign`` returns is read then (TF's ``_UnreadVariable`` too).
+
+    >>> import eagertape.tf as tf
+    >>> tf.cast(tf.constant([1.7, -1.7]), tf.int32).numpy()
+    array([ 1, -1], dtype=int32)
+    """
+    dtype = _as_dtype(dtype)
+    if isinstance(x, _TensorLike) and x.dtype == dtype:
+        return x.read_value() if isinstance(x, _Alias) else x
+    x = _t(x)
+    if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dtype, np.complexfloating):
+        x = _np.real(x)
+    return x.astype(dtype)
+
+
+def saturate_cast(value, dtype, name=None):
+    """Cast ``value`` to ``dtype``, clamping to the range ``dtype`` holds first."""
+    x = _t(value)
+    dtype = _as_dtype(dtype)
+    if np.issubdtype(dtype, np.integer) and not np.issubdtype(x.dtype, np.complexfloating):
+        info = np.iinfo(dtype)
+        lo, hi = info.min, info.max
+        if np.issubdtype(x.dtype, np.integer):
+            xi = np.iinfo(x.dtype)
+            lo, hi = max(lo, xi.min), min(hi, xi.max)
+        x = _np.clip(x, np.asarray(lo).astype(x.dtype), np.asarray(hi).astype(x.dtype))
+    return x.astype(dtype)
+
+
+def complex(real, imag, name=None):  # noqa: A001  (TF's name)
+    """``real + i*imag``: complex64 from float32 parts, complex128 from float64."""
+    return _call(_jax.lax.complex, (_t(real), _t(imag)))
+
+
+__getattr__ = _Unsupported("tf.dtypes", {
     **dict.fromkeys("qint8 qint16 qint32 quint8 quint16 QUANTIZED_DTYPES".split(),
                     "TF's quantized dtypes have no JAX dtype"),
     "string": STRINGS,
@@ -48,4 +85,4 @@ __getattr__ = _Getattr("tf.dtypes", {
 
 
 def __dir__():
-    return sorted([n for n in globals() if not n.startswith("_")] + list(_Getattr.FROM_TF))
+    return sorted(n for n in globals() if not n.startswith("_"))

@@ -25,6 +25,8 @@ from .._errors import InvalidArgumentError
 from .._primitive import call as _call
 from .._tensor import TensorShape, _as_dtype, _TensorLike
 from ._util import _Unsupported, concrete as _concrete, hinted as _hinted, tensor as _t
+from ._util import ints as _ints
+from ._array import one_hot as _one_hot
 
 # TF names left out, with the reason (AttributeError, as for any name not covered).
 __getattr__ = _Unsupported("tf.linalg", {
@@ -142,8 +144,16 @@ def band_part(input, num_lower, num_upper, name=None):
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    from . import norm as _norm
-    return _norm(tensor, ord=ord, axis=axis, keepdims=keepdims)
+    """``tf.norm``: the Euclidean (Frobenius) norm by default, over all entries."""
+    x = _t(tensor)
+    keep = builtins.bool(keepdims)
+    if ord in ("euclidean", "fro", 2) and (axis is None or isinstance(axis, int)):
+        return _np.sqrt(_np.sum(x * _np.conj(x), axis=axis, keepdims=keep)).real \
+            if np.issubdtype(x.dtype, np.complexfloating) else \
+            _np.sqrt(_np.sum(x * x, axis=axis, keepdims=keep))
+    # TF's "euclidean" over two axes is the Frobenius norm: NumPy's default there.
+    return _np.linalg.norm(x, ord=None if ord == "euclidean" else ord,
+                           axis=builtins.tuple(axis) if isinstance(axis, list) else axis, keepdims=keep)
 
 
 # -- shapes and products -----------------------------------------------------------
@@ -199,8 +209,11 @@ def cross(a, b, name=None):
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
     """The identity matrix (``num_rows`` x ``num_columns``), batched by ``batch_shape``."""
-    from . import eye as f
-    return f(num_rows, num_columns, batch_shape=batch_shape, dtype=dtype)
+    with jax.ensure_compile_time_eval():    # a constant even while a tf.function traces
+        out = _np.eye(num_rows, num_columns, dtype=_as_dtype(dtype))
+        if batch_shape:
+            out = _np.broadcast_to(out, _ints(batch_shape) + builtins.tuple(out.shape))
+        return out
 
 
 def global_norm(t_list, name=None):
@@ -219,9 +232,8 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 
 def normalize(tensor, ord="euclidean", axis=None, name=None):
     """``(tensor / norm, norm)``, the norm kept with the reduced axes."""
-    from . import norm as f
     x = _t(tensor)
-    n = f(x, ord=ord, axis=axis, keepdims=True)
+    n = norm(x, ord=ord, axis=axis, keepdims=True)
     return x / n, n
 
 
@@ -1679,8 +1691,7 @@ class LinearOperatorPermutation(LinearOperator):
         return self._gather(rhs, self._perm if adjoint else self._inv_perm())
 
     def _to_dense(self):
-        from . import one_hot
-        return one_hot(self._perm, self._perm.shape[-1], dtype=self.dtype)
+        return _one_hot(self._perm, self._perm.shape[-1], dtype=self.dtype)
 
     def _det(self):
         p = _concrete(self._perm, "perm")

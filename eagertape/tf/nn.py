@@ -159,7 +159,8 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     """Rows of ``params`` at ``ids`` (``tf.gather`` on axis 0; ``params`` one tensor or
     a list of one); with ``max_norm``, each looked-up embedding whose L2 norm exceeds
     it is scaled down to it (``tf.clip_by_norm`` over the embedding's axes)."""
-    from . import clip_by_norm, gather
+    from ._array import gather
+    from ._clip import clip_by_norm
     if isinstance(params, (list, tuple)):
         if len(params) != 1:
             from .errors import UnimplementedError
@@ -305,7 +306,7 @@ def batch_norm_with_global_normalization(input, mean, variance, beta, gamma, var
 
 # CTC ---------------------------------------------------------------------------------
 def _cast(x, dtype):
-    from . import cast
+    from .dtypes import cast
     return cast(x, dtype)
 
 
@@ -366,7 +367,7 @@ def collapse_repeated(labels, seq_length, name=None):
     out = np.zeros((lab.shape[0], int(new_len.max(initial=0))), lab.dtype)
     for i in range(lab.shape[0]):
         out[i, :new_len[i]] = lab[i][keep[i]]
-    from . import constant
+    from .._operators import constant
     return constant(out), constant(new_len.astype(lengths.dtype))
 
 
@@ -381,7 +382,7 @@ def ctc_unique_labels(labels, name=None):
         for j, v in enumerate(row.tolist()):
             idx[i, j] = seen.setdefault(v, len(seen))
         ys[i, :len(seen)] = list(seen)
-    from . import constant
+    from .._operators import constant
     return [constant(ys), constant(idx)]
 
 
@@ -447,7 +448,7 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     int32 rows, ``ids`` int64 positions in ``sampled_candidates``, ``weights``
     float32 ``-FLOAT_MAX)``, row by row and true class by true class; a candidate
     sampled twice is found at its last position, as in TF."""
-    from . import constant
+    from .._operators import constant
     from .errors import InvalidArgumentError
     tc = _concrete(_t(true_classes), "true_classes")
     sc = _concrete(_t(sampled_candidates), "sampled_candidates")
