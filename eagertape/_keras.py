@@ -342,7 +342,6 @@ def _join(keras):
     _join_metrics(keras, in_stateless_scope)
     _join_trainer(keras)
     _join_symbolic(keras)
-    _join_data()
 
     global _Shared
 
@@ -578,15 +577,21 @@ _STATE = {"train_step": ("trainable_variables", "non_trainable_variables",
           "predict_step": ("trainable_variables", "non_trainable_variables")}
 
 
-def _join_data():
-    """``fit``/``evaluate``/``predict`` take a ``tf.data.Dataset`` of eagertape.tf,
+_dataset = None         # the Dataset class join_data joined
+
+
+def join_data(Dataset):
+    """``fit``/``evaluate``/``predict`` take a ``Dataset`` (eagertape.tf's
+    ``tf.data.Dataset``, which ``eagertape.tf`` passes when it builds ``tf.keras``)
     as TF's Keras takes TF's: batches in the dataset's order, a new pass (a new
-    shuffle) every epoch."""
+    shuffle) every epoch. Once, after ``load()``."""
+    global _dataset
+    if _dataset is not None:
+        return
+    _dataset = Dataset
     from keras.src.trainers import data_adapters
     from keras.src.trainers.data_adapters import data_adapter_utils
     from keras.src.trainers.data_adapters.data_adapter import DataAdapter
-
-    from .tf.data import Dataset
 
     class DatasetAdapter(DataAdapter):
         def __init__(self, dataset):

@@ -108,9 +108,11 @@ _unsupported = _Unsupported("tf", {
 def __getattr__(name):
     if name == "keras":
         # Keras 3 on JAX, imported on first use (it is an optional extra, and
-        # slow to import).
-        from .._keras import namespace
-        mod = globals()["keras"] = namespace()
+        # slow to import); its fit/evaluate/predict take this facade's tf.data.Dataset.
+        from .._keras import join_data, namespace
+        mod = namespace()
+        join_data(data.Dataset)
+        globals()["keras"] = mod
         return mod
     return _unsupported(name)
 
