@@ -24,7 +24,8 @@ from ._graph import _ArrayImpl
 from ._errors import InvalidArgumentError
 from ._state import _x64_flag, local
 from ._record import record
-from ._tensor import Tensor, _TensorLike, _to_array, _wrap, is_tensor_like, standin, tf_variable_error
+from ._tensor import (Tensor, _TensorLike, _to_array, _wrap, is_tensor_like, standin,
+                      tf_variable_error)
 
 # Leaves passed as values (traced by jit and by the replay) rather than fixed in
 # the kind: arrays and Python floats (a learning rate changes, the program not).
@@ -265,7 +266,8 @@ def _take(fn, leaves, key, jit, name, nested):
                     key.append(slice)
                     key.append((leaf.start, leaf.stop, leaf.step))
                     continue
-                e = tf_variable_error(leaf, f"an argument of `{name or getattr(fn, '__name__', fn)}`")
+                fn_name = name or getattr(fn, "__name__", fn)
+                e = tf_variable_error(leaf, f"an argument of `{fn_name}`")
                 if e is not None:
                     raise e
                 key.append(tp)

@@ -188,7 +188,8 @@ def _read_on_the_way(data, seeds, slot):
 
 def _can_compile(data):
     # Checking numerics replays op by op, so a bad gradient is named by its op.
-    return (local.state.replay != "per_op" and not data.plain_ops and not local.state.check_numerics
+    st = local.state
+    return (st.replay != "per_op" and not data.plain_ops and not st.check_numerics
             and len(data.ops) <= config.compile_max_ops)
 
 
