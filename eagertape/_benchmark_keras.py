@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from .benchmark import _calibrate, _interleaved, _table
-from .benchmark import _wait as _block
+from ._harness import _calibrate, _interleaved, _table
+from ._harness import _wait as _block
 
 WORKLOADS = ("keras_mlp", "keras_cnn", "keras_call1", "keras_call8")
 DESCRIPTIONS = {

@@ -18,12 +18,13 @@ import gc
 import json
 import os
 import platform
-import random
 import statistics
 import sys
 import time
 
 import numpy as np
+
+from ._harness import _calibrate, _interleaved, _table, _wait
 
 SYSTEMS = ("eagertape", "fused", "jax.jit", "tf", "torch", "autograd")
 LABELS = {"eagertape": "eagertape", "fused": "eagertape fused", "jax.jit": "jax.jit(value_and_grad)",
@@ -350,15 +351,6 @@ def _block(out):
     return out
 
 
-def _wait(a):
-    """Wait for one value (a JAX array, an eagertape Tensor, or anything else)."""
-    if hasattr(a, "block_until_ready"):
-        a.block_until_ready()
-    elif hasattr(a, "jax"):
-        a.jax().block_until_ready()
-    return a
-
-
 # ---------------------------------------------------------------------------
 # Harness
 # ---------------------------------------------------------------------------
@@ -396,17 +388,6 @@ def _warm(step, calls=6):
     for _ in range(calls):
         out = _block(step())
     return out
-
-
-def _calibrate(fn, target_s, most=1 << 16):
-    """Calls per round so that a round lasts about ``target_s`` (median of 3 probes)."""
-    probes = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        fn()
-        probes.append(time.perf_counter() - t0)
-    per_call = statistics.median(probes)
-    return max(1, min(most, int(round(target_s / max(per_call, 1e-9)))))
 
 
 def _check(name, results, rtol=2e-3, atol=2e-4):
@@ -473,24 +454,6 @@ def _timed_workload(name, systems, d, rounds, batch_s, progress):
         out["fused"]["compiled_while_timed"] = {
             "programs": fused_misses() - fused_before}
     return out
-
-
-def _interleaved(systems, rounds, time_one, progress, name):
-    """``time_one(system)`` (µs per call) of every system in every round."""
-    times = {s: [] for s in systems}
-    for r in range(rounds):
-        progress(f"{name}: round {r + 1}/{rounds}")
-        # A new order each round, so that no system always runs right after the
-        # same other one (a rotation would keep every neighbour: what runs before
-        # leaves caches and threads in its own state).
-        order = list(systems)
-        random.Random(r).shuffle(order)
-        for s in order:
-            # TF's and PyTorch's worker threads spin for a while after their last
-            # kernel; on a 2-core machine that would slow whoever runs next.
-            time.sleep(0.01)
-            times[s].append(time_one(s))
-    return times
 
 
 def _rss_mb():
@@ -895,16 +858,6 @@ def _report_extras(res, out):
                  f"{t['max_ratio']:.2g}x",
                  f"{t['ratio']:.2f}x", "met" if t["met"] else "MISSED"] for t in res["targets"]]
         _table(["system", "workload", "versus", "target", "measured", ""], rows, out)
-
-
-def _table(head, rows, out):
-    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-    fmt = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)  # noqa: E731
-                              for i, (c, w) in enumerate(zip(r, widths)))
-    out(fmt(head))
-    out(fmt(["-" * w for w in widths]))
-    for r in rows:
-        out(fmt(r))
 
 
 def plot(res, path):
