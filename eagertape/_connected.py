@@ -95,7 +95,7 @@ def of(op):
     output on every input", NO_GRADIENT, or one frozenset of input positions per
     flat output. Computed once per kind, from the values of its first replay.
     A function with the attribute ``one_op`` is one op in TF as well."""
-    kind, _, vals, *_ = op
+    kind, _, vals, _, _, _, _ = op
     if kind is None:                # custom_gradient: grad_fn decides
         return None
     d = kind.deps
