@@ -1,9 +1,9 @@
 """A/B ``python -m eagertape bench`` between two checkouts, interleaved.
 
-    git worktree add --detach /tmp/et-base f42430a      # once: the base, side by side
-    python tools/ab_bench.py                             # A=/tmp/et-base, B=this checkout
-    python tools/ab_bench.py --rounds 2 --workloads chain10,f4
-    python tools/ab_bench.py --a /tmp/et-base --b . --rounds 8 --bench-rounds 5 --json ab.json
+    git worktree add --detach ../eagertape-base REV      # once: the base, side by side
+    python tools/ab_bench.py --a ../eagertape-base        # B: this checkout
+    python tools/ab_bench.py --a ../eagertape-base --rounds 2 --workloads chain10,f4
+    python tools/ab_bench.py --a ../eagertape-base --b . --rounds 8 --bench-rounds 5 --json ab.json
 
 For each of ``--rounds`` rounds it runs the benchmark once in tree A and once in
 tree B, each as a fresh process (A first in even rounds, B first in odd ones),
@@ -152,8 +152,9 @@ def summarize(runs_a, runs_b, workloads, out=print):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--a", default="/tmp/et-base", help="checkout A, the base (default: %(default)s)")
-    p.add_argument("--b", default=str(ROOT), help="checkout B (default: this checkout, %(default)s)")
+    p.add_argument("--a", required=True,
+                   help="checkout A, the base (e.g. a `git worktree add --detach` of the base commit)")
+    p.add_argument("--b", default=str(ROOT), help="checkout B (default: this checkout)")
     p.add_argument("--rounds", type=int, default=5,
                    help="A/B rounds, one fresh process per tree each (default: %(default)s)")
     p.add_argument("--workloads", default=WORKLOADS,

@@ -1,7 +1,7 @@
 """The import graph inside a package, and its cycles (standard library only).
 
     python tools/import_graph.py                     # eagertape/ next to tools/
-    python tools/import_graph.py /tmp/et-base/eagertape
+    python tools/import_graph.py ../eagertape-base/eagertape   # another checkout's package
     python tools/import_graph.py --cycles-only       # no edge list
     python tools/import_graph.py --check             # exit 1 if a cycle exists over all edges
 
