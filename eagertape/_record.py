@@ -175,12 +175,3 @@ def _watched_outputs(op, in_slots, tracked, out_ok, n):
         return [False] * n
     live = {i for i, s in enumerate(in_slots) if s is not None and s >= 0 and tracked[s]}
     return [(out_ok is None or out_ok[j]) and bool(live & deps[j]) for j in range(n)]
-
-
-def is_tracked(t):
-    """Whether any tape recording on this thread tracks Tensor ``t``."""
-    key = id(t)
-    for tape in local.state.tapes:
-        if tape._tape.tracks(key):
-            return True
-    return False
