@@ -279,4 +279,4 @@ def _jvp_fn(kind, pos, extra, objs, tan_in):
 
 # The primitive wrapper reaches this through the accumulator on the thread's stack
 # (it cannot import this module, which imports it).
-ForwardAccumulator._on_call = staticmethod(_on_op)
+ForwardAccumulator._on_call = staticmethod(x64(_on_op))

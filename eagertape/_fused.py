@@ -22,7 +22,7 @@ from . import _keys
 from ._cache import Table
 from ._graph import Graph, Pending, _ArrayImpl
 from ._config import check_mode, config
-from ._state import local
+from ._state import local, x64
 from ._tensor import Tensor
 
 _new = object.__new__
@@ -104,6 +104,7 @@ def _new_step(g, kind, refs, k):
     return _steps.put(k, (_keys.new_id(),) + ab + ((kind, refs),))
 
 
+@x64
 def _eval_shape(kind, sig):
     structs = [jax.ShapeDtypeStruct(shape, dtype, weak_type=weak) for shape, dtype, weak in sig[1:]]
     try:

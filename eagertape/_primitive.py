@@ -22,7 +22,7 @@ from ._connected import NO_GRADIENT
 from .debug import call_site, check_outputs
 from ._graph import _ArrayImpl
 from ._errors import InvalidArgumentError
-from ._state import _x64_flag, local
+from ._state import local, x64
 from ._record import record
 from ._tensor import (Tensor, _TensorLike, _to_array, _wrap, is_tensor_like, standin,
                       tf_variable_error)
@@ -134,11 +134,14 @@ def _device_scalar(x):
         cache, key = _scalars, (tp, repr(x)) if x == 0 else (tp, x)
     a = cache.get(key)
     if a is None:
-        a = jax.numpy.asarray(x)
+        a = _asarray(x)
         if isinstance(a, jax.core.Tracer):   # made while a function is traced: not kept
             return a
         cache.put(key, a)
     return a
+
+
+_asarray = x64(jax.numpy.asarray)
 
 
 def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
@@ -150,14 +153,9 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
     functions that are jitted already).
     """
-    if not _x64_flag.value:
-        # The user's JAX keeps its 32-bit defaults; eagertape's calls see TF's
-        # 64-bit types (_state.x64).
-        saved = _x64_flag.swap_local(True)
-        try:
-            return call(fn, args, kwargs, constant_output, jit, name)
-        finally:
-            _x64_flag.set_local(saved)
+    # No JAX runs before ``_run``: the 64-bit switch (``_state.x64``) is thrown
+    # where JAX computes (``_execute``, ``_device_scalar``, fused mode's shape
+    # inference), not on a fused call that only appends to its graph.
     if not kwargs:
         # The common call: positional Tensors, Variables, floats and ints, in
         # one pass that builds its kind's key (``_take``'s rule, inlined) and its
@@ -321,24 +319,24 @@ def _run(kind, objs, vals, constant_output):
                 if h.accumulators and not constant_output:
                     h.accumulators[0]._on_call(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
-            vals = _fused.resolve(vals)
-            out = _execute(kind, objs, vals)
             if r is None:
                 kind.fusable = False   # it runs but cannot be traced: at once from now on
-        else:
-            vals = _fused.resolve(vals)
+    return _run_now(kind, objs, vals, constant_output)
+
+
+@x64
+def _run_now(kind, objs, vals, constant_output):
+    """Run the call at once (eager mode, or a call fused mode cannot defer)."""
+    if _graph.made:             # a value made in fused mode, used at once
+        vals = _fused.resolve(vals)
+    if local.state.capture is not None and _shape_arithmetic(vals):
+        # Tracing a tf.function: arithmetic on shapes (tf.shape(x)[0] * 2)
+        # stays a concrete value, as TF's static shapes, so it can shape
+        # tensors (tf.ones((batch_size, 1))).
+        with jax.ensure_compile_time_eval():
             out = _execute(kind, objs, vals)
     else:
-        if _graph.made:             # a value made in fused mode, used in eager mode
-            vals = _fused.resolve(vals)
-        if h.capture is not None and _shape_arithmetic(vals):
-            # Tracing a tf.function: arithmetic on shapes (tf.shape(x)[0] * 2)
-            # stays a concrete value, as TF's static shapes, so it can shape
-            # tensors (tf.ones((batch_size, 1))).
-            with jax.ensure_compile_time_eval():
-                out = _execute(kind, objs, vals)
-        else:
-            out = _execute(kind, objs, vals)
+        out = _execute(kind, objs, vals)
     if type(out) is _ArrayImpl or isinstance(out, jax.Array):
         outs, out_treedef = [_wrap(out)], None
     else:
