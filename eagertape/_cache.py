@@ -16,8 +16,8 @@ COMPILED    ``entry.fn`` is the jitted program
 UNTRACEABLE tracing it failed where running it works: always run uncompiled
 =========== ==================================================================
 
-A hit makes an entry newest, so a full compile cache drops its least
-recently used quarter. ``clear_all`` empties every table and compile cache
+A hit stamps its entry, so a full compile cache drops its least recently
+used quarter. ``clear_all`` empties every table and compile cache
 (``eagertape.clear_replay_cache``); ``info`` gives their counters.
 """
 import collections
@@ -68,10 +68,25 @@ class Entry:
     program (``fn``; for an UNTRACEABLE entry, the function to run instead, if
     the caller gave one)."""
 
-    __slots__ = ("state", "fn")
+    __slots__ = ("state", "fn", "used")
 
     def __init__(self, state, fn=None):
         self.state, self.fn = state, fn
+        self.used = 0
+
+
+class _ByUse(Table):
+    """A CompileCache's entries: a full table drops its least recently used
+    quarter, by the stamp each hit leaves on its entry (moving the entry to the
+    end instead would hash its key twice more; a fused program's key holds
+    every ref of the step)."""
+
+    __slots__ = ()
+
+    def evict(self):
+        items = sorted(self.items(), key=lambda kv: kv[1].used)
+        for k, _ in items[:max(1, self.maxsize // 4)]:
+            self.pop(k, None)
 
 
 class CompileCache:
@@ -91,7 +106,8 @@ class CompileCache:
 
     def __init__(self, name, maxsize, churn=False):
         self.name = name
-        self.entries = Table(name, maxsize, register=False)   # cleared through this cache
+        self.entries = _ByUse(name, maxsize, register=False)   # cleared through this cache
+        self._stamps = itertools.count(1)
         self.churn = collections.deque(maxlen=16) if churn else None
         self.hits = self.misses = self.deferred = self.untraceable = 0
         self._lock = threading.Lock()
@@ -116,10 +132,7 @@ class CompileCache:
                 self.hits += 1
                 if churn is not None:
                     churn.append(False)
-                try:                      # newest: the least recently used leave first
-                    entries[key] = entries.pop(key)
-                except KeyError:          # evicted meanwhile by another thread
-                    pass
+                e.used = next(self._stamps)     # the least recently used leave first
                 return e
             if e.state is UNTRACEABLE:
                 return e
@@ -142,6 +155,7 @@ class CompileCache:
                 self.misses += 1
                 e.fn = jax.jit(make())       # keeps the function's attributes (by_dependence)
                 e.state = COMPILED
+                e.used = next(self._stamps)
                 self.entries.put(key, e)
         return e
 

@@ -277,3 +277,19 @@ def test_keras_benchmark_check_catches_a_wrong_loss():
     _benchmark_keras._check("keras_mlp", {"eagertape": [2.3, 2.2], "tf": [2.3, 2.2001]})
     with pytest.raises(AssertionError, match="TF eager .* disagrees"):
         _benchmark_keras._check("keras_mlp", {"eagertape": [2.3, 2.2], "tf": [2.3, 2.1]})
+
+
+def test_a_full_compile_cache_drops_the_least_recently_used_not_the_oldest():
+    from eagertape._cache import COMPILED, CompileCache
+    cache = CompileCache("test programs", 4)
+    try:
+        for k in "abcd":
+            assert cache.get(k, lambda: (lambda v: v), now=True).state is COMPILED
+        for k in "ab":                       # a and b used again: c and d are the oldest used
+            cache.get(k, None)
+        cache.get("e", lambda: (lambda v: v), now=True)      # full: a quarter (one) leaves
+        assert sorted(cache.entries) == ["a", "b", "d", "e"]
+        assert cache.hits == 2 and cache.misses == 5
+    finally:
+        from eagertape import _cache
+        _cache._registry.remove(cache)
