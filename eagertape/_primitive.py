@@ -22,7 +22,7 @@ from ._connected import NO_GRADIENT
 from .debug import call_site, check_outputs
 from ._graph import _ArrayImpl
 from ._errors import InvalidArgumentError
-from ._state import local, x64
+from ._state import _x64_flag, local, x64
 from ._record import record
 from ._tensor import (Tensor, _TensorLike, _to_array, _wrap, is_tensor_like, standin,
                       tf_variable_error)
@@ -153,9 +153,17 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
     functions that are jitted already).
     """
-    # No JAX runs before ``_run``: the 64-bit switch (``_state.x64``) is thrown
-    # where JAX computes (``_execute``, ``_device_scalar``, fused mode's shape
-    # inference), not on a fused call that only appends to its graph.
+    if not _x64_flag.value and not local.state.fused:
+        # The user's JAX keeps its 32-bit defaults; eagertape's calls see TF's
+        # 64-bit types (_state.x64), switched once for the whole call (its
+        # Variable reads, its run). A fused call that only appends to its graph
+        # runs no JAX: there the switch is thrown only where JAX computes
+        # (``_run_now``, ``_device_scalar``, the graph's shape inference).
+        saved = _x64_flag.swap_local(True)
+        try:
+            return call(fn, args, kwargs, constant_output, jit, name)
+        finally:
+            _x64_flag.set_local(saved)
     if not kwargs:
         # The common call: positional Tensors, Variables, floats and ints, in
         # one pass that builds its kind's key (``_take``'s rule, inlined) and its
