@@ -293,3 +293,24 @@ def test_a_full_compile_cache_drops_the_least_recently_used_not_the_oldest():
     finally:
         from eagertape import _cache
         _cache._registry.remove(cache)
+
+
+def test_fused_targets_are_bounded_by_the_fastest_eager_peer_or_jit():
+    def w(**us):
+        return {s: {"median_us": t} for s, t in us.items()}
+    res = {"workloads": {
+        # 0.5 x the fastest peer (torch, 80) = 40 > 1.1 x jit (11): bound 40.
+        "chain10": w(eagertape=100.0, fused=60.0, **{"jax.jit": 10.0}, torch=80.0, tf=900.0),
+        # 1.1 x jit (110) > 0.5 x torch (100): bound 110.
+        "long300": w(eagertape=300.0, fused=100.0, **{"jax.jit": 100.0}, torch=200.0)},
+        "first_steps": {"eagertape": {"step_ms": [30.0, 1, 1]}, "tf": {"step_ms": [10.0, 1, 1]}},
+        "training": {"fused": {"steps_per_s": 92.0}, "jax.jit": {"steps_per_s": 100.0}}}
+    rows = {(t["system"], t["workload"], t["versus"]): t for t in benchmark._targets(res)}
+    chain = rows[("fused", "chain10", "0.5x PyTorch eager")]
+    assert chain["ratio"] == pytest.approx(60 / 40) and not chain["met"]
+    long = rows[("fused", "long300", "1.1x jax.jit")]
+    assert long["ratio"] == pytest.approx(100 / 110) and long["met"]
+    assert rows[("eagertape", "long300", "torch")]["max_ratio"] == 0.7
+    assert rows[("eagertape", "first step", "tf")]["ratio"] == pytest.approx(3.0)
+    train = rows[("fused", "training loop", "jax.jit")]
+    assert train["ratio"] == pytest.approx(100 / 92) and train["met"]
