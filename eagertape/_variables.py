@@ -3,8 +3,11 @@ import contextlib
 import itertools
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
+from ._graph import Pending
+from ._primitive import call as _call
 from ._state import local, switched, x64
 from ._tensor import _TensorLike, _as_dtype, _shown, _to_array, _wrap
 from ._tensor import _canonical, _dlpack, _refusal, _unflatten_tensor
@@ -42,7 +45,7 @@ class Variable(_TensorLike):
     ('Variable:0', True, False)
     """
 
-    __slots__ = ("_val", "_trainable", "_name", "_uid", "__weakref__")
+    __slots__ = ("_store", "_trainable", "_name", "_uid", "__weakref__")
 
     @x64
     def __init__(self, initial_value, trainable=True, name=None, dtype=None, **ignored):
@@ -71,6 +74,20 @@ class Variable(_TensorLike):
         self._trainable = True if trainable is None else bool(trainable)
         self._name = f"{local.state.name_scope}{name or 'Variable'}:0"
         self._uid = next(_uid)
+
+    # In fused mode an assignment joins the pending graph (``_assign``): the
+    # store then holds a ``Pending`` until the value is first needed, so that a
+    # training step's updates run as one program.
+    @property
+    def _val(self):
+        v = self._store
+        if type(v) is Pending:
+            v = self._store = v.get()
+        return v
+
+    @_val.setter
+    def _val(self, new):
+        self._store = new
 
     # While an eagertape.function is traced, reads give the traced input that
     # stands for the Variable and writes are collected as outputs of the call.
@@ -143,19 +160,43 @@ class Variable(_TensorLike):
         jax.tree_util.register_pytree_node(cls, _flatten_variable, _unflatten_tensor)
 
     # -- writes ------------------------------------------------------------
-    def _check(self, value, argname):
+    def _check(self, value, argname, pending=False):
+        """The new value (an array; ``pending``: a fused ``Pending`` is kept as is),
+        its dtype and shape checked against the Variable's."""
+        old = self._aval()
         if isinstance(value, _TensorLike):
-            new = value._value
-            if new.dtype != self._value.dtype:
+            new = value._aval() if pending else value._value
+            if type(new) is Pending and new.value is not None:
+                new = new.value
+            if new.dtype != old.dtype:
                 raise TypeError(f"argument `{argname}` has dtype {new.dtype} but the Variable "
-                                f"{self._name!r} has dtype {self._value.dtype}; cast it first "
-                                f"with .astype({self._value.dtype.name!r})")
+                                f"{self._name!r} has dtype {old.dtype}; cast it first "
+                                f"with .astype({old.dtype.name!r})")
         else:
-            new = _to_array(value, np.dtype(self._value.dtype), argname)
-        if new.shape != self._value.shape:
+            new = _to_array(value, np.dtype(old.dtype), argname)
+        if tuple(new.shape) != tuple(old.shape):
             raise ValueError(f"argument `{argname}` has shape {tuple(new.shape)} but the Variable "
-                             f"{self._name!r} has shape {tuple(self._value.shape)}")
+                             f"{self._name!r} has shape {tuple(old.shape)}")
         return new
+
+    def _assign(self, fn, value, argname):
+        """``value`` (``fn`` None), or ``fn(current value, value)``, into the Variable.
+
+        In fused mode, outside a traced function, the update is a call appended
+        to the pending graph, recorded on no tape (assignments are not
+        differentiated through): the optimizer's updates of a training step then
+        run as one program with what computed them, when the Variable is next
+        read."""
+        st = local.state
+        if st.fused and st.capture is None:
+            new = self._check(value, argname, pending=True)
+            if fn is not None:
+                with switched(tapes=[], accumulators=[], var_watchers=[]):
+                    new = _call(fn, (_wrap(self._store), _wrap(new)))._v
+            self._store = new
+            return
+        new = self._check(value, argname)
+        self._value = new if fn is None else fn(self._value, new)
 
     @x64
     def assign(self, value, use_locking=None, name=None, read_value=True):
@@ -170,7 +211,7 @@ class Variable(_TensorLike):
         >>> float(r)
         7.0
         """
-        self._value = self._check(value, "value")
+        self._assign(None, value, "value")
         return self._alias() if read_value else None
 
     @x64
@@ -182,7 +223,7 @@ class Variable(_TensorLike):
         >>> v.assign_add([10.0, 10.0]).numpy()
         array([11., 12.], dtype=float32)
         """
-        self._value = self._value + self._check(delta, "delta")
+        self._assign(jnp.add, delta, "delta")
         return self._alias() if read_value else None
 
     @x64
@@ -195,7 +236,7 @@ class Variable(_TensorLike):
         >>> float(v)
         2.5
         """
-        self._value = self._value - self._check(delta, "delta")
+        self._assign(jnp.subtract, delta, "delta")
         return self._alias() if read_value else None
 
     def _alias(self):

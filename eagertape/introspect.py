@@ -120,9 +120,8 @@ def recording(tape: Any) -> Any:
 
 def is_pending(t: Any) -> bool:
     """Whether Tensor ``t`` holds a fused-mode value not computed yet; for a
-    Variable, whether it holds a fused-mode value at all (it should not: a
-    pending value assigned to it is computed first, and the Variable keeps the
-    array).
+    Variable, whether a fused-mode assignment to it is not computed yet (it is
+    when the Variable is next read).
 
     >>> import eagertape as et
     >>> from eagertape import introspect
@@ -134,8 +133,9 @@ def is_pending(t: Any) -> bool:
     True
     False
     """
-    if hasattr(t, "_val"):                     # a Variable (or an alias of one)
-        return type(t._of._val) is Pending
+    if hasattr(type(t), "_val"):               # a Variable (or an alias of one)
+        v = t._of._store
+        return type(v) is Pending and v.value is None
     v = t._v
     return type(v) is Pending and v.value is None
 
