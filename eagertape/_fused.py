@@ -7,11 +7,13 @@ Tensors holding ``_graph.Pending`` values, and the call is appended to this
 thread's ``_graph.Graph``. Shape and dtype errors therefore still appear at the call site.
 
 A pending value is computed when something needs it (``Tensor._value``: numpy,
-float, bool, repr, ``.jax()``, a Variable assignment, an op that cannot be
-fused): the whole graph runs, and every pending value still referenced gets its
-array. ``tape.gradient`` runs the graph and the compiled replay together as one
-program (``_replay``, ``Graph.run_with``). The graph's module says how graphs
-are compiled.
+float, bool, repr, ``.jax()``, an op that cannot be fused): the whole graph
+runs, and every pending value still referenced gets its array. ``tape.gradient``
+appends its compiled replay to the graph as one more call (``_replay``), and a
+Variable's assignment appends its update (``Variable._assign``), so that a
+training step (forward, gradients, the optimizer's updates) runs as one
+program, when the next step first reads a Variable. The graph's module says
+how graphs are compiled.
 """
 import weakref
 

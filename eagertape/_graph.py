@@ -5,7 +5,7 @@ A ``Graph`` holds one thread's pending calls: the arrays it reads (inputs), its
 nodes ``(kind, refs)`` (a ref >= 0 names a value of the graph, < 0 the input
 ``-ref - 1``), weak references to its ``Pending`` values, and its structure id
 (``_keys``), built as nodes are appended (``_fused.pending``). Running it
-(``materialize``, or ``run_with`` for the replay fused into it) compiles the
+(``materialize``) compiles the
 graph when its structure comes back (``_cache.CompileCache``); a graph met for
 the first time runs node by node with the kinds' own executables.
 """
@@ -144,41 +144,6 @@ class Graph:
             # The values are out: drop what the graph held.
             self.inputs = self.nodes = self.outs = self.signatures = None
             self.input_pos = None
-
-    def run_with(self, key, groups, targets, make_tail):
-        """Run the graph's nodes and a tail computed from them as one program.
-
-        ``groups``: lists of refs; the tail ``make_tail()`` is called with, per
-        group, the list of its values. ``targets``: indices of values of the
-        graph that get their arrays. The program is cached by ``key`` and the
-        graph's structure, and compiled when that comes back; None where it is
-        not compiled (yet) or cannot be traced: the caller then computes
-        otherwise, and the graph is untouched.
-        """
-        nodes = self.nodes
-
-        def make():
-            ns, tail = list(nodes), make_tail()
-
-            def program(inputs):
-                env = evaluate(ns, inputs)
-                args = [[env[r] if r >= 0 else inputs[-r - 1] for r in g] for g in groups]
-                return tail(*args), [env[i] for i in targets]
-            return program
-        pkey = (key, self.sid, len(self.inputs), groups, targets)
-        e = programs.get(pkey, make, now=local.state.replay == "compiled")
-        if e.state is not COMPILED:
-            return None
-        try:
-            out, values = e.fn(self.inputs)
-        except Exception:
-            # It cannot be traced as one program: the caller computes otherwise
-            # (where a real error shows itself again).
-            programs.forget(pkey, e)
-            return None
-        self.seal()     # the rest of the graph stays pending, computed if it is asked for
-        self._fill(targets, values)
-        return out
 
 
 def _pick(env, indices):

@@ -12,8 +12,8 @@ is obtained and how cotangents are added:
   the targets and the sources; shapes and dtypes are jit's own cache key. It
   is called through the primitive wrapper when a tape records, so a gradient
   taken inside an outer tape is one composite op there, and JAX
-  differentiates it for higher orders. In fused mode it runs in one program
-  with the pending graph (``Graph.run_with``).
+  differentiates it for higher orders. In fused mode it is, the same way, one
+  call appended to the pending graph: the gradients are pending values.
 - **Per op**: a Python walk calling one pullback per op through the primitive
   wrapper. It serves new structures while structures churn (compiling pays
   only when a structure comes back, ``_cache.CompileCache``), very long
@@ -410,20 +410,16 @@ def _compiled(data, seeds, live, first_sight, jac=None):
         return replay if jac is None else _vmapped(replay, seed_spec, jac)
 
     h = local.state
-    if h.fused and not (h.tapes or h.accumulators):
-        g = h.graph
-        if g is not None and not g.sealed:
-            out = _fused_replay(g, key, data, seeds, seed_objs, make)
-            if out is not None:
-                return out
-
     e = _replays.get(key, make, now=first_sight)
     if e.state is not COMPILED:
         return None
     try:
-        if h.tapes or h.accumulators:
+        if h.tapes or h.accumulators or h.fused:
             # An outer (or this persistent) tape records the replay itself; an
-            # accumulator forwards tangents through it.
+            # accumulator forwards tangents through it. In fused mode it is a
+            # call of the pending graph like any other: the gradients are
+            # pending values, computed with the forward pass (and whatever uses
+            # them: an optimizer's updates) as one program when first needed.
             objs = [o for _, objs, _, _, _, _, _ in data.ops for o in objs]   # Tensors, not values
             return call(_recorded_replay(key, e.fn, len(objs)), (*objs, *seed_objs), jit=False)
         seed_vals = [g._value for g in seed_objs]
@@ -447,23 +443,6 @@ def _recorded_replay(key, fn, n):
         flat.by_dependence = True
         _recorded.put(key, flat)
     return flat
-
-
-def _fused_replay(g, key, data, seeds, seed_objs, make):
-    """Fused mode: the pending graph and the replay as one program, which also
-    gives the targets' values; None where that program does not serve (yet)."""
-    if data.graph is g and data.refs is not None:
-        refs = tuple(data.refs)            # kept as the ops were recorded
-    else:                                  # the ops' values span graphs, or ran at once
-        refs = tuple([g.ref(v) for v in data.vals])
-    pending = bool(refs) and max(refs) >= 0
-    seed_refs = tuple(g.ref(o._aval()) for o in seed_objs) if seed_objs else ()
-    targets = [t._aval().index for _, t, _ in seeds if g.holds(t._aval())]
-    targets = tuple(targets) if len(targets) < 2 else tuple(sorted(set(targets)))
-    if not (pending or targets or any(r >= 0 for r in seed_refs)):
-        return None          # nothing pending: the replay alone
-    grads = g.run_with(key, (refs, seed_refs), targets, make)
-    return None if grads is None else [None if x is None else _wrap(x) for x in grads]
 
 
 def _vmapped(replay, seed_spec, jac):
