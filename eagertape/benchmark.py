@@ -898,7 +898,7 @@ def _report_extras(res, out):
         out("\ntargets (time <= max ratio x the other's, same run)")
         from ._benchmark_keras import LABELS as KERAS_LABELS
         def label(s, w):
-            return KERAS_LABELS[s] if w.startswith("keras_") else LABELS.get(s, s)
+            return (KERAS_LABELS if w.startswith("keras_") else LABELS).get(s, s)
         rows = [[label(t["system"], t["workload"]), t["workload"], label(t["versus"], t["workload"]),
                  f"{t['max_ratio']:.2g}x",
                  f"{t['ratio']:.2f}x", "met" if t["met"] else "MISSED"] for t in res["targets"]]

@@ -265,10 +265,15 @@ def test_keras_benchmark_runs_and_checks_losses(tmp_path):
     res = json.loads(path.read_text())
     assert res["workloads"] == {}
     k = res["keras"]
-    assert set(k["keras_mlp"]) == {"eagertape", "keras_fit"} | ({"tf"} if has_tf else set())
+    assert set(k["keras_mlp"]) == {"eagertape", "fused", "keras_fit"} | ({"tf"} if has_tf else set())
     assert set(k["keras_call1"]) >= {"eagertape", "jax.jit"}
     assert all(s["median_us"] > 0 for w in k.values() for s in w.values())
     assert {(t["workload"], t["versus"]) for t in res["targets"]} >= {("keras_mlp", "keras_fit")}
+    # Fused mode's bound: the larger of 0.5 x TF eager and 1.1 x the compiled reference.
+    fused = {t["workload"]: t for t in res["targets"] if t["system"] == "fused"}
+    bound = max([1.1 * k["keras_mlp"]["keras_fit"]["median_us"]]
+                + ([0.5 * k["keras_mlp"]["tf"]["median_us"]] if has_tf else []))
+    assert fused["keras_mlp"]["ratio"] == pytest.approx(k["keras_mlp"]["fused"]["median_us"] / bound)
     assert any(line.startswith("keras_mlp") for line in r.stdout.splitlines())
 
 
