@@ -65,7 +65,12 @@ def pending(kind, vals, h):
                 return False      # called inside a JAX transformation: run it there
             r = g.input_pos.get(id(v))       # g.input, inlined
             refs.append(r if r is not None else g.input(v))
-    refs = tuple(refs)
+    return append(kind, tuple(refs), g)
+
+
+def append(kind, refs, g):
+    """Append a call of ``kind`` on the graph values and inputs ``refs`` to ``g``:
+    what ``pending`` gives, or None if the kind cannot be traced."""
     k = (g.sid, kind.id, refs)
     e = _steps_get(k)
     if e is None:

@@ -98,6 +98,15 @@ def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
     return kind
 
 
+def flat_kind(fn, n, name=None):
+    """The kind of calling ``fn`` (jitted already) with ``n`` positional values."""
+    key = (id(fn), n, ()) + (_D,) * n
+    kind = _kinds_get(key)
+    if kind is None:
+        kind = _kind_for(key, fn, None, [None] * n, range(n), False, name)
+    return kind
+
+
 # Static leaves the fast path keys on directly (no tree_flatten, no treedef hash).
 _SIMPLE_STATIC = frozenset({int, bool, str, type(None), np.dtype, type})
 _treedefs = Table("flat treedefs", 1024)

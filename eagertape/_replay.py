@@ -30,13 +30,13 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-from jax.tree_util import tree_flatten
+from jax.tree_util import tree_flatten, tree_unflatten
 
 from . import _connected, _fused, _graph
 from ._cache import COMPILED, CompileCache, Table, clear_all
 from ._config import config
 from ._dtypes import is_complex, is_inexact
-from ._primitive import call
+from ._primitive import call, flat_kind
 from ._record import op_name
 from ._state import local, switched
 from ._tensor import Tensor, _wrap
@@ -414,14 +414,17 @@ def _compiled(data, seeds, live, first_sight, jac=None):
     if e.state is not COMPILED:
         return None
     try:
-        if h.tapes or h.accumulators or h.fused:
+        if h.tapes or h.accumulators:
             # An outer (or this persistent) tape records the replay itself; an
-            # accumulator forwards tangents through it. In fused mode it is a
-            # call of the pending graph like any other: the gradients are
-            # pending values, computed with the forward pass (and whatever uses
-            # them: an optimizer's updates) as one program when first needed.
+            # accumulator forwards tangents through it.
             objs = [o for _, objs, _, _, _, _, _ in data.ops for o in objs]   # Tensors, not values
             return call(_recorded_replay(key, e.fn, len(objs)), (*objs, *seed_objs), jit=False)
+        if h.fused:
+            g = h.graph
+            if g is not None and not g.sealed:
+                out = _fused_replay(g, key, e.fn, data, seed_objs)
+                if out is not None:
+                    return out
         seed_vals = [g._value for g in seed_objs]
         vals = _fused.resolve(data.vals) if _graph.made else data.vals
         return [None if g is None else _wrap(g) for g in e.fn(vals, seed_vals)]
@@ -443,6 +446,26 @@ def _recorded_replay(key, fn, n):
         flat.by_dependence = True
         _recorded.put(key, flat)
     return flat
+
+
+def _fused_replay(g, key, fn, data, seed_objs):
+    """Fused mode: the replay appended to the pending graph as one call on the
+    graph refs of the tape's values (kept as the ops were recorded) and seeds;
+    its gradients are pending values, computed with the forward pass (and
+    whatever uses them: an optimizer's updates) as one program when first
+    needed. None where the call cannot be appended."""
+    if data.graph is g and data.refs is not None:
+        refs = data.refs
+    else:                                  # the ops' values span graphs, or ran at once
+        refs = [g.ref(v) for v in data.vals]
+    refs = tuple(refs) + tuple([g.ref(o._aval()) for o in seed_objs])
+    kind = flat_kind(_recorded_replay(key, fn, len(data.vals)), len(refs), "gradient")
+    r = _fused.append(kind, refs, g) if kind.fusable else None
+    if r is None:
+        kind.fusable = False      # it cannot be traced abstractly: computed at once
+        return None
+    outs, treedef = r[0], r[1]
+    return outs if treedef is None else tree_unflatten(treedef, outs)
 
 
 def _vmapped(replay, seed_spec, jac):
