@@ -188,12 +188,15 @@ class Variable(_TensorLike):
         run as one program with what computed them, when the Variable is next
         read."""
         st = local.state
-        if st.fused and st.capture is None:
+        v = self._of
+        if st.fused and st.capture is None and type(v)._val is _STORED:
+            # (A Variable whose storage is another library's, a Keras weight's,
+            # takes arrays only.)
             new = self._check(value, argname, pending=True)
             if fn is not None:
                 with switched(tapes=[], accumulators=[], var_watchers=[]):
-                    new = _call(fn, (_wrap(self._store), _wrap(new)))._v
-            self._store = new
+                    new = _call(fn, (_wrap(v._store), _wrap(new)))._v
+            v._store = new
             return
         new = self._check(value, argname)
         self._value = new if fn is None else fn(self._value, new)
@@ -278,6 +281,9 @@ class Variable(_TensorLike):
 
     def __str__(self):
         return repr(self)
+
+
+_STORED = Variable._val     # the storage that may hold a pending value
 
 
 def _refuse_watched(v, how):

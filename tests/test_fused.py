@@ -429,3 +429,11 @@ def test_recorded_refs_serve_a_tape_on_one_graph(fused):
         g = tape.gradient(s, v)
         ref = jax.grad(lambda a: 2.0 * (a[0] * a[1] * a[2] + a[1] * a[2] * a[3]))(v.numpy())
         np.testing.assert_allclose(g.numpy(), ref, rtol=1e-6)
+
+
+def test_a_fused_assignment_through_an_alias_lands(fused):
+    v = et.Variable([1.0, 2.0])
+    alias = v.assign([3.0, 4.0])
+    alias.assign_add(et.constant([1.0, 1.0]) * 2.0)
+    np.testing.assert_allclose(v.numpy(), [5.0, 6.0])
+    np.testing.assert_allclose(alias.numpy(), [5.0, 6.0])
