@@ -459,7 +459,10 @@ def _fused_replay(g, key, fn, data, seed_objs):
     else:                                  # the ops' values span graphs, or ran at once
         refs = [g.ref(v) for v in data.vals]
     refs = tuple(refs) + tuple([g.ref(o._aval()) for o in seed_objs])
-    kind = flat_kind(_recorded_replay(key, fn, len(data.vals)), len(refs), "gradient")
+    flat = _recorded_replay(key, fn, len(data.vals))
+    kind = getattr(flat, "fused_kind", None)       # (a flat kind's key is as long as refs)
+    if kind is None:
+        kind = flat.fused_kind = flat_kind(flat, len(refs), "gradient")
     r = _fused.append(kind, refs, g) if kind.fusable else None
     if r is None:
         kind.fusable = False      # it cannot be traced abstractly: computed at once
