@@ -89,6 +89,10 @@ class Variable(_TensorLike):
     def _val(self, new):
         self._store = new
 
+    def __getstate__(self):
+        self._val       # a pending value is computed first: copies and pickles hold arrays
+        return super().__getstate__()
+
     # While an eagertape.function is traced, reads give the traced input that
     # stands for the Variable and writes are collected as outputs of the call.
     @property

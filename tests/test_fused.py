@@ -437,3 +437,14 @@ def test_a_fused_assignment_through_an_alias_lands(fused):
     alias.assign_add(et.constant([1.0, 1.0]) * 2.0)
     np.testing.assert_allclose(v.numpy(), [5.0, 6.0])
     np.testing.assert_allclose(alias.numpy(), [5.0, 6.0])
+
+
+def test_a_variable_with_a_pending_assignment_copies_and_pickles(fused):
+    import copy
+    import pickle
+    v = et.Variable([1.0, 2.0])
+    v.assign_add(tnp.ones(2, dtype="float32") * 3.0)
+    assert introspect.is_pending(v)
+    for w in (copy.deepcopy(v), copy.copy(v), pickle.loads(pickle.dumps(v))):
+        np.testing.assert_allclose(w.numpy(), [4.0, 5.0])
+    np.testing.assert_allclose(v.numpy(), [4.0, 5.0])
