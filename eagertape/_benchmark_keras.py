@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from ._harness import _calibrate, _interleaved, _table
+from ._harness import _calibrate, _interleaved, _table, peer_bound
 from ._harness import _wait as _block
 
 WORKLOADS = ("keras_mlp", "keras_cnn", "keras_call1", "keras_call8")
@@ -352,11 +352,7 @@ def targets(res):
         if r is None or subject not in r:
             continue
         if o == "peer":
-            ref = "keras_fit" if "keras_fit" in r else "jax.jit"
-            bounds = [(1.1 * r[ref]["median_us"], f"1.1x {LABELS[ref]}")]
-            if "tf" in r:
-                bounds.append((0.5 * r["tf"]["median_us"], f"0.5x {LABELS['tf']}"))
-            t, o = max(bounds)
+            t, o = peer_bound(r, ("tf",), "keras_fit" if "keras_fit" in r else "jax.jit", LABELS)
         elif o in r:
             t = r[o]["median_us"]
         else:

@@ -52,3 +52,14 @@ def _table(head, rows, out):
     out(fmt(["-" * w for w in widths]))
     for r in rows:
         out(fmt(r))
+
+
+def peer_bound(r, peers, compiled, labels):
+    """Fused mode's target time on one workload's figures ``r``, and how it is
+    made: max(0.5 x the fastest of ``peers`` that ran, 1.1 x ``compiled``)."""
+    bounds = [(1.1 * r[compiled]["median_us"], f"1.1x {labels[compiled]}")]
+    ran = [(r[s]["median_us"], s) for s in peers if s in r]
+    if ran:
+        t, s = min(ran)
+        bounds.append((0.5 * t, f"0.5x {labels[s]}"))
+    return max(bounds)

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from ._harness import _calibrate, _interleaved, _table, _wait
+from ._harness import _calibrate, _interleaved, _table, _wait, peer_bound
 
 SYSTEMS = ("eagertape", "fused", "jax.jit", "tf", "torch", "autograd")
 LABELS = {"eagertape": "eagertape", "fused": "eagertape fused", "jax.jit": "jax.jit(value_and_grad)",
@@ -53,18 +53,6 @@ TARGETS = ([("eagertape", w, "tf", 0.5) for w in WORKLOADS]
            + [("fused", w, "eagertape", 1.0) for w in WORKLOADS])
 
 
-def _bound(r):
-    """The "peer" target's time, and how it is made: max(0.5 x the fastest eager
-    peer, 1.1 x jax.jit); None without an eager peer."""
-    peers = [(r[s]["median_us"], s) for s in _PEERS if s in r]
-    if not peers:
-        return None
-    t, s = min(peers)
-    if 0.5 * t >= 1.1 * r["jax.jit"]["median_us"]:
-        return 0.5 * t, f"0.5x {LABELS[s]}"
-    return 1.1 * r["jax.jit"]["median_us"], "1.1x jax.jit"
-
-
 def _targets(res):
     rows = []
     for s, w, o, m in TARGETS:
@@ -72,10 +60,7 @@ def _targets(res):
         if r is None or s not in r:
             continue
         if o == "peer":
-            b = _bound(r)
-            if b is None:
-                continue
-            t, o = b
+            t, o = peer_bound(r, _PEERS, "jax.jit", LABELS)
         elif o in r:
             t = r[o]["median_us"]
         else:
