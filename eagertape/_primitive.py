@@ -99,12 +99,9 @@ def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
 
 
 def flat_kind(fn, n, name=None):
-    """The kind of calling ``fn`` (jitted already) with ``n`` positional values."""
-    key = (id(fn), n, ()) + (_D,) * n
-    kind = _kinds_get(key)
-    if kind is None:
-        kind = _kind_for(key, fn, None, [None] * n, range(n), False, name)
-    return kind
+    """A kind calling ``fn`` (jitted already) with ``n`` positional values; the
+    caller keeps it (its key in the kinds' table would be as long as ``n``)."""
+    return _Kind(fn, _flat_treedef(n, ()), [None] * n, tuple(range(n)), False, name)
 
 
 # Static leaves the fast path keys on directly (no tree_flatten, no treedef hash).

@@ -460,7 +460,7 @@ def _fused_replay(g, key, fn, data, seed_objs):
         refs = [g.ref(v) for v in data.vals]
     refs = tuple(refs) + tuple([g.ref(o._aval()) for o in seed_objs])
     flat = _recorded_replay(key, fn, len(data.vals))
-    kind = getattr(flat, "fused_kind", None)       # (a flat kind's key is as long as refs)
+    kind = getattr(flat, "fused_kind", None)
     if kind is None:
         kind = flat.fused_kind = flat_kind(flat, len(refs), "gradient")
     r = _fused.append(kind, refs, g) if kind.fusable else None
