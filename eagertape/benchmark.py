@@ -14,6 +14,7 @@ gives medians and the ratio of eagertape's time to each other system's.
 38.2
 """
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -29,7 +30,13 @@ from ._harness import _calibrate, _interleaved, _table, _wait, peer_bound
 SYSTEMS = ("eagertape", "fused", "jax.jit", "tf", "torch", "autograd")
 LABELS = {"eagertape": "eagertape", "fused": "eagertape fused", "jax.jit": "jax.jit(value_and_grad)",
           "tf": "TF eager tape", "torch": "PyTorch eager", "autograd": "HIPS autograd"}
-WORKLOADS = ("chain10", "f4", "mlp_step", "d2_x3", "jacobian64", "long300")
+_CORE = ("chain10", "f4", "mlp_step", "d2_x3", "jacobian64", "long300")
+# Sizes that make an accelerator worth it: run by default only where JAX's backend
+# is not the CPU (on a small CPU machine they would take minutes), elsewhere when
+# named.
+DEVICE_WORKLOADS = ("mlp1024", "cnn1024", "long1000")
+WORKLOADS = _CORE + DEVICE_WORKLOADS
+DEVICE_BATCH = 1024     # the batch of mlp1024 and cnn1024 (a test makes it small)
 DESCRIPTIONS = {
     "chain10": "10 x sin on 64 floats, sum, gradient",
     "f4": "the seed's 4-box hypersurface, gradient w.r.t. a Variable",
@@ -37,19 +44,30 @@ DESCRIPTIONS = {
     "d2_x3": "second derivative of x**3 by nested tapes",
     "jacobian64": "Jacobian of tanh(outer(x, x)).sum(0), 64 -> 64",
     "long300": "300 steps of tanh(x*1.01 + 0.01) on 64 floats, gradient",
+    "mlp1024": "mlp_step's MLP at batch 1024 (device workload)",
+    "cnn1024": "CNN step, 1024x32x32x3 NHWC: conv3x3 3->32 SAME, relu, conv3x3/2 32->64 SAME, "
+               "relu, global mean pool, dense 64->10, softmax cross-entropy; grads of the "
+               "2 kernels and the dense weight (device workload)",
+    "long1000": "1000 steps of tanh(x*1.01 + 0.01) on 64 floats, gradient (device workload)",
 }
+# The workloads whose matmuls or convolutions run in TF32 on a GPU (see _check).
+_TF32_WORKLOADS = ("mlp_step", "mlp1024", "cnn1024")
 # Targets: (subject, workload, other, max ratio of the subject's time to the other's).
 # "peer": the bound max(0.5 x the fastest eager peer's time, 1.1 x jax.jit's), the
 # performance issue's target for fused mode (eager peers: TF eager, PyTorch eager,
 # HIPS autograd; whichever of them ran). Eager mode's TF targets are the first
 # benchmark issue's.
 _PEERS = ("torch", "tf", "autograd")
-TARGETS = ([("eagertape", w, "tf", 0.5) for w in WORKLOADS]
-           + [("eagertape", "mlp_step", "jax.jit", 1.5)]
-           + [("eagertape", w, "torch", 1.0) for w in ("chain10", "f4", "d2_x3", "jacobian64")]
-           + [("eagertape", "long300", "torch", 0.7)]
-           + [("fused", w, "peer", 1.0) for w in ("chain10", "f4", "d2_x3", "long300")]
-           + [("fused", "mlp_step", "jax.jit", 1.1), ("fused", "jacobian64", "torch", 0.5)]
+# The device workloads take the targets of their small siblings (mlp_step's,
+# long300's), and eager mode <= PyTorch eager, the peer there where TF is absent.
+TARGETS = ([("eagertape", w, "tf", 0.5) for w in _CORE]
+           + [("eagertape", w, "jax.jit", 1.5) for w in ("mlp_step", "mlp1024", "cnn1024")]
+           + [("eagertape", w, "torch", 1.0) for w in ("chain10", "f4", "d2_x3", "jacobian64",
+                                                      "mlp1024", "cnn1024")]
+           + [("eagertape", w, "torch", 0.7) for w in ("long300", "long1000")]
+           + [("fused", w, "peer", 1.0) for w in ("chain10", "f4", "d2_x3", "long300", "long1000")]
+           + [("fused", w, "jax.jit", 1.1) for w in ("mlp_step", "mlp1024", "cnn1024")]
+           + [("fused", "jacobian64", "torch", 0.5)]
            + [("fused", w, "eagertape", 1.0) for w in WORKLOADS])
 
 
@@ -86,10 +104,10 @@ def _targets(res):
 # Data (NumPy, float32), the same arrays for every system
 # ---------------------------------------------------------------------------
 
-def _data(seed=0):
+def _data(seed=0, device=False):
     rng = np.random.RandomState(seed)
     f32 = np.float32
-    return {
+    d = {
         "x64": rng.uniform(-1.0, 1.0, 64).astype(f32),
         "abcd": np.array([1.0, 2.0, 3.0, 4.0], f32),
         "x_scalar": f32(1.5),
@@ -100,6 +118,27 @@ def _data(seed=0):
         "onehot": np.eye(10, dtype=f32)[rng.randint(0, 10, 256)],
         "xj": rng.uniform(-0.5, 0.5, 64).astype(f32),
     }
+    if device:
+        # A generator of their own: the small workloads' data stay what they were,
+        # and the big arrays are drawn only when a device workload runs.
+        rng, n = np.random.RandomState(seed + 1), DEVICE_BATCH
+        d.update({
+            "xb1024": rng.normal(0.0, 1.0, (n, 784)).astype(f32),
+            "onehot1024": np.eye(10, dtype=f32)[rng.randint(0, 10, n)],
+            "xc": rng.normal(0.0, 1.0, (n, 32, 32, 3)).astype(f32),
+            "k1": (rng.normal(0.0, 1.0, (3, 3, 3, 32)) * np.sqrt(2.0 / 27)).astype(f32),
+            "k2": (rng.normal(0.0, 1.0, (3, 3, 32, 64)) * np.sqrt(2.0 / 288)).astype(f32),
+            "kd": (rng.normal(0.0, 1.0, (64, 10)) / np.sqrt(64)).astype(f32),
+            "onehotc": np.eye(10, dtype=f32)[rng.randint(0, 10, n)],
+        })
+    return d
+
+
+# The arguments of the models' losses, f(weights, x, onehot), by workload: names in _data.
+_MODEL_ARGS = {"mlp_step": (("w1", "w2", "w3"), "xb", "onehot"),
+               "mlp1024": (("w1", "w2", "w3"), "xb1024", "onehot1024"),
+               "cnn1024": (("k1", "k2", "kd"), "xc", "onehotc")}
+_LONG = {"long300": 300, "long1000": 1000}
 
 
 _F4_TRIPLES = [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
@@ -114,6 +153,11 @@ def _f4(abcd):
 # One builder per system: workload name -> step() returning (value, [grads])
 # ---------------------------------------------------------------------------
 
+class _NotWritten(Exception):
+    """A system has no version of a workload: it is left out of that workload's
+    figures (and named in the report), the run goes on."""
+
+
 class _TapeAPI:
     """The few names the tape-style workloads use, from eagertape or from TensorFlow.
 
@@ -125,10 +169,12 @@ class _TapeAPI:
             import eagertape as et
             from eagertape import nn as enn
             from eagertape import numpy as tnp
+            from eagertape.tf import nn as tfnn     # TF's conv2d, one recorded op
             self.constant, self.Variable, self.GradientTape = et.constant, et.Variable, et.GradientTape
             self.sin, self.tanh, self.stack = tnp.sin, tnp.tanh, tnp.stack
             self.sum, self.mean = tnp.sum, tnp.mean
             self.relu, self.log_softmax = enn.relu, enn.log_softmax
+            self.conv2d = tfnn.conv2d
             self.block = lambda t: t.jax().block_until_ready()
         else:
             import tensorflow as tf
@@ -137,6 +183,7 @@ class _TapeAPI:
             self.sin, self.tanh, self.stack = tf.sin, tf.tanh, tf.stack
             self.sum, self.mean = tf.reduce_sum, tf.reduce_mean
             self.relu, self.log_softmax = tf.nn.relu, tf.nn.log_softmax
+            self.conv2d = tf.nn.conv2d
             self.block = lambda t: t    # TF eager on the CPU has finished already
 
 
@@ -144,6 +191,16 @@ def _mlp_loss(api, xb, oh, ws):
     h = api.relu(xb @ ws[0])
     h = api.relu(h @ ws[1])
     return -api.mean(api.sum(oh * api.log_softmax(h @ ws[2]), axis=-1))
+
+
+def _cnn_loss(api, x, oh, ws):
+    h = api.relu(api.conv2d(x, ws[0], 1, "SAME"))
+    h = api.relu(api.conv2d(h, ws[1], 2, "SAME"))
+    z = api.mean(h, axis=(1, 2)) @ ws[2]
+    return -api.mean(api.sum(oh * api.log_softmax(z), axis=-1))
+
+
+_LOSSES = {"mlp_step": _mlp_loss, "mlp1024": _mlp_loss, "cnn1024": _cnn_loss}
 
 
 def _chain(api, x, n, f):
@@ -162,8 +219,9 @@ def _tape_style(system, name, d):
     api = _TapeAPI(system)
     if name == "chain10":
         return _chain(api, api.constant(d["x64"]), 10, api.sin)
-    if name == "long300":
-        return _chain(api, api.constant(d["x64"]), 300, lambda y: api.tanh(y * 1.01 + 0.01))
+    if name in _LONG:
+        return _chain(api, api.constant(d["x64"]), _LONG[name],
+                      lambda y: api.tanh(y * 1.01 + 0.01))
     if name == "f4":
         v = api.Variable(d["abcd"])
 
@@ -171,13 +229,15 @@ def _tape_style(system, name, d):
             with api.GradientTape() as tape:
                 s = _f4(v)
             return s, [tape.gradient(s, v)]
-    elif name == "mlp_step":
-        xb, oh = api.constant(d["xb"]), api.constant(d["onehot"])
-        ws = [api.Variable(d[k]) for k in ("w1", "w2", "w3")]
+    elif name in _MODEL_ARGS:
+        wk, xk, ok = _MODEL_ARGS[name]
+        xb, oh = api.constant(d[xk]), api.constant(d[ok])
+        ws = [api.Variable(d[k]) for k in wk]
+        loss_fn = _LOSSES[name]
 
         def step():
             with api.GradientTape() as tape:
-                loss = _mlp_loss(api, xb, oh, ws)
+                loss = loss_fn(api, xb, oh, ws)
             return loss, tape.gradient(loss, ws)
     elif name == "d2_x3":
         x = api.Variable(d["x_scalar"])
@@ -232,21 +292,33 @@ def _jax_fn(name):
             return jnp.sum(x)
     elif name == "f4":
         f = _f4
-    elif name == "mlp_step":
+    elif name in ("mlp_step", "mlp1024"):
         def f(ws, xb, oh):
             h = jax.nn.relu(xb @ ws[0])
             h = jax.nn.relu(h @ ws[1])
             return -jnp.mean(jnp.sum(oh * jax.nn.log_softmax(h @ ws[2]), axis=-1))
+    elif name == "cnn1024":
+        def conv(x, k, stride):
+            return jax.lax.conv_general_dilated(x, k, (stride, stride), "SAME",
+                                                dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+        def f(ws, x, oh):
+            h = jax.nn.relu(conv(x, ws[0], 1))
+            h = jax.nn.relu(conv(h, ws[1], 2))
+            z = jnp.mean(h, axis=(1, 2)) @ ws[2]
+            return -jnp.mean(jnp.sum(oh * jax.nn.log_softmax(z), axis=-1))
     elif name == "d2_x3":
         f = jax.grad(lambda x: x * x * x)
     elif name == "jacobian64":
         def f(x):
             return jnp.sum(jnp.tanh(jnp.outer(x, x)), axis=0)
-    elif name == "long300":
+    elif name in _LONG:
         def f(x):
-            for _ in range(300):
+            for _ in range(_LONG[name]):
                 x = jnp.tanh(x * 1.01 + 0.01)
             return jnp.sum(x)
+    else:
+        raise KeyError(name)
     return f
 
 
@@ -255,10 +327,11 @@ def _jaxjit(name, d):
     import jax.numpy as jnp
 
     f = _jax_fn(name)
-    if name == "mlp_step":
+    if name in _MODEL_ARGS:
+        wk, xk, ok = _MODEL_ARGS[name]
         vg = jax.jit(jax.value_and_grad(f))
-        ws = [jnp.asarray(d[k]) for k in ("w1", "w2", "w3")]
-        xb, oh = jnp.asarray(d["xb"]), jnp.asarray(d["onehot"])
+        ws = [jnp.asarray(d[k]) for k in wk]
+        xb, oh = jnp.asarray(d[xk]), jnp.asarray(d[ok])
         return lambda: vg(ws, xb, oh)
     if name == "jacobian64":
         vj = jax.jit(lambda x: (f(x), jax.jacrev(f)(x)))
@@ -266,16 +339,28 @@ def _jaxjit(name, d):
         return lambda: (lambda y, j: (y, [j]))(*vj(x))
     vg = jax.jit(jax.value_and_grad(f))
     x = jnp.asarray(d[{"chain10": "x64", "f4": "abcd", "d2_x3": "x_scalar",
-                       "long300": "x64"}[name]])
+                       "long300": "x64", "long1000": "x64"}[name]])
     return lambda: (lambda v, g: (v, [g]))(*vg(x))
+
+
+def _torch_device():
+    """Where PyTorch runs: the GPU when JAX runs on one too (the two then compare
+    on the same chip), else the CPU."""
+    import jax
+    import torch
+    return "cuda" if jax.default_backend() == "gpu" and torch.cuda.is_available() else "cpu"
 
 
 def _torch(name, d):
     import torch
     F = torch.nn.functional
+    dev = _torch_device()
+
+    def tensor(a):
+        return torch.tensor(a, device=dev)
 
     def leaf(a):
-        return torch.tensor(a, requires_grad=True)
+        return torch.tensor(a, device=dev, requires_grad=True)
 
     if name == "chain10":
         x = leaf(d["x64"])
@@ -292,15 +377,34 @@ def _torch(name, d):
         def step():
             s = _f4(v)
             return s, list(torch.autograd.grad(s, v))
-    elif name == "mlp_step":
-        xb, oh = torch.tensor(d["xb"]), torch.tensor(d["onehot"])
-        ws = [leaf(d[k]) for k in ("w1", "w2", "w3")]
+    elif name in ("mlp_step", "mlp1024"):
+        wk, xk, ok = _MODEL_ARGS[name]
+        xb, oh = tensor(d[xk]), tensor(d[ok])
+        ws = [leaf(d[k]) for k in wk]
 
         def step():
             h = F.relu(xb @ ws[0])
             h = F.relu(h @ ws[1])
             loss = -(oh * F.log_softmax(h @ ws[2], dim=-1)).sum(-1).mean()
             return loss, list(torch.autograd.grad(loss, ws))
+    elif name == "cnn1024":
+        # PyTorch's own layouts (NCHW data, OIHW kernels) hold the same numbers;
+        # the gradients go back to HWIO (views) to be compared.
+        wk, xk, ok = _MODEL_ARGS[name]
+        x = tensor(d[xk].transpose(0, 3, 1, 2))
+        oh = tensor(d[ok])
+        k1, k2 = (leaf(d[k].transpose(3, 2, 0, 1)) for k in wk[:2])
+        kd = leaf(d[wk[2]])
+
+        def step():
+            h = F.relu(F.conv2d(x, k1, padding=1))
+            # TF's "SAME" at stride 2 on an even size pads one row and column, after:
+            # PyTorch's symmetric padding=1 would shift every window by one.
+            h = F.relu(F.conv2d(F.pad(h, (0, 1, 0, 1)), k2, stride=2))
+            z = h.mean((2, 3)) @ kd
+            loss = -(oh * F.log_softmax(z, dim=-1)).sum(-1).mean()
+            g1, g2, gd = torch.autograd.grad(loss, [k1, k2, kd])
+            return loss, [g1.permute(2, 3, 1, 0), g2.permute(2, 3, 1, 0), gd]
     elif name == "d2_x3":
         x = leaf(d["x_scalar"])
 
@@ -309,22 +413,24 @@ def _torch(name, d):
             dy, = torch.autograd.grad(y, x, create_graph=True)
             return dy, list(torch.autograd.grad(dy, x))
     elif name == "jacobian64":
-        x = torch.tensor(d["xj"])
+        x = tensor(d["xj"])
 
         def f(x):
             return torch.tanh(torch.outer(x, x)).sum(0)
 
         def step():
             return f(x), [torch.autograd.functional.jacobian(f, x, vectorize=True)]
-    elif name == "long300":
-        x = leaf(d["x64"])
+    elif name in _LONG:
+        x, n = leaf(d["x64"]), _LONG[name]
 
         def step():
             y = x
-            for _ in range(300):
+            for _ in range(n):
                 y = torch.tanh(y * 1.01 + 0.01)
             s = y.sum()
             return s, list(torch.autograd.grad(s, x))
+    else:
+        raise KeyError(name)
     return step
 
 
@@ -340,8 +446,12 @@ def _autograd(name, d):
         args = (d["x64"],)
     elif name == "f4":
         f, args = _f4, (d["abcd"],)
-    elif name == "mlp_step":
-        f, args = _autograd_mlp, ([d["w1"], d["w2"], d["w3"]], d["xb"], d["onehot"])
+    elif name in ("mlp_step", "mlp1024"):
+        wk, xk, ok = _MODEL_ARGS[name]
+        f, args = _autograd_mlp, ([d[k] for k in wk], d[xk], d[ok])
+    elif name == "cnn1024":
+        raise _NotWritten("HIPS autograd's one convolution, scipy.signal.convolve, "
+                          "has no strides")
     elif name == "d2_x3":
         f, args = autograd.grad(lambda x: x * x * x), (d["x_scalar"],)
     elif name == "jacobian64":
@@ -350,12 +460,14 @@ def _autograd(name, d):
         jac = autograd.jacobian(f)
         x = d["xj"]
         return lambda: (f(x), [jac(x)])
-    elif name == "long300":
+    elif name in _LONG:
         def f(x):
-            for _ in range(300):
+            for _ in range(_LONG[name]):
                 x = anp.tanh(x * 1.01 + 0.01)
             return anp.sum(x)
         args = (d["x64"],)
+    else:
+        raise KeyError(name)
     vg = autograd.value_and_grad(f)
 
     def step():
@@ -369,19 +481,29 @@ _BUILDERS = {"eagertape": _eagertape, "fused": _fused, "jax.jit": _jaxjit, "tf":
 _MODULES = {"tf": "tensorflow", "torch": "torch", "autograd": "autograd"}
 
 
+def _torch_tensor(x):
+    torch = sys.modules.get("torch")      # imported by the PyTorch builders only
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
 def _to_numpy(x):
-    if hasattr(x, "detach"):
-        x = x.detach()
+    if _torch_tensor(x):
+        x = x.detach().cpu()
     return np.asarray(x, dtype=np.float64)
 
 
 def _block(out):
     # JAX dispatches asynchronously (on a GPU the call returns at once): wait for
-    # every array so that the time is the computation's. TF and PyTorch run here
-    # synchronously on the CPU.
+    # every array so that the time is the computation's. TF runs here
+    # synchronously on the CPU; PyTorch too on the CPU, not on a GPU, where its
+    # kernels are queued on the device's stream.
     value, grads = out
+    cuda = False
     for a in (value, *grads):
         _wait(a)
+        cuda = cuda or (_torch_tensor(a) and a.is_cuda)
+    if cuda:
+        sys.modules["torch"].cuda.synchronize()
     return out
 
 
@@ -424,7 +546,23 @@ def _warm(step, calls=6):
     return out
 
 
-def _check(name, results, rtol=2e-3, atol=2e-4):
+# On a GPU, JAX computes float32 matmuls and convolutions in TF32 (a 10-bit
+# mantissa) by default, and PyTorch does there too (run() turns it on, so that both
+# compute alike): a TF32 gradient differs from float32's by a few thousandths of
+# its largest entry, where float32 ones agree to 1e-6. Still tight enough to catch a
+# convolution's windows shifted by one (cnn1024 with PyTorch's symmetric padding
+# differs by over 3% of the largest entry).
+_TF32_TOL = {"rtol": 2e-2, "atol": 2e-3}
+_F32_TOL = {"rtol": 2e-3, "atol": 2e-4}
+
+
+def _tolerance(name):
+    """How closely ``name``'s values must agree with jax.jit's here."""
+    import jax
+    return _TF32_TOL if jax.default_backend() != "cpu" and name in _TF32_WORKLOADS else _F32_TOL
+
+
+def _check(name, results, rtol=_F32_TOL["rtol"], atol=_F32_TOL["atol"]):
     ref_sys = "jax.jit"
     ref = results[ref_sys]
     for sys_name, (value, grads) in results.items():
@@ -444,15 +582,24 @@ def _check(name, results, rtol=2e-3, atol=2e-4):
             raise AssertionError(f"{name}: {sys_name} disagrees with jax.jit: " + "; ".join(problems))
 
 
-def _timed_workload(name, systems, d, rounds, batch_s, progress):
-    steps, checked = {}, {}
+def _timed_workload(name, systems, d, rounds, batch_s, progress, check):
+    """Figures by system; ``check`` gets what was compared, how closely, and the
+    systems that have no version of this workload."""
+    steps, checked, not_written = {}, {}, {}
     for s in systems:
         progress(f"{name}: {s} warm-up and check")
-        step = _BUILDERS[s](name, d)
+        try:
+            step = _BUILDERS[s](name, d)
+        except _NotWritten as e:
+            not_written[s] = str(e)
+            continue
         out = _warm(step)
         checked[s] = (_to_numpy(out[0]), [_to_numpy(g) for g in out[1]])
         steps[s] = step
-    _check(name, checked)
+    systems = list(steps)
+    tol = _tolerance(name)
+    _check(name, checked, **tol)
+    check.update({"systems": systems, "against": "jax.jit", **tol, "not_written": not_written})
     numbers = {}
     for s in systems:
         fn = steps[s]
@@ -544,8 +691,9 @@ def _training(systems, d, steps, progress):
         elif s == "torch":
             import torch
             F = torch.nn.functional
-            xb, oh = torch.tensor(d["xb"]), torch.tensor(d["onehot"])
-            ws = [torch.tensor(d[k], requires_grad=True) for k in ("w1", "w2", "w3")]
+            dev = _torch_device()
+            xb, oh = torch.tensor(d["xb"], device=dev), torch.tensor(d["onehot"], device=dev)
+            ws = [torch.tensor(d[k], device=dev, requires_grad=True) for k in ("w1", "w2", "w3")]
 
             def step():
                 h = F.relu(xb @ ws[0])
@@ -556,7 +704,8 @@ def _training(systems, d, steps, progress):
                     for w, g in zip(ws, gs):
                         w.sub_(lr * g)
                 return loss
-            final = lambda: None  # noqa: E731
+            # On a GPU the steps are queued: the time is theirs once they have run.
+            final = torch.cuda.synchronize if dev == "cuda" else lambda: None
         elif s == "autograd":
             import autograd
             vg = autograd.value_and_grad(_autograd_mlp)
@@ -715,7 +864,7 @@ def _pipeline(systems, progress, rounds=5, n=60000):
     return {"examples": n, "rounds": rounds, "pipelines": out}
 
 
-def _meta(systems):
+def _meta(systems, torch_meta=None):
     import jax
 
     import eagertape as et
@@ -728,22 +877,38 @@ def _meta(systems):
                 versions[mod] = metadata.version({"tensorflow": "tensorflow-cpu"}.get(mod, mod))
             except metadata.PackageNotFoundError:
                 versions[mod] = getattr(__import__(mod), "__version__", "?")
-    return {"backend": jax.default_backend(), "devices": [str(dv) for dv in jax.devices()],
+    meta = {"backend": jax.default_backend(), "devices": [str(dv) for dv in jax.devices()],
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs", "versions": versions,
             "date": time.strftime("%Y-%m-%d %H:%M")}
+    if torch_meta:
+        meta["torch"] = dict(torch_meta)
+    return meta
+
+
+def default_workloads():
+    """What ``run`` times unless told: the device workloads only where JAX's
+    backend is not the CPU, the Keras ones where Keras is installed."""
+    import jax
+
+    from . import _benchmark_keras as kb
+    on_cpu = jax.default_backend() == "cpu"
+    return [w for w in WORKLOADS if not (on_cpu and w in DEVICE_WORKLOADS)] + list(
+        kb.WORKLOADS if kb.available(False)[0] else ())
 
 
 def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
         train_steps=200, progress=None):
     """Run the benchmark; returns a dict (what ``--json`` writes).
 
-    ``systems`` defaults to every importable one; ``extras`` adds the training
-    loop, first-step latency, changing-structure throughput and memory figures.
+    ``workloads`` defaults to every one but the device workloads (``DEVICE_WORKLOADS``),
+    which join where JAX's backend is not the CPU; ``systems`` defaults to every
+    importable one (PyTorch runs on the GPU where JAX does); ``extras`` adds the
+    training loop, first-step latency, changing-structure throughput and memory figures.
     """
     from . import _benchmark_keras as kb
     progress = progress or _Progress(sys.stderr, enabled=False)
     has_keras = kb.available(False)[0]
-    workloads = list(workloads or WORKLOADS + (kb.WORKLOADS if has_keras else ()))
+    workloads = list(workloads or default_workloads())
     for w in workloads:
         if w not in WORKLOADS + kb.WORKLOADS:
             raise ValueError(f"argument `workloads`: unknown workload {w!r}; choose from "
@@ -771,27 +936,64 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
     systems = ["eagertape"] + (["fused"] if "fused" in systems else []) + ["jax.jit"] + [
         s for s in systems if s not in ("eagertape", "fused", "jax.jit")]
     _quiet_tf(systems)
-    res = {"meta": _meta(systems), "systems": systems,
-           "skipped": {s: f"{_MODULES[s]} is not importable" for s in missing},
-           "rounds": rounds, "workloads": {}}
-    d = _data()
-    for i, w in enumerate(workloads):
-        progress(f"[{i + 1}/{len(workloads)}] {w}")
-        res["workloads"][w] = _timed_workload(w, systems, d, rounds, batch_s, progress)
-    if keras_workloads:
-        res["keras"] = kb.run(keras_workloads, rounds, batch_s, "tf" in systems, progress)
-    if extras:
-        res["training"] = _training(systems, d, train_steps, progress)
-        res["first_steps"] = _first_steps(systems, progress)
-        res["changing_structure"] = _changing(systems, progress)
-        res["memory"] = _memory(progress)
-        res["input_pipeline"] = _pipeline(systems, progress)
-    import eagertape as et
-    res["replay_cache"] = et.replay_cache_info()._asdict()
-    res["targets"] = _targets(res)
-    res["targets"] += kb.targets(res.get("keras", {}))
-    progress("done", final=True)
-    return res
+    with _torch_as_jax(systems) as torch_meta:
+        res = {"meta": _meta(systems, torch_meta), "systems": systems,
+               "skipped": {s: f"{_MODULES[s]} is not importable" for s in missing},
+               "rounds": rounds, "workloads": {}, "checks": {}}
+        d = _data(device=any(w in DEVICE_WORKLOADS for w in workloads))
+        for i, w in enumerate(workloads):
+            progress(f"[{i + 1}/{len(workloads)}] {w}")
+            res["checks"][w] = {}
+            res["workloads"][w] = _timed_workload(w, systems, d, rounds, batch_s, progress,
+                                                  res["checks"][w])
+        if keras_workloads:
+            res["keras"] = kb.run(keras_workloads, rounds, batch_s, "tf" in systems, progress)
+        if extras:
+            res["training"] = _training(systems, d, train_steps, progress)
+            res["first_steps"] = _first_steps(systems, progress)
+            res["changing_structure"] = _changing(systems, progress)
+            res["memory"] = _memory(progress)
+            res["input_pipeline"] = _pipeline(systems, progress)
+        import eagertape as et
+        res["replay_cache"] = et.replay_cache_info()._asdict()
+        res["targets"] = _targets(res)
+        res["targets"] += kb.targets(res.get("keras", {}))
+        progress("done", final=True)
+        return res
+
+
+@contextlib.contextmanager
+def _torch_as_jax(systems):
+    """PyTorch's device, and its float32 precision set to JAX's for the run: on a
+    GPU, JAX's default precision computes float32 matmuls and convolutions in TF32,
+    PyTorch's default its matmuls in full float32, which would time two different
+    computations."""
+    if "torch" not in systems:
+        yield None
+        return
+    import torch
+    dev = _torch_device()
+    meta = {"device": dev, "tf32": False}
+    if dev != "cuda":
+        yield meta
+        return
+    meta.update(device=f"cuda:{torch.cuda.current_device()} "
+                       f"({torch.cuda.get_device_name()})", tf32=True)
+    b = torch.backends
+    if hasattr(b.cuda.matmul, "fp32_precision"):
+        # PyTorch >= 2.9: its allow_tf32 flags are deprecated, and reading one
+        # after the new setting was used raises.
+        flags = [(b.cuda.matmul, "fp32_precision", "tf32"), (b.cudnn.conv, "fp32_precision", "tf32")]
+    else:
+        flags = [(b.cuda.matmul, "allow_tf32", True), (b.cudnn, "allow_tf32", True)]
+    before = [getattr(o, a) for o, a, _ in flags]
+    for o, a, v in flags:
+        setattr(o, a, v)
+    try:
+        yield meta
+    finally:
+        for (o, a, _), v in zip(flags, before):
+            setattr(o, a, v)
 
 
 def _quiet_tf(systems):
@@ -805,8 +1007,15 @@ def report(res, out=print):
     out(f"eagertape benchmark, {m['date']}: JAX backend {m['backend']!r}, devices "
         f"{', '.join(m['devices'])}; {m['machine']}")
     out("versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()))
+    if "torch" in m:
+        out(f"PyTorch on {m['torch']['device']}" + (
+            "; TF32 matmuls and convolutions on, as JAX's default precision computes there"
+            if m["torch"]["tf32"] else ""))
     for s, why in res["skipped"].items():
         out(f"skipped {LABELS[s]}: {why}")
+    for w, c in res.get("checks", {}).items():
+        for s, why in c.get("not_written", {}).items():
+            out(f"{w}: no {LABELS[s]} version ({why})")
     systems = res["systems"]
     if res["workloads"]:
         _report_core(res, systems, out)
@@ -823,9 +1032,9 @@ def _report_core(res, systems, out):
     head = ["workload"] + [LABELS[s] for s in systems] + [f"vs {s}" for s in others]
     rows = []
     for w, r in res["workloads"].items():
-        rows.append([w] + [f"{r[s]['median_us']:.0f}" if r[s]['median_us'] >= 100
-                           else f"{r[s]['median_us']:.1f}" for s in systems]
-                    + [f"{r['eagertape']['median_us'] / r[s]['median_us']:.2f}x" for s in others])
+        rows.append([w] + [_us(r[s]) if s in r else "-" for s in systems]
+                    + [f"{r['eagertape']['median_us'] / r[s]['median_us']:.2f}x" if s in r else "-"
+                       for s in others])
     _table(head, rows, out)
     new = {w: r["eagertape"].get("compiled_while_timed") for w, r in res["workloads"].items()}
     out("compiled during the timed calls (replays, executables): " + ", ".join(
@@ -834,11 +1043,16 @@ def _report_core(res, systems, out):
         vs = [s for s in ("eagertape", "torch", "jax.jit", "tf") if s in systems]
         out("\nfused mode: median µs per call, ratio = fused / other")
         rows = [[w, f"{r['fused']['median_us']:.1f}"]
-                + [f"{r['fused']['median_us'] / r[s]['median_us']:.2f}x" for s in vs]
+                + [f"{r['fused']['median_us'] / r[s]['median_us']:.2f}x" if s in r else "-"
+                   for s in vs]
                 + [str(r["fused"].get("compiled_while_timed", {}).get("programs", "-"))]
                 for w, r in res["workloads"].items()]
         _table(["workload", "fused"] + [f"vs {LABELS[s]}" for s in vs]
                + ["programs compiled while timed"], rows, out)
+
+
+def _us(r):
+    return f"{r['median_us']:.0f}" if r["median_us"] >= 100 else f"{r['median_us']:.1f}"
 
 
 def _report_extras(res, out):
@@ -902,7 +1116,7 @@ def plot(res, path):
     width = 0.8 / max(len(others), 1)
     for k, s in enumerate(others):
         ratios = [res["workloads"][w]["eagertape"]["median_us"] / res["workloads"][w][s]["median_us"]
-                  for w in ws]
+                  if s in res["workloads"][w] else np.nan for w in ws]
         ax.bar(np.arange(len(ws)) + (k - (len(others) - 1) / 2) * width, ratios, width,
                label=LABELS[s])
     ax.axhline(1.0, color="black", linewidth=0.8)
@@ -923,7 +1137,8 @@ def main(argv=None):
     from ._benchmark_keras import WORKLOADS as KERAS_WORKLOADS
     p.add_argument("--workloads", default=None,
                    help=f"comma-separated subset of {','.join(WORKLOADS + KERAS_WORKLOADS)} "
-                        "(default: all; the Keras ones where Keras is installed)")
+                        "(default: all; the Keras ones where Keras is installed, the device "
+                        f"ones, {','.join(DEVICE_WORKLOADS)}, where JAX runs on an accelerator)")
     p.add_argument("--systems", default=None,
                    help=f"comma-separated subset of {','.join(SYSTEMS)} (default: all importable)")
     p.add_argument("--rounds", type=int, default=15, help="interleaved timing rounds (median)")

@@ -319,3 +319,71 @@ def test_fused_targets_are_bounded_by_the_fastest_eager_peer_or_jit():
     assert rows[("eagertape", "first step", "tf")]["ratio"] == pytest.approx(3.0)
     train = rows[("fused", "training loop", "jax.jit")]
     assert train["ratio"] == pytest.approx(100 / 92) and train["met"]
+
+
+def _cnn_reference(d, pad2=((0, 1), (0, 1))):
+    # cnn1024 written again, in float64 with explicit padding: TF's "SAME" at
+    # stride 2 on 32 x 32 pads one row and one column, after the data.
+    import jax
+    dn = ("NHWC", "HWIO", "NHWC")
+    x, oh = (jnp.asarray(d[k], jnp.float64) for k in ("xc", "onehotc"))
+
+    def loss(k1, k2, kd):
+        h = jax.nn.relu(jax.lax.conv_general_dilated(x, k1, (1, 1), ((1, 1), (1, 1)),
+                                                     dimension_numbers=dn))
+        h = jax.nn.relu(jax.lax.conv_general_dilated(h, k2, (2, 2), pad2, dimension_numbers=dn))
+        return -jnp.mean(jnp.sum(oh * jax.nn.log_softmax(h.mean((1, 2)) @ kd), -1))
+    v, gs = jax.value_and_grad(loss, argnums=(0, 1, 2))(
+        *(jnp.asarray(d[k], jnp.float64) for k in ("k1", "k2", "kd")))
+    return np.asarray(v), [np.asarray(g) for g in gs]
+
+
+def test_device_workloads_run_and_agree_at_a_small_batch(monkeypatch):
+    # The device workloads are the default on a GPU only; here at batch 8 (the
+    # same code as at 1024), every system's values checked against jax.jit's.
+    import jax
+    assert benchmark.DEVICE_BATCH == 1024
+    with monkeypatch.context() as m:
+        m.setattr(jax, "default_backend", lambda: "cpu")
+        assert not set(benchmark.DEVICE_WORKLOADS) & set(benchmark.default_workloads())
+        m.setattr(jax, "default_backend", lambda: "gpu")
+        assert set(benchmark.DEVICE_WORKLOADS) <= set(benchmark.default_workloads())
+    monkeypatch.setattr(benchmark, "DEVICE_BATCH", 8)
+    systems = [s for s in ("eagertape", "fused", "jax.jit", "torch")
+               if s in benchmark.available_systems()]
+    res = benchmark.run(workloads=["long1000", "mlp1024", "cnn1024"], rounds=1, batch_s=0.001,
+                        extras=False, systems=systems)
+    for w in ("long1000", "mlp1024", "cnn1024"):
+        assert res["checks"][w]["systems"] == systems
+        assert all(res["workloads"][w][s]["median_us"] > 0 for s in systems)
+    rows = {(t["system"], t["workload"]) for t in res["targets"]}
+    assert {("fused", "long1000"), ("fused", "mlp1024"), ("fused", "cnn1024")} <= rows
+    lines = []
+    benchmark.report(res, out=lines.append)
+    assert any(line.startswith("cnn1024") for line in lines)
+
+
+def test_cnn_workload_is_the_stated_function_in_every_system(monkeypatch):
+    import jax
+    monkeypatch.setattr(benchmark, "DEVICE_BATCH", 8)
+    d = benchmark._data(device=True)
+    assert d["xc"].shape == (8, 32, 32, 3) and d["k2"].shape == (3, 3, 32, 64)
+    ref = _cnn_reference(d)
+    # On a GPU every system computes its convolutions in TF32 (benchmark._check).
+    tol = ({"rtol": 1e-3, "atol": 1e-6} if jax.default_backend() == "cpu"
+           else benchmark._tolerance("cnn1024"))
+    got = {}
+    for s in [s for s in ("eagertape", "fused", "jax.jit", "torch")
+              if s in benchmark.available_systems()]:
+        with benchmark._torch_as_jax([s]):
+            v, gs = benchmark._block(benchmark._BUILDERS[s]("cnn1024", d)())
+        got[s] = (benchmark._to_numpy(v), [benchmark._to_numpy(g) for g in gs])
+        for a, b in zip([got[s][0]] + got[s][1], [ref[0]] + ref[1]):
+            np.testing.assert_allclose(a, b, err_msg=s, **tol)
+    benchmark._check("cnn1024", got, **benchmark._tolerance("cnn1024"))
+    # Windows shifted by one (PyTorch's symmetric padding at stride 2) are caught,
+    # even within the GPU's tolerance.
+    shifted = _cnn_reference(d, pad2=((1, 1), (1, 1)))
+    with pytest.raises(AssertionError, match="gradient 1 differs"):
+        benchmark._check("cnn1024", {"jax.jit": got["jax.jit"], "torch": shifted},
+                         **benchmark._TF32_TOL)
