@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The one script of a GPU check, run from the repository root on the machine
+# with the accelerator: the benchmark at GPU sizes, then the test suite, within
+# 570 s in all (the machine is lent for short, timed runs). Results go to $OUT:
+#   bench_gpu.json, bench_gpu.txt   python -m eagertape bench (report and progress)
+#   tests_gpu.txt                   pytest's output
+# and a summary is printed last: the bench's targets and pytest's final line.
+#
+#   OUT=results bash tools/gpu_check.sh
+#   GPU_CHECK_QUICK=1 OUT=results bash tools/gpu_check.sh   # a smoke run, on a CPU too
+#
+# Wheels in .whl/ (Keras, say, where the machine has none) are installed first,
+# into a folder of their own, without dependencies or an index.
+set -u
+: "${OUT:?set OUT to the folder for the results}"
+mkdir -p "$OUT"
+BUDGET=570                 # seconds, from this script's start
+quick=${GPU_CHECK_QUICK:-}
+
+echo "== machine"
+if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L; else echo "nvidia-smi: not found"; fi
+
+if compgen -G ".whl/*.whl" >/dev/null; then
+    site=$(mktemp -d)
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target "$site" .whl/*.whl && echo "installed into $site: $(cd .whl && ls -- *.whl)"
+    export PYTHONPATH="$site:$PWD"
+else
+    export PYTHONPATH="$PWD"
+fi
+# JAX takes 75% of the GPU's memory at its first use unless told: PyTorch in the
+# same process, and the test workers beside each other, need theirs.
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+export PYTHONUNBUFFERED=1
+
+python3 - <<'EOF'
+import sys
+print("python", sys.version.split()[0])
+import os
+import eagertape
+import jax
+here = os.path.dirname(eagertape.__file__) == os.path.join(os.getcwd(), "eagertape")
+print("eagertape", eagertape.__version__, "(this checkout)" if here else "(NOT this checkout)")
+print("jax", jax.__version__, "backend", jax.default_backend(), "devices", jax.devices())
+try:
+    import torch
+    print("torch", torch.__version__, "cuda available:", torch.cuda.is_available(),
+          torch.cuda.get_device_name() if torch.cuda.is_available() else "")
+except ImportError as e:
+    print("torch: not importable:", e)
+EOF
+
+# Every workload that is the default on this backend, the Keras ones only where
+# Keras imports on JAX (an importable but broken Keras would stop the run).
+if python3 -c "from eagertape import _keras; _keras.load()" >/dev/null 2>&1; then
+    keras=1
+else
+    keras=
+    echo "Keras does not import on JAX here: its workloads are left out"
+fi
+if [ -n "$quick" ]; then
+    bench_args=(--quick --workloads long1000,chain10)
+    tests=(tests/test_structure.py)
+    workers=2
+else
+    workloads=$(KERAS=$keras python3 -c "
+import os
+from eagertape import _benchmark_keras as kb, benchmark
+print(','.join(w for w in benchmark.default_workloads()
+               if os.environ['KERAS'] or w not in kb.WORKLOADS))")
+    bench_args=(--rounds 7 --workloads "$workloads")
+    tests=(tests)
+    workers=16
+fi
+
+echo
+echo "== step 1: python -m eagertape bench ${bench_args[*]}"
+# Progress lines (stderr) go to the file too: if the time runs out, they tell
+# how far it got.
+timeout 270 python3 -m eagertape bench "${bench_args[@]}" --json "$OUT/bench_gpu.json" 2>&1 \
+    | tee "$OUT/bench_gpu.txt"
+bench_rc=${PIPESTATUS[0]}
+echo "bench exit status: $bench_rc$([ "$bench_rc" = 124 ] && echo ' (timed out)')"
+
+echo
+pytest_args=(-q -x --no-header -p no:cacheprovider)
+# The plugins the GPU machine has; a machine without them runs the tests in one
+# process, with no time limit per test.
+if python3 -c "import xdist" 2>/dev/null; then pytest_args+=(-n "$workers"); fi
+if python3 -c "import pytest_timeout" 2>/dev/null; then pytest_args+=(--timeout 300); fi
+left=$((BUDGET - SECONDS - 15))    # 15 s for the summary and the way out
+echo "== step 2: pytest ${pytest_args[*]} ${tests[*]} (${left} s left)"
+if [ "$left" -gt 30 ]; then
+    timeout "$left" python3 -m pytest "${pytest_args[@]}" "${tests[@]}" 2>&1 | tee "$OUT/tests_gpu.txt"
+    tests_rc=${PIPESTATUS[0]}
+else
+    echo "no time left for the tests" | tee "$OUT/tests_gpu.txt"
+    tests_rc=124
+fi
+
+echo
+echo "== summary (${SECONDS} s)"
+echo "bench: exit status $bench_rc"
+sed -n '/^targets (time/,/^$/p' "$OUT/bench_gpu.txt"
+echo "tests: exit status $tests_rc$([ "$tests_rc" = 124 ] && echo ' (timed out)')"
+grep -E '(passed|failed|error|no tests ran)' "$OUT/tests_gpu.txt" | tail -n 1
+[ "$bench_rc" = 0 ] && [ "$tests_rc" = 0 ]
