@@ -91,6 +91,11 @@ def _targets(res):
         ratio = first["eagertape"]["step_ms"][0] / first["tf"]["step_ms"][0]
         rows.append({"system": "eagertape", "workload": "first step", "versus": "tf",
                      "max_ratio": 2.0, "ratio": ratio, "met": ratio <= 2.0})
+    peaks = res.get("device_memory", {}).get("systems", {})
+    if "fused" in peaks and "jax.jit" in peaks:
+        ratio = peaks["fused"]["peak_mb"] / peaks["jax.jit"]["peak_mb"]
+        rows.append({"system": "fused", "workload": "peak device memory", "versus": "jax.jit",
+                     "max_ratio": 1.2, "ratio": ratio, "met": ratio <= 1.2})
     train = res.get("training", {})
     if "fused" in train and "jax.jit" in train:
         # Steps per second >= 0.9 x jax.jit's: time per step <= 1/0.9 x jax.jit's.
@@ -829,6 +834,41 @@ def _memory(progress, steps=1000):
             "growth_mb": rss[1] - rss[0]}
 
 
+# One system's training step in a process of its own: a backend's peak counter
+# only ever grows, so each system needs a fresh one.
+_PEAK_CHILD = """
+import json, sys
+import jax
+from eagertape import benchmark as b
+system, workload = sys.argv[1], sys.argv[2]
+step = b._BUILDERS[system](workload, b._data(device=workload in b.DEVICE_WORKLOADS))
+b._warm(step)
+stats = jax.devices()[0].memory_stats() or {}
+mb = lambda k: stats[k] / 2**20 if k in stats else None
+print(json.dumps({"peak_mb": mb("peak_bytes_in_use"), "in_use_mb": mb("bytes_in_use")}))
+"""
+
+
+def _device_memory(systems, progress, workload="mlp1024"):
+    """Peak device memory of a training step, per system, each in a fresh process
+    (``available`` False where the backend keeps no memory statistics: the CPU)."""
+    import subprocess
+    import jax
+    stats = jax.devices()[0].memory_stats()
+    if not stats or "peak_bytes_in_use" not in stats:
+        return {"workload": workload, "available": False}
+    out = {"workload": workload, "available": True, "systems": {}}
+    for s in [s for s in ("eagertape", "fused", "jax.jit") if s in systems]:
+        progress(f"device memory: {s}")
+        env = dict(os.environ, EAGERTAPE_EXECUTION_MODE="eager")
+        r = subprocess.run([sys.executable, "-c", _PEAK_CHILD, s, workload], env=env,
+                           capture_output=True, text=True, timeout=600)
+        if r.returncode != 0:
+            raise RuntimeError(f"device memory of {s} failed:\n{r.stderr[-2000:]}")
+        out["systems"][s] = json.loads(r.stdout.strip().splitlines()[-1])
+    return out
+
+
 def _pipeline(systems, progress, rounds=5, n=60000):
     """One epoch of a tf.data input pipeline over an MNIST-sized dataset: seconds
     for eagertape.tf.data and TF's tf.data, interleaved round by round."""
@@ -953,6 +993,7 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
             res["first_steps"] = _first_steps(systems, progress)
             res["changing_structure"] = _changing(systems, progress)
             res["memory"] = _memory(progress)
+            res["device_memory"] = _device_memory(systems, progress)
             res["input_pipeline"] = _pipeline(systems, progress)
         import eagertape as et
         res["replay_cache"] = et.replay_cache_info()._asdict()
@@ -1078,6 +1119,16 @@ def _report_extras(res, out):
         out(f"\nmemory: {mm['steps']}-step eagertape training loop, resident "
             f"{mm['rss_after_100_mb']:.1f} MB after 100 steps, {mm['rss_after_all_mb']:.1f} MB "
             f"after {mm['steps']}: growth {mm['growth_mb']:+.1f} MB")
+    if "device_memory" in res:
+        dm = res["device_memory"]
+        if not dm["available"]:
+            out("\npeak device memory: not measured (this backend keeps no memory statistics)")
+        else:
+            out(f"\npeak device memory of a {dm['workload']} training step (MB, a fresh "
+                "process each)")
+            _table(["system", "peak", "in use after"],
+                   [[LABELS[s], f"{m['peak_mb']:.1f}", f"{m['in_use_mb']:.1f}"]
+                    for s, m in dm["systems"].items()], out)
     if "input_pipeline" in res:
         ip = res["input_pipeline"]
         out(f"\ntf.data: one epoch of {ip['examples']} 28x28 examples in batches of 128 "

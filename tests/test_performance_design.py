@@ -8,8 +8,10 @@ command runs.
 import gc
 import json
 import os
+import sys
 import weakref
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -387,3 +389,32 @@ def test_cnn_workload_is_the_stated_function_in_every_system(monkeypatch):
     with pytest.raises(AssertionError, match="gradient 1 differs"):
         benchmark._check("cnn1024", {"jax.jit": got["jax.jit"], "torch": shifted},
                          **benchmark._TF32_TOL)
+
+
+def test_peak_device_memory_is_measured_per_process_and_checked_against_jit():
+    import subprocess
+    # The child builds and warms one system's step in a fresh process; the CPU keeps
+    # no memory statistics, so its figures are None there (a GPU gives megabytes).
+    r = subprocess.run([sys.executable, "-c", benchmark._PEAK_CHILD, "fused", "f4"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    fig = json.loads(r.stdout.strip().splitlines()[-1])
+    cpu = jax.devices()[0].memory_stats() is None
+    assert set(fig) == {"peak_mb", "in_use_mb"}
+    assert (fig["peak_mb"] is None) == cpu
+    if cpu:
+        assert benchmark._device_memory(["eagertape", "fused", "jax.jit"], lambda m: None) == {
+            "workload": "mlp1024", "available": False}
+    # The target: fused peak <= 1.2 x jax.jit's.
+    res = {"workloads": {}, "device_memory": {"workload": "mlp1024", "available": True, "systems": {
+        "fused": {"peak_mb": 130.0, "in_use_mb": 90.0},
+        "jax.jit": {"peak_mb": 100.0, "in_use_mb": 80.0}}}}
+    row, = benchmark._targets(res)
+    assert (row["workload"], row["ratio"], row["met"]) == ("peak device memory", 1.3, False)
+    res["device_memory"]["systems"]["fused"]["peak_mb"] = 115.0
+    assert benchmark._targets(res)[0]["met"]
+    lines = []
+    benchmark._report_extras(dict(res, replay_cache={"hits": 0, "misses": 0, "size": 0,
+                                                     "maxsize": 1}, targets=[]), lines.append)
+    assert any("peak device memory of a mlp1024 training step" in ln for ln in lines)
+    assert any(ln.split()[:4] == ["eagertape", "fused", "115.0", "90.0"] for ln in lines)

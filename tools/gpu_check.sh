@@ -3,6 +3,7 @@
 # with the accelerator: the benchmark at GPU sizes, then the test suite, within
 # 570 s in all (the machine is lent for short, timed runs). Results go to $OUT:
 #   bench_gpu.json, bench_gpu.txt   python -m eagertape bench (report and progress)
+#   bench_gpu_extras.{json,txt}     its extras: training loop, first steps, memory
 #   tests_gpu.txt                   pytest's output
 # and a summary is printed last: the bench's targets and pytest's final line.
 #
@@ -60,6 +61,7 @@ else
 fi
 if [ -n "$quick" ]; then
     bench_args=(--quick --workloads long1000,chain10)
+    extras_args=(--rounds 1 --workloads chain10 --systems eagertape,fused,jax.jit)
     tests=(tests/test_structure.py)
     workers=2
 else
@@ -68,22 +70,33 @@ import os
 from eagertape import _benchmark_keras as kb, benchmark
 print(','.join(w for w in benchmark.default_workloads()
                if os.environ['KERAS'] or w not in kb.WORKLOADS))")
-    bench_args=(--rounds 7 --workloads "$workloads")
+    bench_args=(--rounds 7 --no-extras --workloads "$workloads")
+    # The extras (training loop, first steps, memory) after one cheap workload.
+    extras_args=(--rounds 3 --workloads mlp_step)
     tests=(tests)
     workers=16
 fi
 
+# Two runs, so that a timeout in one still leaves the other's report.
+# Progress lines (stderr) go to the files too: they tell how far a run got.
 echo
-echo "== step 1: python -m eagertape bench ${bench_args[*]}"
-# Progress lines (stderr) go to the file too: if the time runs out, they tell
-# how far it got.
-timeout 270 python3 -m eagertape bench "${bench_args[@]}" --json "$OUT/bench_gpu.json" 2>&1 \
+echo "== step 1a: python -m eagertape bench ${bench_args[*]}"
+timeout 210 python3 -m eagertape bench "${bench_args[@]}" --json "$OUT/bench_gpu.json" 2>&1 \
     | tee "$OUT/bench_gpu.txt"
 bench_rc=${PIPESTATUS[0]}
 echo "bench exit status: $bench_rc$([ "$bench_rc" = 124 ] && echo ' (timed out)')"
+echo
+echo "== step 1b: python -m eagertape bench ${extras_args[*]}"
+timeout 120 python3 -m eagertape bench "${extras_args[@]}" --json "$OUT/bench_gpu_extras.json" \
+    2>&1 | tee "$OUT/bench_gpu_extras.txt"
+extras_rc=${PIPESTATUS[0]}
+echo "bench (extras) exit status: $extras_rc$([ "$extras_rc" = 124 ] && echo ' (timed out)')"
 
 echo
-pytest_args=(-q -x --no-header -p no:cacheprovider)
+# --maxfail, not -x: one run should show every failure it can. Verbose: a line per
+# test as it ends, so a run stopped by the time limit still says what passed and
+# what failed (pytest's own summary comes only at the end).
+pytest_args=(-v --maxfail=25 --no-header -p no:cacheprovider)
 # The plugins the GPU machine has; a machine without them runs the tests in one
 # process, with no time limit per test.
 if python3 -c "import xdist" 2>/dev/null; then pytest_args+=(-n "$workers"); fi
@@ -100,8 +113,12 @@ fi
 
 echo
 echo "== summary (${SECONDS} s)"
-echo "bench: exit status $bench_rc"
-sed -n '/^targets (time/,/^$/p' "$OUT/bench_gpu.txt"
+echo "bench: exit status $bench_rc, extras $extras_rc"
+sed -n '/^targets (time/,/^$/p' "$OUT/bench_gpu.txt" "$OUT/bench_gpu_extras.txt"
 echo "tests: exit status $tests_rc$([ "$tests_rc" = 124 ] && echo ' (timed out)')"
-grep -E '(passed|failed|error|no tests ran)' "$OUT/tests_gpu.txt" | tail -n 1
-[ "$bench_rc" = 0 ] && [ "$tests_rc" = 0 ]
+grep -E '^=+ .*(passed|failed|error|no tests ran)' "$OUT/tests_gpu.txt" | tail -n 1
+echo "test lines: $(grep -c ' PASSED' "$OUT/tests_gpu.txt") passed, $(grep -c ' SKIPPED' \
+    "$OUT/tests_gpu.txt") skipped, $(grep -c ' XFAIL' "$OUT/tests_gpu.txt") xfailed, \
+$(grep -Ec ' (FAILED|ERROR)' "$OUT/tests_gpu.txt") failed or errors"
+grep -E ' (FAILED|ERROR) ' "$OUT/tests_gpu.txt" | head -n 30
+[ "$bench_rc" = 0 ] && [ "$extras_rc" = 0 ] && [ "$tests_rc" = 0 ]
