@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(args, timeout=600):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     p = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=timeout)
     assert p.returncode == 0, p.stdout + p.stderr
@@ -72,7 +73,9 @@ def test_second_order():
 
 def test_data_parallel_on_8_simulated_devices():
     env_flags = "--xla_force_host_platform_device_count=8"
+    # The 8 devices are the CPU's, simulated, on any machine (a GPU's would be 1).
     code = (f"import os; os.environ['XLA_FLAGS'] = {env_flags!r}; "
+            "os.environ['JAX_PLATFORMS'] = 'cpu'; "
             "import runpy; runpy.run_path('examples/data_parallel.py', run_name='__main__')")
     out = run(["-c", code])
     assert "devices: 8 (cpu)" in out

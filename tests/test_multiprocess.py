@@ -20,8 +20,12 @@ STEPS = 6          # few: 4 processes on a 2-core machine are slow to start
 
 
 def run(args, timeout=300):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     env.pop("XLA_FLAGS", None)           # one CPU device per process unless asked
+    # CPU devices on any machine: processes beside each other on one GPU would
+    # each take it whole.
+    env["JAX_PLATFORMS"] = "cpu"
     start = time.monotonic()
     p = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
                        text=True, timeout=timeout)
