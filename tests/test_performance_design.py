@@ -227,6 +227,7 @@ def test_benchmark_runs_and_checks_values(tmp_path):
 
 
 def test_benchmark_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
     res = benchmark.run(workloads=["chain10"], rounds=1, batch_s=0.001,
                         systems=["eagertape", "jax.jit"], extras=False)
     path = tmp_path / "ratios.png"
