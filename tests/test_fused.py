@@ -448,3 +448,28 @@ def test_a_variable_with_a_pending_assignment_copies_and_pickles(fused):
     for w in (copy.deepcopy(v), copy.copy(v), pickle.loads(pickle.dumps(v))):
         np.testing.assert_allclose(w.numpy(), [4.0, 5.0])
     np.testing.assert_allclose(v.numpy(), [4.0, 5.0])
+
+
+def test_tf_convolutions_and_pools_are_deferred_and_compiled(fused):
+    # Their strides and sizes are the op's static part: were they values, the call
+    # could not be traced, and each would run at once, op by op, uncompiled.
+    import eagertape.tf as tf
+    rng = np.random.RandomState(0)
+    xv = rng.normal(size=(2, 8, 8, 3)).astype(np.float32)
+    kv = rng.normal(size=(3, 3, 3, 4)).astype(np.float32)
+    x, k = tf.constant(xv), tf.Variable(kv)
+    with tf.GradientTape() as tape:
+        y = tf.nn.conv2d(x, k, strides=[1, 2, 2, 1], padding="SAME")
+        z = tf.nn.max_pool2d(tf.nn.relu(y), ksize=2, strides=np.int64(2), padding="VALID")
+        loss = tf.reduce_sum(z ** 2)
+    assert _pending(y) and _pending(z)
+    g = tape.gradient(loss, k)
+    assert _pending(g)                 # the compiled replay, a node of the same graph
+
+    def f(kk):
+        yy = jax.lax.conv_general_dilated(xv, kk, (2, 2), "SAME",
+                                          dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        zz = jax.lax.reduce_window(jax.nn.relu(yy), -jnp.inf, jax.lax.max, (1, 2, 2, 1),
+                                   (1, 2, 2, 1), "VALID")
+        return jnp.sum(zz ** 2)
+    np.testing.assert_allclose(g.numpy(), jax.grad(f)(kv), rtol=1e-4, atol=1e-4)

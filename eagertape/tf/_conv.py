@@ -33,7 +33,9 @@ def _tuple(value, n, what, channels_first=False):
     spatial entries."""
     if value is None:
         return (1,) * n
-    v = list(np.reshape(np.asarray(value), -1).astype(int))
+    # Python ints: NumPy's would be values to the choke point (traced, so the
+    # convolution could not be compiled or fused), not part of the op's kind.
+    v = [int(a) for a in np.reshape(np.asarray(value), -1)]
     if len(v) == 1:
         return tuple(v * n)
     if len(v) == n:
@@ -178,15 +180,18 @@ def _pool_fn(x, kind, window, strides, padding, channels_first):
     dims, st = (1,) + window + (1,), (1,) + strides + (1,)
     if isinstance(padding, tuple):
         padding = ((0, 0),) + padding + ((0, 0),)
+    # Initial values as NumPy constants: JAX recognises a max or sum window (one
+    # it can differentiate) by a concrete identity, which a jnp array is not
+    # while a compiled replay traces the pooling for its gradient.
     if kind == "MAX":
-        init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
-        y = jax.lax.reduce_window(x, jnp.asarray(init, x.dtype), jax.lax.max, dims, st, padding)
+        init = -np.inf if jnp.issubdtype(x.dtype, jnp.floating) else np.iinfo(x.dtype).min
+        y = jax.lax.reduce_window(x, np.asarray(init, x.dtype), jax.lax.max, dims, st, padding)
     else:
         # TF's average leaves the padding out of each window's count.
-        s = jax.lax.reduce_window(x, jnp.zeros((), x.dtype), jax.lax.add, dims, st, padding)
+        zero = np.zeros((), x.dtype)
+        s = jax.lax.reduce_window(x, zero, jax.lax.add, dims, st, padding)
         ones = jnp.ones(x.shape[1:-1], x.dtype)[None, ..., None]
-        count = jax.lax.reduce_window(ones, jnp.zeros((), x.dtype), jax.lax.add, dims, st,
-                                      padding)
+        count = jax.lax.reduce_window(ones, zero, jax.lax.add, dims, st, padding)
         y = s / count
     return _from_last(y, channels_first)
 
