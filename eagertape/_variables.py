@@ -198,7 +198,10 @@ class Variable(_TensorLike):
             # takes arrays only.)
             new = self._check(value, argname, pending=True)
             if fn is not None:
-                with switched(tapes=[], accumulators=[], var_watchers=[]):
+                if st.tapes or st.accumulators or st.var_watchers:
+                    with switched(tapes=[], accumulators=[], var_watchers=[]):
+                        new = _call(fn, (_wrap(v._store), _wrap(new)))._v
+                else:     # the usual update, after the tape: nothing to switch off
                     new = _call(fn, (_wrap(v._store), _wrap(new)))._v
             v._store = new
             return
