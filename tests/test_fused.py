@@ -474,3 +474,30 @@ def test_tf_convolutions_and_pools_are_deferred_and_compiled(fused):
                                    (1, 2, 2, 1), "VALID")
         return jnp.sum(zz ** 2)
     np.testing.assert_allclose(g.numpy(), jax.grad(f)(kv), rtol=1e-4, atol=1e-4)
+
+
+_TF_CALLS = {
+    "rgb_to_yiq": lambda tf, x, m: tf.image.rgb_to_yiq(x),
+    "ssim": lambda tf, x, m: tf.image.ssim(x, x * 0.9, 1.0, filter_size=5, filter_sigma=1.2),
+    "ssim_multiscale": lambda tf, x, m: tf.image.ssim_multiscale(
+        tf.image.resize(x, [48, 48]), tf.image.resize(x, [48, 48]) * 0.9, 1.0,
+        power_factors=(0.5, 0.5), filter_size=3),
+    "norm inf": lambda tf, x, m: tf.norm(m, ord=np.inf, axis=[0, 1]),
+    "norm 1.5": lambda tf, x, m: tf.norm(m[0], ord=1.5),
+    "avg_pool": lambda tf, x, m: tf.nn.avg_pool2d(x, 3, 2, "SAME"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TF_CALLS))
+def test_tf_ops_with_float_or_shape_parameters_are_deferred(name):
+    # Their parameters are static, or values JAX can trace: each is deferred (one
+    # node of the graph, compiled with it), and computes what it computes at once.
+    import eagertape.tf as tf
+    rng = np.random.RandomState(0)
+    x = tf.constant(rng.uniform(size=(2, 16, 16, 3)).astype(np.float32))
+    m = tf.constant(rng.normal(size=(4, 4)).astype(np.float32))
+    now = _TF_CALLS[name](tf, x, m).numpy()
+    with et.execution_mode("fused"):
+        y = _TF_CALLS[name](tf, x, m)
+        assert _pending(y)
+    np.testing.assert_allclose(y.numpy(), now, rtol=1e-5, atol=1e-6)

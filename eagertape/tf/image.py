@@ -910,8 +910,10 @@ _KERNELS_RGB = {
 }
 
 
-def _colour_matrix(x, kernel):
-    k = jnp.asarray(np.asarray(kernel), x.dtype)
+def _colour_matrix(x, name):
+    # By name (static): the kernel's floats passed as arguments would be traced
+    # values, which NumPy cannot read, so the op could not be compiled or fused.
+    k = jnp.asarray(np.asarray(_KERNELS_RGB[name]), x.dtype)
     return jnp.tensordot(x, k, [[x.ndim - 1], [0]], precision=jax.lax.Precision.HIGHEST)
 
 
@@ -919,7 +921,7 @@ def _matrix_op(name):
     def op(images):
         images = _t(images)
         _rgb3(images)
-        return _call(_colour_matrix, (images, tuple(map(tuple, _KERNELS_RGB[name]))))
+        return _call(_colour_matrix, (images, name))
     op.__name__ = name
     a, b = name.split("_to_")
     op.__doc__ = f"Convert {a.upper()} to {b.upper()}: a 3x3 matrix on the last axis (size 3)."
@@ -1032,11 +1034,12 @@ def psnr(a, b, max_val, name=None):
 
 
 def _gauss(size, sigma):
+    # jnp, not NumPy: sigma is a value of the call (traced when it is compiled).
     c = np.arange(size, dtype=np.float32) - np.float32(size - 1) / 2
-    g = np.square(c) * np.float32(-0.5 / sigma ** 2)
+    g = np.square(c) * (-0.5 / jnp.square(sigma)).astype(jnp.float32)
     g = (g[None, :] + g[:, None]).reshape(-1)
-    g = np.exp(g - g.max())
-    return (g / g.sum()).reshape(size, size).astype(np.float32)
+    g = jnp.exp(g - g.max())
+    return (g / g.sum()).reshape(size, size).astype(jnp.float32)
 
 
 def _ssim_channels(x, y, max_val, size, sigma, k1, k2, index_map=False):

@@ -152,8 +152,16 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
             if np.issubdtype(x.dtype, np.complexfloating) else \
             _np.sqrt(_np.sum(x * x, axis=axis, keepdims=keep))
     # TF's "euclidean" over two axes is the Frobenius norm: NumPy's default there.
-    return _np.linalg.norm(x, ord=None if ord == "euclidean" else ord,
-                           axis=builtins.tuple(axis) if isinstance(axis, list) else axis, keepdims=keep)
+    # The order goes as a string: a float (np.inf, 1.5) would be a traced value,
+    # on which NumPy's norm cannot branch, and the op could not be compiled.
+    return _call(_norm, (x, None if ord == "euclidean" else str(ord),
+                         builtins.tuple(axis) if isinstance(axis, list) else axis, keep))
+
+
+def _norm(x, ord, axis, keepdims):
+    if ord is not None and ord not in ("fro", "nuc"):
+        ord = float(ord)
+    return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
 # -- shapes and products -----------------------------------------------------------
