@@ -615,9 +615,8 @@ def _timed_workload(name, systems, d, rounds, batch_s, progress, check):
     gc.collect()
     gc.freeze()
     import eagertape as et
-    from eagertape import introspect
-
     before, fused_before = et.replay_cache_info(), _fused_programs_compiled()
+
     def time_one(s):
         fn, n = steps[s], numbers[s]
         t0 = time.perf_counter()
