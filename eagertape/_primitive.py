@@ -11,6 +11,7 @@ preamble) and names the op in the tapes' structure keys.
 """
 import functools
 import itertools
+import logging
 
 import jax
 import numpy as np
@@ -22,6 +23,7 @@ from ._connected import NO_GRADIENT
 from .debug import call_site, check_outputs
 from ._graph import _ArrayImpl
 from ._errors import InvalidArgumentError
+from ._logging import logger
 from ._state import _x64_flag, local, x64
 from ._record import record
 from ._tensor import (Tensor, _TensorLike, _to_array, _wrap, is_tensor_like, standin,
@@ -79,6 +81,23 @@ class _Kind:
 # Keys hold id(fn): an entry leaves with the kind that keeps fn alive.
 _kinds = Table("call kinds", 8192)
 _kinds_get = _kinds.get
+# Kinds JAX could not trace (name -> why), which run at once, uncompiled, and
+# make any tape holding them replay op by op: listed so that such an op shows
+# itself (``introspect.cache_info()["untraceable kinds"]``, and a debug log line).
+untraceable = Table("untraceable kinds", 1024)
+
+
+def _untraceable(kind, why, at_once_only=False):
+    """Run ``kind`` at once from now on: JAX could not trace it (``at_once_only``:
+    only abstractly, so fused mode cannot defer it; its executable still runs)."""
+    kind.fusable = False
+    if not at_once_only:
+        kind.jitted = None
+        kind.traceable = False
+    if kind.name not in untraceable:
+        logger.debug("`%s` cannot be traced by JAX (%s): it runs at once%s", kind.name, why,
+                     "" if at_once_only else ", uncompiled, and tapes holding it replay op by op")
+    untraceable.put(kind.name, why)
 
 
 def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
@@ -269,6 +288,19 @@ def _take(fn, leaves, key, jit, name, nested):
             key.append(tp)
             key.append(leaf)
             continue
+        elif tp is tuple and all(type(e) is int or isinstance(e, np.integer) for e in leaf):
+            # Shapes, strides and axes computed with NumPy (``x.shape[0] // 2``
+            # of an array, ``np.prod``) are parameters as Python ints are: a
+            # traced shape would fail JAX's tracing and leave the call running
+            # uncompiled. Keyed by the element types, so that NumPy's dtypes
+            # still reach a function taking the tuple as data.
+            key.append((tp,) + tuple(map(type, leaf)))
+            key.append(leaf)
+            continue
+        elif isinstance(leaf, np.integer) and not arith:
+            key.append(tp)        # as a Python int: a parameter (axis=np.int64(0))
+            key.append(leaf)
+            continue
         else:
             value = _dynamic(leaf, tp, objs, vals, jit)
             if value is None:
@@ -333,8 +365,8 @@ def _run(kind, objs, vals, constant_output):
                 if h.accumulators and not constant_output:
                     h.accumulators[0]._on_call(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
-            if r is None:
-                kind.fusable = False   # it runs but cannot be traced: at once from now on
+            if r is None:      # it runs but cannot be traced: at once from now on
+                _untraceable(kind, "its outputs' shapes need values", at_once_only=True)
     return _run_now(kind, objs, vals, constant_output)
 
 
@@ -379,13 +411,12 @@ def _execute(kind, objs, vals):
     if jitted is not None:
         try:
             out = jitted(*vals)
-        except Exception:
+        except Exception as e:
             # Tracing can fail where running on values works (a boolean mask, a
             # Python float the function needs concrete): run it as is; an error
             # that persists is the caller's and propagates from here.
             out = _apply(kind, objs, vals)
-            kind.jitted = None
-            kind.traceable = kind.fusable = False
+            _untraceable(kind, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     else:
         out = _apply(kind, objs, vals)
     return out

@@ -37,7 +37,10 @@ def cache_info() -> dict[str, dict[str, int]]:
     """The counters of every cache, by name: ``size`` for each, and ``hits``,
     ``misses`` (compiles), ``deferred`` (first sights run uncompiled),
     ``untraceable`` and ``maxsize`` for the compiled ones ("replays", "fused
-    programs", "pullbacks"); ``"fused graphs"``: how many pending graphs were made.
+    programs", "pullbacks"); ``"fused graphs"``: how many pending graphs were made;
+    ``"untraceable kinds"``: how many functions JAX could not trace, which run at
+    once, uncompiled (each is also named once in a debug record on the
+    ``eagertape`` logger).
 
     >>> import eagertape as et
     >>> from eagertape import introspect

@@ -501,3 +501,44 @@ def test_tf_ops_with_float_or_shape_parameters_are_deferred(name):
         y = _TF_CALLS[name](tf, x, m)
         assert _pending(y)
     np.testing.assert_allclose(y.numpy(), now, rtol=1e-5, atol=1e-6)
+
+
+def test_numpy_integer_shapes_and_axes_are_static_and_the_call_deferred(fused, caplog):
+    # Shapes and axes computed with NumPy are parameters, as Python ints are: were
+    # they values, JAX could not trace the call, which would run at once, uncompiled.
+    import logging
+    introspect.clear_caches("untraceable kinds")
+    xv = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x = et.Variable(xv)
+    n = np.int64(2)
+    with caplog.at_level(logging.DEBUG, logger="eagertape"):
+        with et.GradientTape() as tape:
+            y = tnp.reshape(x, (n, np.int32(12)))
+            z = tnp.sum(y, axis=np.int64(0))
+            w = tnp.reshape(z * 2.0, [np.int64(3), -1])
+            loss = tnp.sum(w * w)
+        assert _pending(y) and _pending(z) and _pending(w)
+        g = tape.gradient(loss, x)
+    assert introspect.cache_info()["untraceable kinds"]["size"] == 0
+    assert "cannot be traced" not in caplog.text
+
+    def f(a):
+        return jnp.sum((jnp.sum(a.reshape(2, 12), axis=0) * 2.0) ** 2)
+    np.testing.assert_allclose(g.numpy(), jax.grad(f)(xv), rtol=1e-6)
+    # A tuple of NumPy integers taken as data keeps NumPy's dtype.
+    assert tnp.asarray((np.int8(1), np.int8(2))).dtype == np.int8
+
+
+def test_an_op_jax_cannot_trace_is_reported(caplog):
+    # A boolean mask has a shape that depends on values: the call runs at once,
+    # and says so once, at debug level, and in the caches' counters.
+    import logging
+    introspect.clear_caches("untraceable kinds", "call kinds")
+    x = et.constant([1.0, -2.0, 3.0])
+    with caplog.at_level(logging.DEBUG, logger="eagertape"):
+        for _ in range(2):
+            y = x[x > 0.0]
+    np.testing.assert_array_equal(y.numpy(), [1.0, 3.0])
+    assert introspect.cache_info()["untraceable kinds"]["size"] == 1
+    assert caplog.text.count("cannot be traced by JAX") == 1
+    assert "getitem" in caplog.text
