@@ -11,7 +11,6 @@ preamble) and names the op in the tapes' structure keys.
 """
 import functools
 import itertools
-import logging
 
 import jax
 import numpy as np
