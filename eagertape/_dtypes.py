@@ -54,3 +54,133 @@ def int_range(dtype):
         info = np.iinfo(dtype)
         r = _int_ranges.put(dtype, (int(info.min), int(info.max)))
     return r
+
+
+# TF's DataType enum values (``DType.as_datatype_enum``), for the dtypes JAX has.
+_ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+          "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17,
+          "complex128": 18, "float16": 19, "uint32": 22, "uint64": 23}
+
+
+class DType:
+    """A Tensor's dtype: a NumPy dtype with TF's ``tf.DType`` attributes.
+
+    It equals, hashes as and converts to its NumPy dtype (``np.dtype(d)``, and
+    anything that takes a dtype: NumPy, JAX, Keras), so it serves wherever a NumPy
+    dtype does; TF's ``is_floating``, ``as_numpy_dtype``, ``min``, ``max``,
+    ``real_dtype`` and the rest answer as TF's. One object per dtype.
+
+    >>> import numpy as np
+    >>> import eagertape.tf as tf
+    >>> d = tf.constant([1.5]).dtype
+    >>> d is tf.float32, d == np.float32, d.is_floating, d.as_numpy_dtype, d.min
+    (True, True, True, <class 'numpy.float32'>, np.float32(-3.4028235e+38))
+    """
+
+    __slots__ = ("dtype",)
+
+    def __new__(cls, dtype):
+        if type(dtype) is DType:
+            return dtype
+        d = np.dtype(dtype)
+        obj = _dtype_objects.get(d)
+        if obj is None:
+            obj = object.__new__(cls)
+            obj.dtype = d        # what np.dtype(obj) and JAX read
+            _dtype_objects[d] = obj
+        return obj
+
+    def __getattr__(self, name):
+        # NumPy's attributes (kind, itemsize, type, char, str, ...).
+        if name == "dtype":
+            raise AttributeError(name)
+        return getattr(self.dtype, name)
+
+    def __eq__(self, other):
+        if type(other) is DType:
+            return self.dtype == other.dtype
+        try:
+            return self.dtype == np.dtype(getattr(other, "as_numpy_dtype", other))
+        except (TypeError, ValueError):
+            return False
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __reduce__(self):
+        return DType, (self.dtype,)
+
+    def __repr__(self):
+        return repr(self.dtype)        # as NumPy prints it: dtype('float32')
+
+    def __str__(self):
+        return self.dtype.name
+
+    @property
+    def name(self): return self.dtype.name
+    @property
+    def as_numpy_dtype(self): return self.dtype.type
+    @property
+    def base_dtype(self): return self
+    @property
+    def real_dtype(self):
+        return DType(np.float32 if self.dtype == np.complex64 else np.float64) \
+            if self.is_complex else self
+    @property
+    def is_floating(self): return category(self.dtype) == "f"
+    @property
+    def is_complex(self): return category(self.dtype) == "c"
+    @property
+    def is_integer(self): return category(self.dtype) == "i"
+    @property
+    def is_unsigned(self): return self.dtype.kind == "u"
+    @property
+    def is_bool(self): return self.dtype == np.bool_
+    @property
+    def is_quantized(self): return False
+    @property
+    def is_numpy_compatible(self): return True
+    @property
+    def size(self): return self.dtype.itemsize
+    @property
+    def as_datatype_enum(self): return _ENUMS.get(self.dtype.name, 0)
+
+    @property
+    def min(self):
+        """The smallest value of the dtype (TF: floats' lowest, not their tiniest)."""
+        return self._limit("min")
+
+    @property
+    def max(self):
+        """The largest value of the dtype."""
+        return self._limit("max")
+
+    @property
+    def limits(self):
+        """``(min, max)``."""
+        return self.min, self.max
+
+    def _limit(self, which):
+        c = category(self.dtype)
+        if c == "f":
+            return getattr(jnp.finfo(self.dtype), which)
+        if c == "i":
+            return int_range(self.dtype)[0 if which == "min" else 1]
+        raise TypeError(f"Cannot find {'minimum' if which == 'min' else 'maximum'} value "
+                        f"of {self.dtype.name}.")
+
+    def is_compatible_with(self, other):
+        """Whether ``other`` (a dtype or name) is this dtype."""
+        return self == other
+
+
+_dtype_objects = {}       # np.dtype -> its DType (a handful: never evicted)
+
+
+def tf_dtype(d):
+    """The DType of a NumPy dtype (``Tensor.dtype``)."""
+    obj = _dtype_objects.get(d)
+    return obj if obj is not None else DType(d)

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._dtypes import tf_dtype
 from ._graph import Pending
 from ._state import local, x64
 
@@ -161,7 +162,7 @@ class _TensorLike:
     @property
     def shape(self): return _new_shape(TensorShape, self._aval().shape)
     @property
-    def dtype(self): return np.dtype(self._aval().dtype)
+    def dtype(self): return tf_dtype(np.dtype(self._aval().dtype))
     @property
     def ndim(self): return len(self._aval().shape)
     @property

@@ -550,3 +550,58 @@ def test_gather_out_of_range_still_checked_eagerly():
 @pytest.mark.parametrize("name", sorted(GRADIENT_PROGRAMS))
 def test_gradients_as_tensorflow(name):
     _check(GRADIENT_PROGRAMS[name])
+
+
+# -- DType attributes ----------------------------------------------------------------
+
+_DTYPE_NAMES = ["float32", "float64", "float16", "bfloat16", "int8", "int16", "int32",
+                "int64", "uint8", "uint16", "uint32", "uint64", "bool", "complex64",
+                "complex128"]
+_DTYPE_ATTRS = ["name", "is_floating", "is_integer", "is_complex", "is_bool", "is_unsigned",
+                "is_quantized", "is_numpy_compatible", "size", "as_datatype_enum",
+                "as_numpy_dtype"]
+
+
+@pytest.mark.parametrize("name", _DTYPE_NAMES)
+def test_dtype_attributes_are_tfs(name):
+    # TF code reads them: `x.dtype.is_floating`, `x.dtype.min` in attention masks,
+    # `dtype.as_numpy_dtype` to make NumPy arrays.
+    ours, theirs = getattr(etf, name), getattr(tf_real, name)
+    for attr in _DTYPE_ATTRS:
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    assert ours.real_dtype.name == theirs.real_dtype.name
+    assert ours.base_dtype is ours
+    for attr in ("min", "max"):
+        try:
+            expected = getattr(theirs, attr)
+        except TypeError:
+            with pytest.raises(TypeError, match=f"{'minimum' if attr == 'min' else 'maximum'} value"):
+                getattr(ours, attr)
+            continue
+        got = getattr(ours, attr)
+        assert type(got) is type(expected) and got == expected, attr
+    assert ours.limits == (ours.min, ours.max) if ours.is_floating or ours.is_integer else True
+
+
+def test_a_tensors_dtype_is_the_tf_dtype_object_and_a_numpy_dtype_too():
+    x = etf.constant([1.0, 2.0])
+    v = etf.Variable([1, 2])
+    assert x.dtype is etf.float32 and v.dtype is etf.int32
+    assert isinstance(x.dtype, etf.DType) and isinstance(x.dtype, etf.dtypes.DType)
+    assert x.dtype.is_floating and not v.dtype.is_floating and v.dtype.is_integer
+    # As NumPy's dtype: equal, same hash, converted by NumPy and JAX.
+    assert x.dtype == np.float32 and x.dtype == "float32" and x.dtype == np.dtype("float32")
+    assert {np.dtype("float32"): 1}[x.dtype] == 1 and {x.dtype: 2}[np.dtype("float32")] == 2
+    assert np.zeros(2, x.dtype).dtype == np.float32 and np.dtype(x.dtype) == np.float32
+    assert x.dtype != etf.float64 and x.dtype.is_compatible_with(tf_real.float32)
+    assert etf.as_dtype(tf_real.float16) is etf.float16 and etf.as_dtype(float) is etf.float32
+    assert etf.as_dtype(tf_real.float64.as_numpy_dtype) is etf.float64
+    import pickle
+    assert pickle.loads(pickle.dumps(etf.bfloat16)) is etf.bfloat16
+    # The attention-mask idiom: the most negative float of the scores' dtype.
+    scores = etf.constant([[0.5, 2.0]])
+    mask = etf.constant([[1.0, 0.0]])
+    masked = scores + (1.0 - mask) * scores.dtype.min
+    real = tf_real.constant([[0.5, 2.0]]) + (1.0 - tf_real.constant([[1.0, 0.0]])) \
+        * tf_real.float32.min
+    np.testing.assert_array_equal(etf.nn.softmax(masked).numpy(), tf_real.nn.softmax(real).numpy())

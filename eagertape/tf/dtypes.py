@@ -1,7 +1,7 @@
-"""``tf.dtypes``: TF's dtype names as NumPy dtypes (what eagertape's Tensors carry;
-accepted wherever TF takes a ``DType``), ``as_dtype``, ``cast``, ``saturate_cast``
-and ``complex``. ``eagertape.tf`` re-exports the dtype names at top level (one
-object each).
+"""``tf.dtypes``: TF's dtype names as ``DType`` objects (what a Tensor's ``dtype``
+is: a NumPy dtype with TF's attributes, accepted wherever TF or NumPy takes a
+dtype), ``as_dtype``, ``cast``, ``saturate_cast`` and ``complex``.
+``eagertape.tf`` re-exports the dtype names at top level (one object each).
 
 >>> import eagertape.tf as tf
 >>> tf.dtypes.double is tf.float64, tf.dtypes.as_dtype("half") == tf.float16
@@ -15,26 +15,30 @@ import jax.numpy as _jnp
 
 from .. import numpy as _np
 from .._primitive import call as _call
+from .._dtypes import DType
 from .._tensor import _as_dtype, _TensorLike
 from .._variables import _Alias
 from ._util import STRINGS, _Unsupported, tensor as _t
 
-DType = np.dtype
-
-float16, bfloat16 = np.dtype("float16"), np.dtype(_jnp.bfloat16)
-float32, float64 = np.dtype("float32"), np.dtype("float64")
+float16, bfloat16 = DType("float16"), DType(_jnp.bfloat16)
+float32, float64 = DType("float32"), DType("float64")
 half, double = float16, float64
-int8, int16, int32, int64 = (np.dtype(t) for t in ("int8", "int16", "int32", "int64"))
-uint8, uint16, uint32, uint64 = (np.dtype(t) for t in ("uint8", "uint16", "uint32", "uint64"))
-bool = np.dtype("bool")  # noqa: A001  (TF's name)
-complex64, complex128 = np.dtype("complex64"), np.dtype("complex128")
+int8, int16, int32, int64 = (DType(t) for t in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (DType(t) for t in ("uint8", "uint16", "uint32", "uint64"))
+bool = DType("bool")  # noqa: A001  (TF's name)
+complex64, complex128 = DType("complex64"), DType("complex128")
 
 
 # as_dtype, cast, saturate_cast and complex: eagertape.tf re-exports them (the
 # same objects).
 def as_dtype(type_value):
-    """A dtype from a name, NumPy type or dtype (``tf.as_dtype``)."""
-    return _as_dtype(type_value)
+    """The ``DType`` of a name, Python or NumPy type, or dtype (``tf.as_dtype``).
+
+    >>> import eagertape.tf as tf
+    >>> tf.as_dtype("float32") is tf.float32, tf.as_dtype(float) is tf.float32
+    (True, True)
+    """
+    return DType(_as_dtype(type_value))
 
 
 def cast(x, dtype, name=None):
