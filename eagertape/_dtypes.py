@@ -98,7 +98,9 @@ class DType:
 
     def __eq__(self, other):
         if type(other) is DType:
-            return self.dtype == other.dtype
+            return self is other
+        if isinstance(other, np.dtype):
+            return self.dtype == other
         try:
             return self.dtype == np.dtype(getattr(other, "as_numpy_dtype", other))
         except (TypeError, ValueError):
