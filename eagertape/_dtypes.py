@@ -87,7 +87,8 @@ class DType:
         if obj is None:
             obj = object.__new__(cls)
             obj.dtype = d        # what np.dtype(obj) and JAX read
-            _dtype_objects[d] = obj
+            # setdefault: two threads meeting a dtype first still share one object.
+            obj = _dtype_objects.setdefault(d, obj)
         return obj
 
     def __getattr__(self, name):
