@@ -133,7 +133,7 @@ class Function:
     >>> import eagertape as et
     >>> f = et.function(lambda x: x * 2.0)
     >>> isinstance(f, et.Function), f(et.constant(1.5)).numpy()
-    (True, array(3., dtype=float32))
+    (True, np.float32(3.0))
     """
 
     def __init__(self, fn: Callable[..., Any], jit_compile: bool = True,

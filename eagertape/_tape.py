@@ -43,7 +43,7 @@ class UnconnectedGradients(enum.Enum):
     >>> print(tape.gradient(z, y))
     None
     >>> tape.gradient(z, y, unconnected_gradients=et.UnconnectedGradients.ZERO).numpy()
-    array(0., dtype=float32)
+    np.float32(0.0)
     """
     NONE = "none"
     ZERO = "zero"

@@ -138,13 +138,16 @@ class _TensorLike:
         return format(v.item() if v.ndim == 0 else v, spec) if spec else str(self)
 
     def numpy(self):
-        """The value as a NumPy array (a copy on the host).
+        """The value as a NumPy array (a copy on the host); a scalar as a NumPy
+        scalar, as TF gives it (hashable: a label can key a dict).
 
         >>> import eagertape as et
         >>> et.constant([1.0, 2.0]).numpy()
         array([1., 2.], dtype=float32)
+        >>> et.constant(2.5).numpy()
+        np.float32(2.5)
         """
-        return np.asarray(self._read())
+        return _host(self._read())
 
     def jax(self):
         """The underlying ``jax.Array``: no copy, device and sharding kept.
@@ -433,7 +436,7 @@ class Tensor(_TensorLike):
     are recorded ops too; ``shape``, ``dtype``, ``ndim`` and ``size`` are read off:
 
     >>> t.reshape(2, 1).T.shape, t.mean().numpy(), t.astype("int32").dtype
-    (TensorShape([1, 2]), array(1.5, dtype=float32), dtype('int32'))
+    (TensorShape([1, 2]), np.float32(1.5), dtype('int32'))
     """
 
     # _v: a jax.Array, or in fused mode a Pending (shape and dtype known, value
@@ -663,3 +666,9 @@ def _to_array(value, dtype, argname):
                                 "without losing information; cast explicitly")
         arr = arr.astype(dtype)
     return jnp.asarray(arr)
+
+
+def _host(v):
+    """``v`` on the host: a NumPy array, or a NumPy scalar for a 0-d value (TF's ``numpy()``)."""
+    a = np.asarray(v)
+    return a[()] if a.ndim == 0 else a

@@ -10,7 +10,7 @@ from ._graph import Pending
 from ._primitive import call as _call
 from ._state import local, switched, x64
 from ._tensor import _TensorLike, _as_dtype, _shown, _to_array, _wrap
-from ._tensor import _canonical, _dlpack, _refusal, _unflatten_tensor
+from ._tensor import _canonical, _dlpack, _host, _refusal, _unflatten_tensor
 
 _uid = itertools.count()
 
@@ -271,7 +271,7 @@ class Variable(_TensorLike):
         return str(next(iter(self._value.devices()))) if hasattr(self._value, "devices") else None
 
     def numpy(self):
-        return np.asarray(self._value)
+        return _host(self._value)
 
     def jax(self):
         """The current ``jax.Array`` (not a recorded read).

@@ -48,7 +48,7 @@ def enable_check_numerics():
     eagertape.debug.NumericsError: !!! Detected NaN in output 0 of op 'sqrt' ... !!!
     >>> et.debug.disable_check_numerics()
     >>> tnp.sqrt(et.constant(-1.0)).numpy()
-    array(nan, dtype=float32)
+    np.float32(nan)
     """
     local.state.check_numerics = True
 

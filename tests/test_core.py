@@ -36,6 +36,7 @@ def test_tensor_api():
     assert repr(t) == "<eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"
     assert t.shape == (2,) and t.dtype == np.float32 and t.ndim == 1 and t.size == 2 and len(t) == 2
     assert isinstance(t.numpy(), np.ndarray) and isinstance(t.jax(), jax.Array)
+    assert type(t[0].numpy()) is np.float32     # a scalar: a NumPy scalar, as TF's
     a, b = t
     assert float(a) == 1.0 and float(b) == 2.0 and int(b) == 2 and bool(b)
     np.testing.assert_array_equal(np.asarray(t), [1.0, 2.0])

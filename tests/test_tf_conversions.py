@@ -605,3 +605,16 @@ def test_a_tensors_dtype_is_the_tf_dtype_object_and_a_numpy_dtype_too():
     real = tf_real.constant([[0.5, 2.0]]) + (1.0 - tf_real.constant([[1.0, 0.0]])) \
         * tf_real.float32.min
     np.testing.assert_array_equal(etf.nn.softmax(masked).numpy(), tf_real.nn.softmax(real).numpy())
+
+
+@pytest.mark.parametrize("value", [3.0, 2, True, [1.0, 2.0], [[1]]])
+def test_numpy_gives_tfs_types_a_scalar_as_a_numpy_scalar(value):
+    # TF's numpy() of a scalar is a NumPy scalar (hashable: `counts[label.numpy()] += 1`).
+    for make in (lambda tf: tf.constant(value), lambda tf: tf.Variable(value)):
+        ours, theirs = make(etf).numpy(), make(tf_real).numpy()
+        assert type(ours) is type(theirs) and ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+    counts = {}
+    for label in etf.constant([1, 0, 1]):
+        counts[label.numpy()] = counts.get(label.numpy(), 0) + 1
+    assert counts == {0: 1, 1: 2}

@@ -92,13 +92,13 @@ def _to_numpy(x, dtype=None):
     if isinstance(x, np.ndarray) and dtype is None:
         return x
     if isinstance(x, _TensorLike):
-        x = x.numpy()
+        x = np.asarray(x.numpy())       # a scalar too: elements are arrays
     elif not isinstance(x, np.ndarray):
         if isinstance(x, (str, bytes)) or (isinstance(x, (list, tuple)) and x and isinstance(
                 np.asarray(x).flat[0], (str, bytes))):
             raise TypeError("string elements are not supported by eagertape's tf.data "
                             "(JAX has no string dtype); encode them as integer ids first")
-        x = convert_to_tensor(x).numpy()
+        x = np.asarray(convert_to_tensor(x).numpy())
     return x if dtype is None else x.astype(dtype, copy=False)
 
 

@@ -393,7 +393,7 @@ def assert_all_finite(x, message, name=None):
 
     >>> import eagertape.tf as tf
     >>> tf.debugging.assert_all_finite(tf.constant(1.0), "loss").numpy()
-    array(1., dtype=float32)
+    np.float32(1.0)
     """
     return check_numerics(x, message)
 

@@ -3,7 +3,7 @@
 >>> import eagertape.tf as tf
 >>> tnp = tf.experimental.numpy
 >>> tnp.sum(tnp.arange(4.0) * 2).numpy()
-array(12.)
+np.float64(12.0)
 """
 from .._util import _Unsupported
 from . import numpy  # noqa: F401

@@ -11,7 +11,7 @@ accepted and changes nothing.
 >>> import eagertape.tf as tf
 >>> tnp = tf.experimental.numpy
 >>> tnp.asarray([1.0, 2.0]).dtype, tnp.mean(tnp.asarray([1, 2])).numpy()
-(dtype('float64'), array(1.5))
+(dtype('float64'), np.float64(1.5))
 """
 import functools as _functools
 
