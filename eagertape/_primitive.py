@@ -364,8 +364,13 @@ def _run(kind, objs, vals, constant_output):
                 if h.accumulators and not constant_output:
                     h.accumulators[0]._on_call(kind, objs, outs)
                 return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
-            if r is None:      # it runs but cannot be traced: at once from now on
+            if r is None:
+                # Not traceable abstractly: if it runs at once, it does so from now
+                # on; if it raises, the error is the call's (bad shapes), not the
+                # kind's, which stays deferrable.
+                out = _run_now(kind, objs, vals, constant_output)
                 _untraceable(kind, "its outputs' shapes need values", at_once_only=True)
+                return out
     return _run_now(kind, objs, vals, constant_output)
 
 

@@ -542,3 +542,16 @@ def test_an_op_jax_cannot_trace_is_reported(caplog):
     assert introspect.cache_info()["untraceable kinds"]["size"] == 1
     assert caplog.text.count("cannot be traced by JAX") == 1
     assert "getitem" in caplog.text
+
+
+def test_a_call_with_bad_shapes_does_not_stop_its_function_being_deferred():
+    # A shape error in fused mode is raised at the call as in eager mode; the
+    # function (matmul here) is still deferred for the next, good call.
+    a, b = et.constant(np.ones((2, 3), np.float32)), et.constant(np.ones((4, 5), np.float32))
+    c = et.constant(np.ones((3, 5), np.float32))
+    with et.execution_mode("fused"):
+        with pytest.raises((TypeError, ValueError)):
+            tnp.matmul(a, b)
+        y = tnp.matmul(a, c)
+        assert _pending(y)
+    np.testing.assert_array_equal(y.numpy(), np.full((2, 5), 3.0, np.float32))
