@@ -428,7 +428,10 @@ def _bool_multiply(x, y):
 
 def _bool_product(x, y):
     i32 = jnp.int32
-    return (jnp.asarray(x).astype(i32) * jnp.asarray(y).astype(i32)).astype(jnp.bool_)
+    # TF casts a complex operand to int by its real part (`bool * 1j` is all False);
+    # said explicitly, since a complex-to-real astype is deprecated in JAX.
+    x, y = (jnp.real(v) if jnp.iscomplexobj(v) else jnp.asarray(v) for v in (x, y))
+    return (x.astype(i32) * y.astype(i32)).astype(jnp.bool_)
 
 
 def _int_true_divide(x, y, dtype):
