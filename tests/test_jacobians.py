@@ -11,7 +11,7 @@ import eagertape as et
 from eagertape import introspect
 from eagertape import numpy as tnp
 
-from test_ops import CASES
+from op_table import CASES
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
 # user with JAX_ENABLE_X64=1 runs it.
