@@ -1,4 +1,22 @@
+"""The suite's axes, its quick tier and its caches (docs/testing.md says the same).
+
+Axes, paid only where they can change the answer:
+- execution mode (eager, fused): the modules in ``MODE_AXIS``, whose tests record,
+  replay or assign; every other module runs once, in the default mode (eager). A test
+  opts out with ``@pytest.mark.eager`` (it counts the eager replay's compilations) or
+  in with ``@pytest.mark.both_modes``.
+- replay (compiled, per-op): tests marked ``replay_axis`` that take the ``replay``
+  fixture, and the op table (``tests/test_ops.py``, parametrized there); any other
+  test taking ``replay`` runs under the compiled replay.
+
+``--quick`` is the edit loop's tier: eager mode, the compiled replay, no test that
+starts an interpreter (``SUBPROCESS_MODULES``, ``@pytest.mark.subprocess``), nothing
+marked ``slow``, an evenly spaced sample of each large parametrized table and a few
+examples of each property test.
+"""
 import os
+import pathlib
+import tempfile
 
 import jax
 import pytest
@@ -6,34 +24,121 @@ import pytest
 import eagertape as et
 from eagertape import introspect
 
+MODE_AXIS = frozenset({
+    "test_bad_input", "test_core", "test_forward", "test_function", "test_fused",
+    "test_fuzz", "test_interop", "test_jacobians", "test_keras", "test_ops",
+    "test_optimizers", "test_properties", "test_reliability", "test_seeds",
+    "test_tf_checkpoint", "test_tf_conversions", "test_tf_data", "test_tf_differential",
+    "test_tf_facade", "test_tf_fuzz", "test_tf_image", "test_tf_linalg",
+    "test_tf_nn_more", "test_tf_random_signal", "test_tf_runtime", "test_tf_semantics",
+    "test_tf_structures", "test_x64",
+})
+# Every test of these starts an interpreter (examples, README blocks, notebooks,
+# launchers, packaging checks, the TF fuzzer's workers): left out of the quick tier.
+SUBPROCESS_MODULES = frozenset({
+    "test_examples", "test_multiprocess", "test_notebooks", "test_packaging",
+    "test_readme", "test_structure", "test_tf_fuzz",
+})
+QUICK_SAMPLE = 6     # items kept per parametrized test function in the quick tier
+QUICK_EXAMPLES = 3   # hypothesis examples per property test in the quick tier
+
 
 def pytest_addoption(parser):
     parser.addoption("--execution-mode", choices=("both", "eager", "fused"),
                      default=os.environ.get("EAGERTAPE_TEST_MODES", "both"),
-                     help="run every test in eager mode, in fused mode, or in both (default)")
+                     help="run the tests that carry the mode axis in eager mode, in fused "
+                     "mode, or in both (default)")
+    parser.addoption("--quick", action="store_true",
+                     help="the quick tier: one mode, the compiled replay, no subprocesses, "
+                     "nothing slow, a sample of each table (docs/testing.md)")
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "eager: runs in eager mode only (it counts the eager "
-                            "replay's compilations)")
-    config.addinivalue_line("markers", "jax_x64: runs with jax_enable_x64 on, as for a user "
-                            "who sets JAX_ENABLE_X64=1 (its jax.grad/jvp oracles compute in "
-                            "float64); the other tests run with JAX's default, 32-bit")
+    for line in (
+        "eager: runs in eager mode only (it counts the eager replay's compilations)",
+        "both_modes: runs in both execution modes though its module does not carry the axis",
+        "replay_axis: runs under both replays (compiled and per-op): it is about the replay",
+        "subprocess: starts an interpreter (left out of the quick tier)",
+        "slow: takes long (left out of the quick tier)",
+        "jax_x64: runs with jax_enable_x64 on, as for a user who sets JAX_ENABLE_X64=1 "
+        "(its jax.grad/jvp oracles compute in float64); the other tests run with JAX's "
+        "default, 32-bit",
+    ):
+        config.addinivalue_line("markers", line)
 
 
 def pytest_report_header(config):
-    return f"eagertape execution modes: {config.getoption('--execution-mode')}"
+    tier = "quick tier" if config.getoption("--quick") else "full suite"
+    return f"eagertape: {tier}, execution modes: {_mode_option(config)}"
+
+
+def _mode_option(config):
+    return "eager" if config.getoption("--quick") else config.getoption("--execution-mode")
+
+
+def _module(node):
+    return pathlib.Path(str(node.fspath)).stem
 
 
 def pytest_generate_tests(metafunc):
-    # Every test runs once per execution mode: values, gradients and errors
-    # must not depend on it.
     if "_et_mode" in metafunc.fixturenames:
-        opt = metafunc.config.getoption("--execution-mode")
-        modes = ["eager", "fused"] if opt == "both" else [opt]
-        if metafunc.definition.get_closest_marker("eager"):
+        opt = _mode_option(metafunc.config)
+        definition = metafunc.definition
+        if opt != "both":
+            modes = [opt]
+        elif definition.get_closest_marker("eager"):
+            modes = ["eager"]
+        elif (_module(definition) in MODE_AXIS
+              or definition.get_closest_marker("both_modes")):
+            modes = ["eager", "fused"]
+        else:
             modes = ["eager"]
         metafunc.parametrize("_et_mode", modes, ids=[f"{m}-mode" for m in modes])
+    if "replay" in metafunc.fixturenames and not _parametrized(metafunc, "replay"):
+        both = (metafunc.definition.get_closest_marker("replay_axis")
+                and not metafunc.config.getoption("--quick"))
+        metafunc.parametrize("replay", ["compiled", "per_op"] if both else ["compiled"],
+                             indirect=True)
+
+
+def _parametrized(metafunc, name):
+    return any(name in (m.args[0] if isinstance(m.args[0], (list, tuple))
+                        else [a.strip() for a in m.args[0].split(",")])
+               for m in metafunc.definition.iter_markers("parametrize"))
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--quick"):
+        return
+    keep, drop, tables = [], [], {}
+    for item in items:
+        if (_module(item) in SUBPROCESS_MODULES or item.get_closest_marker("subprocess")
+                or item.get_closest_marker("slow")
+                or getattr(item, "callspec", None) and item.callspec.params.get("replay")
+                == "per_op"):
+            drop.append(item)
+        elif getattr(item, "callspec", None):
+            tables.setdefault((item.nodeid.split("::")[0], item.originalname), []).append(item)
+        else:
+            keep.append(item)
+    for group in tables.values():
+        # evenly spaced, first and last included: the same sample every run
+        n = len(group)
+        picks = {round(i * (n - 1) / (QUICK_SAMPLE - 1)) for i in range(QUICK_SAMPLE)} \
+            if n > QUICK_SAMPLE else set(range(n))
+        for i, item in enumerate(group):
+            (keep if i in picks else drop).append(item)
+    keep.sort(key=items.index)
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+    from hypothesis import settings
+    for item in keep:
+        # A property test's own @settings outranks a profile: cap it where it is set.
+        fn = getattr(item, "obj", None)
+        own = getattr(fn, "_hypothesis_internal_use_settings", None)
+        if own is not None and own.max_examples > QUICK_EXAMPLES:
+            fn._hypothesis_internal_use_settings = settings(
+                own, max_examples=QUICK_EXAMPLES, derandomize=True, deadline=None)
 
 
 @pytest.fixture(autouse=True)
@@ -60,9 +165,10 @@ def _jax_x64(request):
         assert not jax.config.jax_enable_x64, "eagertape left jax_enable_x64 on"
 
 
-@pytest.fixture(params=["compiled", "per_op"])
+@pytest.fixture
 def replay(request):
-    """Run a test under both replays: the compiled whole-tape one and per-op pullbacks."""
+    """The test's replay (see pytest_generate_tests): the compiled whole-tape one, and
+    per-op pullbacks too where the test is about the replay."""
     with introspect.replay_policy(request.param):
         yield request.param
 
@@ -73,12 +179,41 @@ def _no_tape_left():
     state = introspect.thread_state()
     assert state.tapes == [], "a test left a GradientTape on the stack"
     assert state.var_watchers == []
-    _ = et
+
+
+def cache_root():
+    """Where the tests keep what they may reuse across runs (XLA's programs, TF's
+    outcomes): ``$EAGERTAPE_TEST_CACHE``, else the user's cache folder; never the
+    checkout, so a fresh clone on the same machine finds it."""
+    root = os.environ.get("EAGERTAPE_TEST_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "eagertape-tests")
+    return root
+
+
+def _compilation_cache():
+    """JAX's persistent compilation cache, for the test run only (the library never
+    sets it): a program compiled by one worker, one run or one example's interpreter
+    is read back by the next. ``EAGERTAPE_TEST_JAX_CACHE=off`` runs without it. The
+    environment carries it into the subprocesses (examples, notebooks, README)."""
+    if os.environ.get("EAGERTAPE_TEST_JAX_CACHE") == "off":
+        return
+    path = os.environ.get("JAX_COMPILATION_CACHE_DIR") or os.path.join(cache_root(), "jax")
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return                                  # read-only home: run without it
+    # Small programs too: the suite's are, and their compiles are its main cost.
+    settings = {"jax_compilation_cache_dir": path,
+                "jax_persistent_cache_min_compile_time_secs": 0,
+                "jax_persistent_cache_min_entry_size_bytes": 0}
+    for name, value in settings.items():
+        os.environ[name.upper()] = str(value)
+        jax.config.update(name, value)
 
 
 def _hypothesis_profiles():
-    import os
-
     from hypothesis import settings
     # CI runs the same examples every time (a red CI is then reproducible); a
     # developer's run explores new ones.
@@ -87,4 +222,5 @@ def _hypothesis_profiles():
         settings.load_profile("ci")
 
 
+_compilation_cache()
 _hypothesis_profiles()

@@ -218,6 +218,7 @@ def test_training_loop_compiles_its_replay_once():
     assert losses[-1] < 0.5 * losses[0]
 
 
+@pytest.mark.replay_axis
 def test_deep_tape_does_not_recurse(replay):
     n = 20000
     x = et.constant(0.5, dtype="float64")

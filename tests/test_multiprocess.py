@@ -37,6 +37,7 @@ def losses(stdout, prefix=""):
             if line.startswith(prefix + "step ")]
 
 
+@pytest.mark.both_modes      # fused mode records the loop another way
 def test_multiprocess_example_gives_the_single_process_losses_and_weights(tmp_path, _et_mode):
     p, _ = run([EXAMPLE, "--steps", str(STEPS), "--save", str(tmp_path / "plain.npz")])
     assert p.returncode == 0, p.stdout + p.stderr
@@ -148,10 +149,11 @@ def test_launch_environment_and_output_prefixes():
     lines = []
     code = ("import os, sys; e = os.environ; print(e['JAX_PROCESS_ID'], e['JAX_NUM_PROCESSES'], "
             "e['JAX_COORDINATOR_ADDRESS'], e['JAX_PLATFORMS'], e['XLA_FLAGS'], sys.argv[1:])")
-    assert launch.launch(["-c", code, "a", "b"], 3, port=4321, cpu_devices=2,
+    port = launch.free_port()
+    assert launch.launch(["-c", code, "a", "b"], 3, port=port, cpu_devices=2,
                          out=lines.append) == 0
     flags = "--xla_force_host_platform_device_count=2"
-    assert sorted(lines) == [f"[p{i}] {i} 3 localhost:4321 cpu {flags} ['a', 'b']"
+    assert sorted(lines) == [f"[p{i}] {i} 3 localhost:{port} cpu {flags} ['a', 'b']"
                              for i in range(3)]
     errors = []
     assert launch.launch(["-m", "json.tool", "--no-such-option"], 1, out=lines.append,

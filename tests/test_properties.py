@@ -19,7 +19,9 @@ pytestmark = pytest.mark.jax_x64
 # Tape and jax.grad compose the same pullbacks: only rounding may differ.
 RTOL = ATOL = 1e-9
 
-replays = pytest.mark.parametrize("replay", ["compiled", "per_op"])
+# Both replays, drawn per example: the random programs meet each without doubling the
+# test (the op table runs every op under both).
+replays = st.sampled_from(["compiled", "per_op"])
 
 
 @contextlib.contextmanager
@@ -61,10 +63,10 @@ BINARY = {
 }
 
 
-@replays
 @pytest.mark.parametrize("name", sorted(BINARY))
 @settings(deadline=None, max_examples=12)
-@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+@given(replay=replays,
+       shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
        seed=st.integers(0, 2**32 - 1))
 def test_binary_broadcast_gradient(replay, name, shapes, seed):
     op, gen = BINARY[name]
@@ -130,9 +132,8 @@ def _reasonable(f, x):
     return bool(np.isfinite(y)) and abs(float(y)) < 1e8
 
 
-@replays
 @settings(deadline=None, max_examples=30)
-@given(program=programs, x=st.lists(st.floats(-1.5, 1.5), min_size=1, max_size=4))
+@given(replay=replays, program=programs, x=st.lists(st.floats(-1.5, 1.5), min_size=1, max_size=4))
 def test_random_program_gradient(replay, program, x):
     x = np.array(x)
     assume(_reasonable(jax_program(program), x))
@@ -164,10 +165,9 @@ def nested_grad(f, x0, order):
     return g.numpy()
 
 
-@replays
 @pytest.mark.parametrize("order", [2, 3])
 @settings(deadline=None, max_examples=15)
-@given(program=st.lists(step, min_size=1, max_size=5), x=st.floats(-1.5, 1.5))
+@given(replay=replays, program=st.lists(step, min_size=1, max_size=5), x=st.floats(-1.5, 1.5))
 def test_nested_tapes_higher_order(replay, order, program, x):
     f = jax_program(program)
     assume(_reasonable(f, x))
@@ -184,9 +184,8 @@ def test_nested_tapes_higher_order(replay, order, program, x):
 
 # -- (d) persistent tapes -----------------------------------------------------------
 
-@replays
 @settings(deadline=None, max_examples=20)
-@given(program=programs, x=st.lists(st.floats(-1.5, 1.5), min_size=1, max_size=4))
+@given(replay=replays, program=programs, x=st.lists(st.floats(-1.5, 1.5), min_size=1, max_size=4))
 def test_persistent_tape_queried_twice(replay, program, x):
     x = np.array(x)
     assume(_reasonable(jax_program(program), x))

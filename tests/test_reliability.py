@@ -28,6 +28,7 @@ def test_a_100000_op_tape():
     np.testing.assert_allclose(float(tape.gradient(y, x)), 1.00001 ** (n // 2), rtol=1e-9)
 
 
+@pytest.mark.replay_axis
 def test_six_nested_tapes_sixth_derivative_of_x6_is_720(replay):
     x = et.constant(1.3, dtype="float64")
     tapes = [et.GradientTape() for _ in range(6)]
@@ -124,6 +125,7 @@ def test_check_numerics_stops_at_the_forward_op_and_names_it():
     assert np.isinf(tnp.log(x).numpy()[1])          # off again: no check
 
 
+@pytest.mark.replay_axis
 def test_check_numerics_stops_at_the_backward_op_and_names_where_it_was_recorded(replay):
     x = et.constant([1.0, 0.0])
     with et.debug.check_numerics():
