@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from optional import requires
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,6 +51,7 @@ print(float(dy_dx), t.gradient(dy_dx, x))
     assert run(["-c", code]).split() == ["3.0", "None"]
 
 
+@requires("keras")
 def test_linear_regression():
     out = run(["examples/linear_regression.py"])
     assert "fitted: y = 3.0" in out
@@ -57,6 +59,7 @@ def test_linear_regression():
     assert losses[-1] < 0.1 * losses[0]
 
 
+@requires("keras")
 def test_mlp_classifier():
     out = run(["examples/mlp_classifier.py"])
     accuracy = float(out.split("held-out accuracy:")[1].split()[0])
@@ -92,6 +95,7 @@ def _epoch_losses(out):
             if line.startswith("epoch")]
 
 
+@requires("keras")
 def test_keras_training_loop_is_tensorflows_with_one_import_changed(tmp_path):
     out = run(["examples/keras_training_loop.py"])
     last = out.strip().splitlines()[-1]
@@ -112,6 +116,7 @@ def test_keras_training_loop_is_tensorflows_with_one_import_changed(tmp_path):
     np.testing.assert_allclose(ours, theirs, rtol=2e-3, atol=2e-4)
 
 
+@requires("orbax.checkpoint")
 def test_core_api_mlp_is_tensorflows_with_one_import_changed(tmp_path):
     out = run(["examples/core_api_mlp.py"])
     assert "largest difference 0" in out, out
@@ -131,6 +136,7 @@ def test_core_api_mlp_is_tensorflows_with_one_import_changed(tmp_path):
     assert "largest difference 0" in p.stdout
 
 
+@requires("keras")
 def test_keras_custom_fit():
     out = run(["examples/keras_custom_fit.py"])
     summary = [line for line in out.splitlines() if line.startswith("epochs run")][0]

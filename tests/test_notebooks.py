@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from optional import requires
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -54,7 +55,16 @@ def test_committed_with_clean_outputs(path):
         assert "image/png" in kinds, f"{path.name} was committed without its figure"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def _needs(path):
+    """The optional tools a notebook imports, and the kernel that runs it."""
+    text = path.read_text()       # TensorFlow, where a notebook uses it, is optional there
+    return ["ipykernel"] + [m for m, use in (("keras", r"\bkeras\b"),
+                                             ("matplotlib", r"import matplotlib\b"))
+                            if re.search(use, text)]
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=requires(*_needs(p))) for p in NOTEBOOKS],
+                         ids=lambda p: p.stem)
 def test_notebook_runs(path, monkeypatch):
     monkeypatch.setenv("EAGERTAPE_NOTEBOOK_QUICK", "1")
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
