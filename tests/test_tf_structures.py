@@ -8,47 +8,18 @@ import numpy as np
 import pytest
 
 import eagertape.tf as etf
+import tf_oracle
 
-tf_ = pytest.importorskip("tensorflow")
-
-
-def _plain(v, tf):
-    """A value both libraries can be compared on: shapes as ("shape", dims),
-    tensors as (dtype, array), containers kept."""
-    if isinstance(v, (tf.TensorShape, etf.TensorShape)):
-        return ("shape", None if v.rank is None else v.as_list())
-    if isinstance(v, (tf.Tensor, tf.Variable, etf.Tensor, etf.Variable)):
-        return (np.dtype(getattr(v.dtype, "as_numpy_dtype", v.dtype)).name, tuple(v.shape),
-                v.numpy().tolist())
-    if isinstance(v, dict):     # in its order, with its type
-        return [type(v).__name__] + [(k, _plain(x, tf)) for k, x in v.items()]
-    if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return (type(v).__name__,) + tuple(_plain(x, tf) for x in v)
-    if isinstance(v, (list, tuple)):
-        return type(v)(_plain(x, tf) for x in v)
-    return v
-
-
-def _outcome(tf, program):
-    try:
-        return "ok", _plain(program(tf), tf)
-    except Exception as e:      # noqa: BLE001  (the class is what is compared)
-        return "error", e
+tf_ = tf_oracle.require()   # TensorFlow, imported where a test reads it
 
 
 def _same(program):
-    """Run ``program`` in both; the same value, or errors of the same class
-    (TF's ``tf.errors.X`` as ``etf.errors.X``, a builtin as itself)."""
-    want, got = _outcome(tf_, program), _outcome(etf, program)
-    if want[0] == "error":
-        w = type(want[1])
-        cls = getattr(etf.errors, w.__name__) if w.__module__.startswith("tensorflow") else w
-        assert got[0] == "error", f"TF raised {w.__name__}: {want[1]}; eagertape gave {got[1]!r}"
-        assert isinstance(got[1], cls), f"TF raised {w.__name__}, eagertape {got[1]!r}"
-        return got[1]
-    assert got[0] == "ok", f"eagertape raised {got[1]!r}, TF gave {want[1]!r}"
-    assert got[1] == want[1], (got[1], want[1])
-    return got[1]
+    """Run ``program`` in both (TF's outcome from tests/tf_oracle.py); the same
+    value exactly (containers' kinds, namedtuple names, dict types and key order,
+    shapes, dtypes), or errors of the same class (TF's ``tf.errors.X`` as
+    ``etf.errors.X``, a builtin as itself). Returns eagertape's value or error."""
+    got = tf_oracle.check(program, rtol=0, atol=0, dict_order=True, errors="class")
+    return got.exc if got.raised else got.value
 
 
 # -- TensorShape -------------------------------------------------------------------
@@ -313,11 +284,11 @@ def test_debugging_messages_hold_the_message_and_values():
         (lambda tf: tf.debugging.assert_scalar(tf.zeros([3])), None),
     ]
     for program, _ in cases:  # TF's eager message is in eagertape's
-        want, got = _outcome(tf_, program), _outcome(etf, program)
-        assert want[0] == got[0] == "error"
-        w = str(want[1])
+        want, got = tf_oracle.tf_outcome(program), tf_oracle.run(etf, program)
+        assert want.raised and got.raised
+        w = want.error.message
         w = w[w.index("}}") + 2:].split(" [Op:")[0].strip() if "{{function_node" in w else w
-        assert w in str(got[1]) or str(got[1]) == w, (str(got[1]), w)
+        assert w in str(got.exc) or str(got.exc) == w, (str(got.exc), w)
     with pytest.raises(etf.errors.InvalidArgumentError, match=r"msg!\.  \nx and y not equal"):
         etf.debugging.assert_near(etf.constant([1.0]), etf.constant([2.0]), message="msg!")
     with pytest.raises(etf.errors.InvalidArgumentError, match="Summarized data: 1.0, 2.0\nb'text'"):
@@ -347,7 +318,7 @@ def test_check_numerics_passes_the_gradient_as_tensorflow():
             tape.watch(x)
             y = tf.reduce_sum(tf.debugging.check_numerics(x * x, "y") * 3.0)
         return tape.gradient(y, x).numpy()
-    np.testing.assert_allclose(run(etf), run(tf_))
+    tf_oracle.check(run, rtol=1e-7, atol=0)
 
 
 # -- TensorArray ---------------------------------------------------------------------
@@ -444,7 +415,7 @@ def test_tensor_array_gradients_same_as_tensorflow(how):
                 out = ta.stack()
             y = tf.reduce_sum(out * tf.cast(tf.range(1, tf.size(out) + 1), tf.float32))
         return tape, tape.gradient(y, x).numpy()
-    np.testing.assert_allclose(run(etf)[1], run(tf_)[1], rtol=1e-6)
+    tf_oracle.check(lambda tf: run(tf)[1], rtol=1e-6, atol=0)
 
 
 def test_tensor_array_traced_loop_limits_are_clear_errors():
