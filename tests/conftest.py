@@ -10,9 +10,9 @@ Axes, paid only where they can change the answer:
   test taking ``replay`` runs under the compiled replay.
 
 ``--quick`` is the edit loop's tier: eager mode, the compiled replay, no test that
-starts an interpreter (``SUBPROCESS_MODULES``, ``@pytest.mark.subprocess``), nothing
-marked ``slow``, an evenly spaced sample of each large parametrized table and a few
-examples of each property test.
+starts an interpreter (``SUBPROCESS_MODULES``, ``@pytest.mark.subprocess``) but three
+Keras programs (``@pytest.mark.quick``), nothing marked ``slow``, an evenly spaced
+sample of each large parametrized table and a few examples of each property test.
 """
 import os
 import pathlib
@@ -34,10 +34,11 @@ MODE_AXIS = frozenset({
     "test_tf_structures", "test_x64",
 })
 # Every test of these starts an interpreter (examples, README blocks, notebooks,
-# launchers, packaging checks, the TF fuzzer's workers): left out of the quick tier.
+# launchers, packaging checks, the TF fuzzer's workers, the Keras programs: Keras has
+# one backend a process): left out of the quick tier, but for those marked `quick`.
 SUBPROCESS_MODULES = frozenset({
-    "test_examples", "test_multiprocess", "test_notebooks", "test_packaging",
-    "test_readme", "test_structure", "test_tf_fuzz",
+    "test_examples", "test_keras", "test_logging", "test_multiprocess", "test_notebooks",
+    "test_packaging", "test_readme", "test_structure", "test_tf_fuzz",
 })
 QUICK_SAMPLE = 6     # items kept per parametrized test function in the quick tier
 QUICK_EXAMPLES = 3   # hypothesis examples per property test in the quick tier
@@ -59,6 +60,8 @@ def pytest_configure(config):
         "both_modes: runs in both execution modes though its module does not carry the axis",
         "replay_axis: runs under both replays (compiled and per-op): it is about the replay",
         "subprocess: starts an interpreter (left out of the quick tier)",
+        "quick: kept in the quick tier though it starts an interpreter (the Keras join can "
+        "be checked only in a process of its own)",
         "slow: takes long (left out of the quick tier)",
         "jax_x64: runs with jax_enable_x64 on, as for a user who sets JAX_ENABLE_X64=1 "
         "(its jax.grad/jvp oracles compute in float64); the other tests run with JAX's "
@@ -112,8 +115,8 @@ def pytest_collection_modifyitems(config, items):
         return
     keep, drop, tables = [], [], {}
     for item in items:
-        if (_module(item) in SUBPROCESS_MODULES or item.get_closest_marker("subprocess")
-                or item.get_closest_marker("slow")
+        starts = _module(item) in SUBPROCESS_MODULES or item.get_closest_marker("subprocess")
+        if (starts and not item.get_closest_marker("quick") or item.get_closest_marker("slow")
                 or getattr(item, "callspec", None) and item.callspec.params.get("replay")
                 == "per_op"):
             drop.append(item)

@@ -6,6 +6,7 @@ process): once with real TensorFlow's ``tf.keras`` and once through the facade.
 Weights are set from NumPy, so both start from the same values; every
 ``emit``-ted value is compared.
 """
+import copy
 import json
 import os
 import subprocess
@@ -14,6 +15,8 @@ import textwrap
 
 import numpy as np
 import pytest
+
+import tf_oracle
 
 pytest.importorskip("keras")
 
@@ -50,7 +53,13 @@ def _run(program, which, **env_vars):
     return json.loads(line[2:])
 
 
-_tf_results: dict = {}     # TF's run of a program, shared by both execution modes
+def _tf_run(program):
+    """TF's run of a program: once for both execution modes, and kept across runs
+    (tests/tf_oracle.py; the key: the program, the prelude, ``_run`` and TF's and
+    Keras's versions)."""
+    tf_oracle.require()
+    return copy.deepcopy(tf_oracle.cached("keras-program", (_PRELUDE, program, _run),
+                                          lambda: _run(program, "tf")))
 
 
 def _largest(x):
@@ -61,30 +70,25 @@ def _largest(x):
     return abs(float(x))
 
 
-def _close(got, want, rtol, atol, where, scale=None):
-    # Absolute errors of float32 sums scale with the largest entry of what is
-    # compared (one emitted value).
-    scale = max(1.0, _largest(want)) if scale is None else scale
-    if want is None or got is None:
-        assert want is None and got is None, f"{where}: TF {want!r}, eagertape {got!r}"
-    elif isinstance(want, list) and want and (isinstance(want[0], list) or want[0] is None) \
-            and np.asarray(want, dtype=object).dtype == object:
-        assert isinstance(got, list) and len(got) == len(want), where
-        for i, (g, w) in enumerate(zip(got, want)):
-            _close(g, w, rtol, atol, f"{where}[{i}]", scale)
-    else:
-        np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want, dtype=float),
-                                   rtol=rtol, atol=atol * scale, err_msg=where)
+def _tree(x):
+    """An emitted value as the oracle compares it: a list of lists (or of Nones) is a
+    structure, anything else an array of floats."""
+    if x is None:
+        return None
+    if isinstance(x, list) and x and (isinstance(x[0], list) or x[0] is None):
+        return ("list", [_tree(v) for v in x])
+    return tf_oracle.normalise(np.asarray(x, dtype=float))
 
 
 def _same_as_tf(program, rtol=2e-4, atol=2e-5):
-    pytest.importorskip("tensorflow")
-    if program not in _tf_results:
-        _tf_results[program] = _run(program, "tf")
-    want, got = _tf_results[program], _run(program, "eagertape")
+    want, got = _tf_run(program), _run(program, "eagertape")
     assert want.keys() == got.keys()
     for k in want:
-        _close(got[k], want[k], rtol, atol, k)
+        # Absolute errors of float32 sums scale with the largest entry of what is
+        # compared (one emitted value).
+        scale = max(1.0, _largest(want[k]))
+        tf_oracle.assert_same(_tree(got[k]), _tree(want[k]), rtol=rtol, atol=atol * scale,
+                              where=k)
     return got
 
 
@@ -132,6 +136,7 @@ def test_fit_evaluate_predict_take_a_tf_data_pipeline_as_tfs_keras_does():
     """)
 
 
+@pytest.mark.quick      # the quick tier's check of the Keras join
 def test_sequential_training_loop_dense_batchnorm_adam():
     _same_as_tf("""
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4, activation="relu"),
@@ -186,6 +191,7 @@ def test_functional_model_input_gradients_penalty_and_batch_jacobian():
     """)
 
 
+@pytest.mark.quick      # the quick tier's check of the Keras join
 def test_subclassed_model_custom_layer_regularizer_dropout_and_watch_flag():
     _same_as_tf("""
     class Scale(tf.keras.layers.Layer):
@@ -231,6 +237,7 @@ def test_subclassed_model_custom_layer_regularizer_dropout_and_watch_flag():
     """)
 
 
+@pytest.mark.quick      # the quick tier's check of the Keras join
 def test_keras_optimizers_update_tf_variables():
     _same_as_tf("""
     w = tf.Variable([[1.0, -2.0], [0.5, 3.0]])
@@ -416,7 +423,7 @@ def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
     """
     # TF's classes of error; TF's Keras updates the kernel before it fails on
     # the bias (half-updated), eagertape checks every pair first.
-    want = _run(program, "tf")
+    want = _tf_run(program)
     assert (want["wrong_shape"], want["swapped"]) == (True, True)
     want["unchanged"] = True
     got = _run(program + """

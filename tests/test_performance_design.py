@@ -248,6 +248,7 @@ def test_benchmark_rejects_unknown_names():
         benchmark.run(workloads=["chain10"], systems=["mxnet"])
 
 
+@pytest.mark.subprocess
 def test_keras_benchmark_runs_and_checks_losses(tmp_path):
     # The Keras workloads: eagertape.tf.keras against Keras-JAX's own fit and
     # stateless_call, and against TF's tf.keras in a worker process when TF is
@@ -392,6 +393,7 @@ def test_cnn_workload_is_the_stated_function_in_every_system(monkeypatch):
                          **benchmark._TF32_TOL)
 
 
+@pytest.mark.subprocess
 def test_peak_device_memory_is_measured_per_process_and_checked_against_jit():
     import subprocess
     # The child builds and warms one system's step in a fresh process; the CPU keeps

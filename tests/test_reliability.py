@@ -16,6 +16,7 @@ from eagertape import numpy as tnp
 pytestmark = pytest.mark.jax_x64
 
 
+@pytest.mark.slow
 def test_a_100000_op_tape():
     n = 100_000
     x = et.constant(0.3, dtype="float64")
@@ -66,6 +67,7 @@ def _jax_loop(w0, x, y, steps, lr=0.05):
     return np.asarray(w), float(loss)
 
 
+@pytest.mark.slow
 @pytest.mark.eager       # counts the eager replay's compilations
 def test_a_10000_step_training_loop_matches_jax_and_compiles_once():
     rng = np.random.default_rng(3)

@@ -33,6 +33,7 @@ import eagertape.tf.data, eagertape.tf.train, eagertape.tf.experimental.numpy
 """
 
 
+@pytest.mark.subprocess
 def test_import_starts_no_backend_and_changes_no_setting():
     out = _python(IMPORT_EVERYTHING + """
 print(xla_bridge.backends_are_initialized(), jax.config.jax_enable_x64)
@@ -40,6 +41,7 @@ print(xla_bridge.backends_are_initialized(), jax.config.jax_enable_x64)
     assert out == "False False"
 
 
+@pytest.mark.subprocess
 def test_jax_distributed_can_be_initialised_after_import():
     # The README's several-hosts recipe: import first, then initialise (one process).
     out = _python(IMPORT_EVERYTHING + """
@@ -54,6 +56,7 @@ print(tape.gradient(y, x).numpy().tolist(), jax.process_count())
     assert out == "[2.0, 4.0] 1"
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("env", ["1", "0", None])
 def test_the_users_x64_choice_is_kept_and_tf_types_are_tfs(env):
     code = """
