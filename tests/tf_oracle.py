@@ -38,8 +38,9 @@ The disk cache
 
     ``EAGERTAPE_TF_ORACLE=off``      no disk cache (in-process only)
     ``EAGERTAPE_TF_ORACLE=refresh``  run TF again and overwrite what is on disk
-    ``EAGERTAPE_TF_ORACLE_STATS=F``  each process appends its counters to file F
-    ``python tests/tf_oracle.py clear``  deletes the cache; ``... info`` shows it
+    ``EAGERTAPE_TF_ORACLE_STATS=DIR``  each process writes its counters there
+    ``python tests/tf_oracle.py clear``  deletes the cache; ``... info`` shows it;
+    ``... stats DIR`` sums the counters (TF runs, memory and disk hits)
 
 Normalised outcomes
     ``Outcome.value`` is a tree of tagged tuples, the same for both libraries:
@@ -467,14 +468,14 @@ class ErrorInfo(tuple):
                    [f"{c.__module__}.{c.__qualname__}" for c in type(e).__mro__])
 
     def is_a(self, cls_or_name):
-        """Whether the exception was an instance of the class (a class, or its name
-        for a builtin such as "ValueError", or "module.Name")."""
+        """Whether the exception was an instance of the class: a class, "module.Name",
+        or a bare class name ("ValueError", "InvalidArgumentError": any module's)."""
         if isinstance(cls_or_name, tuple):
             return any(self.is_a(c) for c in cls_or_name)
         if isinstance(cls_or_name, type):
             cls_or_name = f"{cls_or_name.__module__}.{cls_or_name.__qualname__}"
         if "." not in cls_or_name:
-            cls_or_name = "builtins." + cls_or_name
+            return any(m.rsplit(".", 1)[-1] == cls_or_name for m in self.mro)
         return cls_or_name in self.mro
 
     def __repr__(self):
@@ -661,7 +662,7 @@ def _store(digest, payload):
         except BaseException:
             os.unlink(tmp)
             raise
-        STATS["disk_writes"] += 1
+        _count("disk_writes")
     except OSError:
         pass        # a read-only or full disk: the in-process cache still serves
 
@@ -670,21 +671,21 @@ def cached(kind, parts, compute, keep=lambda value: True):
     """``compute()``'s value (picklable), computed once for ``(kind, parts)`` and kept
     in memory and on disk. ``parts`` is fingerprinted as programs are (strings,
     functions, arrays, ...); ``keep(value)`` False: not kept (a crash, a timeout)."""
-    STATS["calls"] += 1
+    _count("calls")
     try:
         digest = _digest((kind, _fp(parts)))
     except (Unkeyable, RecursionError):
-        STATS["unkeyable"] += 1
+        _count("unkeyable")
         return compute()
     if digest in _memory:
-        STATS["memory_hits"] += 1
+        _count("memory_hits")
         return _memory[digest]
     payload = _load(digest)
     if payload is not None and payload[0] == "value":
-        STATS["disk_hits"] += 1
+        _count("disk_hits")
         _memory[digest] = payload[1]
         return payload[1]
-    STATS["tf_runs"] += 1
+    _count("tf_runs")
     value = compute()
     if keep(value):
         _memory[digest] = value
@@ -696,20 +697,20 @@ def tf_outcome(program, *args, **kwargs):
     """``program(tf, *args, **kwargs)``'s Outcome in real TensorFlow: run at most once
     per process, and read from disk where an earlier run kept it (module docstring).
     Skips the calling test where TensorFlow is not installed."""
-    STATS["calls"] += 1
+    _count("calls")
     if tf_version() is None:
         tensorflow()    # skips
     digest = key(program, *args, **kwargs)
     if digest is None:
-        STATS["unkeyable"] += 1
+        _count("unkeyable")
         ident = (id(program),) + tuple(id(a) for a in args) + \
             tuple((k, id(v)) for k, v in sorted(kwargs.items()))
         hit = _by_identity.get(ident)
         if hit is not None:
-            STATS["memory_hits"] += 1
+            _count("memory_hits")
             return hit[1]
     elif digest in _memory:
-        STATS["memory_hits"] += 1
+        _count("memory_hits")
         return Outcome._from_state(_memory[digest])
     else:
         payload = _load(digest)
@@ -719,10 +720,10 @@ def tf_outcome(program, *args, **kwargs):
             except Exception:   # noqa: BLE001  (an entry of another shape: a miss)
                 out = None
             if out is not None:
-                STATS["disk_hits"] += 1
+                _count("disk_hits")
                 _memory[digest] = payload[1]
                 return out
-    STATS["tf_runs"] += 1
+    _count("tf_runs")
     out = run(tensorflow(), program, *args, **kwargs)
     out = Outcome(out.value, out.error)     # TF's exception object is not kept
     if out.raised and out.error.name in _NOT_KEPT:
@@ -745,14 +746,37 @@ def clear(memory=True, disk=True):
         shutil.rmtree(cache_dir(), ignore_errors=True)
 
 
+def _count(what):
+    STATS[what] += 1
+    if what != "calls" and os.environ.get("EAGERTAPE_TF_ORACLE_STATS"):
+        _write_stats()
+
+
 def _write_stats():
-    path = os.environ.get("EAGERTAPE_TF_ORACLE_STATS")
-    if path and STATS["calls"]:
+    """``$EAGERTAPE_TF_ORACLE_STATS/<pid>.json``: this process's counters, written at
+    each outcome (an xdist worker may end without running ``atexit``)."""
+    folder = os.environ.get("EAGERTAPE_TF_ORACLE_STATS")
+    if folder and STATS["calls"]:
         try:
-            with open(path, "a") as f:
-                f.write(json.dumps(dict(STATS, pid=os.getpid())) + "\n")
+            os.makedirs(folder, exist_ok=True)
+            path = os.path.join(folder, f"{os.getpid()}.json")
+            with open(path + ".tmp", "w") as f:
+                json.dump(dict(STATS, pid=os.getpid()), f)
+            os.replace(path + ".tmp", path)
         except OSError:
             pass
+
+
+def stats_summary(folder):
+    """The counters of every process that wrote to ``folder``, summed."""
+    total = dict.fromkeys(STATS, 0)
+    for name in os.listdir(folder):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name)) as f:
+                for k, v in json.load(f).items():
+                    if k in total:
+                        total[k] += v
+    return total
 
 
 atexit.register(_write_stats)
@@ -936,8 +960,10 @@ def _main(argv):
                 size += os.path.getsize(os.path.join(dirpath, name))
         print(f"{cache_dir()}: {n} outcomes, {size / 1e6:.1f} MB; disk cache "
               f"{'on' if disk_enabled() else 'off'}; TensorFlow {tf_version()}")
+    elif cmd == "stats" and len(argv) == 2:
+        print(json.dumps(stats_summary(argv[1])))
     else:
-        print("usage: python tests/tf_oracle.py [info|clear]")
+        print("usage: python tests/tf_oracle.py [info|clear|stats DIR]")
         return 2
     return 0
 
