@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import eagertape.tf as etf
+import tf_oracle
 
-tf = pytest.importorskip("tensorflow")
+tf = tf_oracle.require()    # TensorFlow, imported where a test reads it
 
 rng = np.random.default_rng(0)
 A = rng.normal(size=(3, 3)).astype(np.float32) + 3 * np.eye(3, dtype=np.float32)
@@ -22,39 +23,38 @@ def _flat(x):
     return list(x) if isinstance(x, (tuple, list)) else [x]
 
 
-def run(lib, f, xs, weights, grad=True):
-    """``f``'s outputs and the gradient of a fixed weighted sum of their real parts."""
+def run(lib, f, xs, grad=True):
+    """``f``'s outputs and the gradient of a fixed weighted sum of their real parts
+    (the weights: normal samples, fixed per output and shape)."""
     xs = [lib.constant(x) for x in xs]
     with lib.GradientTape() as tape:
         for x in xs:
             tape.watch(x)
         outs = _flat(f(lib, *xs))
         loss = 0.0
-        for o, w in zip(outs, weights):
+        for k, o in enumerate(outs):
             if np.issubdtype(np.dtype(getattr(o.dtype, "as_numpy_dtype", o.dtype)), np.inexact):
+                w = np.random.default_rng(k).normal(size=tuple(o.shape)).astype(np.float32)
                 r = lib.math.real(o) if o.dtype in (lib.complex64, lib.complex128) else o
                 loss = loss + lib.reduce_sum(r * lib.cast(w, r.dtype))
-    grads = tape.gradient(loss, xs) if grad and not isinstance(loss, float) else [None] * len(xs)
-    return [np.asarray(o.numpy()) for o in outs], \
-        [None if g is None else np.asarray(g.numpy()) for g in grads]
+    grads = tape.gradient(loss, xs) if grad and not isinstance(loss, float) else None
+    return outs, grads
 
 
 def compare(f, *xs, rtol=2e-4, atol=2e-4, grad=True):
-    outs_tf = [np.asarray(o.numpy()) for o in _flat(f(tf, *[tf.constant(x) for x in xs]))]
-    weights = [rng.normal(size=o.shape).astype(np.float32) for o in outs_tf]
-    o_tf, g_tf = run(tf, f, xs, weights, grad)
-    o_et, g_et = run(etf, f, xs, weights, grad)
-    assert len(o_tf) == len(o_et)
-    for a, b in zip(o_tf, o_et):
-        assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
-        np.testing.assert_allclose(b, a, rtol=rtol, atol=atol)
+    """``f``'s outputs (dtypes, shapes, values within rtol/atol) and, with ``grad``,
+    the gradients (None-ness, dtypes, shapes, values within 10 rtol/atol) as TF's
+    (TF's side from tests/tf_oracle.py). Returns eagertape's outputs."""
+    want = tf_oracle.tf_outcome(run, f, list(xs), grad)
+    assert not want.raised, f"TF raised {want.error!r}: the table's program is broken"
+    got = tf_oracle.run(etf, run, f, list(xs), grad)
+    if got.raised:
+        raise got.exc
+    (o_tf, g_tf), (o_et, g_et) = want.value[1], got.value[1]
+    tf_oracle.assert_same(o_et, o_tf, rtol=rtol, atol=atol, where="outputs")
     if grad:
-        for a, b in zip(g_tf, g_et):
-            assert (a is None) == (b is None), (a, b)
-            if a is not None:
-                assert a.dtype == b.dtype and a.shape == b.shape
-                np.testing.assert_allclose(b, a, rtol=10 * rtol, atol=10 * atol)
-    return o_et
+        tf_oracle.assert_same(g_et, g_tf, rtol=10 * rtol, atol=10 * atol, where="gradients")
+    return [np.asarray(o.numpy()) for o in got.raw[0]]
 
 
 # -- functions ----------------------------------------------------------------------
@@ -191,7 +191,8 @@ def test_gradients_where_tf_has_none():
 def test_lu_permutation_and_eye():
     packed, p = etf.linalg.lu(A)
     assert p.dtype == np.int32 and etf.linalg.lu(A, output_idx_type=etf.int64)[1].dtype == np.int64
-    np.testing.assert_array_equal(p.numpy(), tf.linalg.lu(A)[1].numpy())
+    np.testing.assert_array_equal(p.numpy(), tf_oracle.tf_outcome(
+        lambda tf: tf.linalg.lu(A)[1]).plain())
     e = etf.linalg.eye(2, 3, batch_shape=[4], dtype=etf.float64)
     assert e.shape == (4, 2, 3) and e.dtype == np.float64
 
@@ -208,12 +209,9 @@ def test_lu_permutation_and_eye():
     lambda tf: tf.linalg.triangular_solve(tf.eye(2), tf.ones([2, 1], tf.float64)),
 ])
 def test_bad_arguments_raise_tfs_error_classes(f):
-    with pytest.raises(Exception) as theirs:
-        f(tf)
-    with pytest.raises(Exception) as ours:
-        f(etf)
-    assert type(ours.value).__name__ == type(theirs.value).__name__
-    assert isinstance(ours.value, getattr(etf.errors, type(theirs.value).__name__))
+    # the same class name, and eagertape's error is eagertape.tf.errors' class of it
+    got = tf_oracle.check(f, tf_raises=True, errors=("name", "class"))
+    assert got.raised and isinstance(got.exc, getattr(etf.errors, got.error.name))
 
 
 # -- LinearOperators ------------------------------------------------------------------
@@ -337,14 +335,13 @@ def test_linear_operator_structure():
 
 
 def test_linear_operator_gradient_through_a_variable():
-    grads = []
-    for lib in (tf, etf):
+    def grad(lib):
         d = lib.Variable([2.0, 3.0, 1.5])
         with lib.GradientTape() as tape:
             op = lib.linalg.LinearOperatorLowRankUpdate(lib.linalg.LinearOperatorDiag(d), U)
             loss = op.log_abs_determinant() + lib.reduce_sum(op.solvevec([1.0, 2.0, 3.0]))
-        grads.append(tape.gradient(loss, d).numpy())
-    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4)
+        return tape.gradient(loss, d)
+    tf_oracle.check(grad, rtol=1e-4, atol=0)
 
 
 # -- tf.dtypes ---------------------------------------------------------------------
@@ -448,14 +445,23 @@ TNP = {
 }
 
 
+def _tnp(lib, f):
+    return f(lib.experimental.numpy)
+
+
 @pytest.mark.parametrize("name", sorted(TNP))
 def test_experimental_numpy_matches_tensorflow(name):
-    theirs = TNP[name](tf.experimental.numpy)
-    ours = TNP[name](etf.experimental.numpy)
-    assert isinstance(ours, etf.experimental.numpy.ndarray)
-    assert ours.dtype == np.dtype(theirs.dtype.as_numpy_dtype), (ours.dtype, theirs.dtype)
-    assert ours.shape == tuple(theirs.shape)
-    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+    # dtype, shape and values as TF's
+    ours = tf_oracle.check(_tnp, TNP[name], tf_raises=False, rtol=1e-5, atol=1e-6)
+    assert isinstance(ours.raw, etf.experimental.numpy.ndarray)
+
+
+def _tnp_grad(lib, f):
+    x = lib.constant(X)
+    with lib.GradientTape() as tape:
+        tape.watch(x)
+        y = f(lib.experimental.numpy, x)
+    return tape.gradient(y, x)
 
 
 @pytest.mark.parametrize("f", [
@@ -465,14 +471,7 @@ def test_experimental_numpy_matches_tensorflow(name):
     lambda n, x: n.prod(n.clip(x, -1.0, 1.0)) + n.max(x),
 ])
 def test_experimental_numpy_gradients(f):
-    out = []
-    for lib in (tf, etf):
-        x = lib.constant(X)
-        with lib.GradientTape() as tape:
-            tape.watch(x)
-            y = f(lib.experimental.numpy, x)
-        out.append(tape.gradient(y, x).numpy())
-    np.testing.assert_allclose(out[1], out[0], rtol=1e-5, atol=1e-6)
+    tf_oracle.check(_tnp_grad, f, tf_raises=False, rtol=1e-5, atol=1e-6)
 
 
 def test_experimental_numpy_names():
