@@ -9,17 +9,16 @@ its first two failing programs minimised, with both outcomes, and lists the rest
 
 Skipped when TensorFlow is not installed.
 """
-import importlib.util
 import os
-import sys
 
 import pytest
 
-# TF runs in the fuzzer's worker process only; this one need not import it.
-if importlib.util.find_spec("tensorflow") is None:
-    pytest.skip("TensorFlow is not installed", allow_module_level=True)
+import tf_oracle
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# TF runs in the fuzzer's worker process only (and only for programs the TF
+# oracle's disk cache has not seen); this one need not import it.
+tf_oracle.require()
+
 import tf_fuzz  # noqa: E402
 
 N = int(os.environ.get("EAGERTAPE_TF_FUZZ", "300"))
@@ -29,7 +28,8 @@ SHOWN = 2     # minimised programs printed per failing chunk
 
 @pytest.fixture(scope="module")
 def fuzzer():
-    # The workers live for the module; TF's outcomes are cached across modes.
+    # The workers live for the module; TF's outcomes are cached across modes and
+    # runs (tests/tf_oracle.py).
     f = tf_fuzz.Fuzzer(timeout=120.0)
     yield f
     f.close()

@@ -34,6 +34,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+import tf_oracle  # noqa: E402
 
 # ---------------------------------------------------------------------------------
 # Generator
@@ -772,22 +775,10 @@ def program(seed):
 # ---------------------------------------------------------------------------------
 # Outcomes (run inside a worker)
 # ---------------------------------------------------------------------------------
-_FAMILIES = (LookupError, RuntimeError, ValueError, TypeError, AttributeError, NotImplementedError)
-
-
-def family(e):
-    """The builtin family of an exception. TF's op errors (InvalidArgumentError,
-    InternalError, ...) derive from no builtin class and eagertape's derive from
-    one, so every OpError subclass is named by its own class."""
-    mro = [c.__name__ for c in type(e).__mro__]
-    if "InvalidArgumentError" in mro:
-        return "InvalidArgumentError"
-    if "OpError" in mro:
-        return type(e).__name__
-    for f in _FAMILIES:
-        if isinstance(e, f):
-            return f.__name__
-    return type(e).__name__
+# The family an error is compared by: the TF oracle's rule, the suite's one
+# (TF's op errors derive from no builtin class and eagertape's derive from one, so
+# every OpError subclass is named by its own class).
+family = tf_oracle.family
 
 
 def _num(x):
@@ -934,22 +925,34 @@ class Worker:
             self.proc = None
 
 
+# What TF's outcome of a source text depends on besides the text and TF's version:
+# the code that runs and normalises it in the worker.
+_TF_SIDE = (run_one, normalise, family, _num, _worker)
+
+
 class Fuzzer:
-    """A TF worker and an eagertape worker; TF's outcomes are cached by source (they
-    do not depend on eagertape's execution mode)."""
+    """A TF worker and an eagertape worker; TF's outcomes are kept by the TF oracle
+    (tests/tf_oracle.py) by source text (they do not depend on eagertape's execution
+    mode), in this process and on disk: a second run starts no TF worker for the
+    programs it has seen."""
 
     def __init__(self, timeout=60.0):
         self.tf, self.et = Worker("tf", timeout), Worker("et", timeout)
-        self.tf_cache = {}
         self.times = {"tf": [], "et": []}
 
+    def tf_outcome(self, src):
+        def compute():
+            out = self.tf.run(src)
+            self.times["tf"].append(out.get("time"))
+            return out
+        return tf_oracle.cached("tf_fuzz", (src, _TF_SIDE), compute,
+                                keep=lambda o: "crash" not in o and "timeout" not in o)
+
     def outcomes(self, src, mode):
-        if src not in self.tf_cache:
-            self.tf_cache[src] = self.tf.run(src)
-            self.times["tf"].append(self.tf_cache[src].get("time"))
+        tfo = self.tf_outcome(src)
         et = self.et.run(src, mode)
         self.times["et"].append(et.get("time"))
-        return self.tf_cache[src], et
+        return tfo, et
 
     def check(self, src, mode):
         """(class or None, description, tf outcome, et outcome); class is
@@ -975,7 +978,7 @@ class Fuzzer:
         src64 = _as_float64(src)
         if src64 is None:
             return False
-        t64, e64 = self.tf.run(src64), self.et.run(src64, mode)
+        t64, e64 = self.tf_outcome(src64), self.et.run(src64, mode)
         return "returns" in t64 and "returns" in e64 and compare(t64, e64) is None
 
     def close(self):
