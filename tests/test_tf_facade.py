@@ -10,6 +10,7 @@ import pytest
 
 import eagertape
 import eagertape.tf as etf
+import tf_oracle
 
 
 def grad(tf, f, *xs):
@@ -412,12 +413,12 @@ def _w4(tf, b):
     return tf.reshape(tf.tile(b, [1, 2]), [3, 2, 2, 1])
 
 
-def _run(tf, name):
+def _run(tf, program):
     a, b = tf.constant(A), tf.constant(B)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(a)
         tape.watch(b)
-        out = PROGRAMS[name](tf, a, b)
+        out = program(tf, a, b)
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         total = [tf.reduce_sum(o * o) for o in outs if o.dtype in (tf.float32, tf.float64)]
     grads = []
@@ -428,22 +429,17 @@ def _run(tf, name):
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_same_as_tensorflow(name):
-    tf = pytest.importorskip("tensorflow")
-    want_outs, want_grads = _run(tf, name)
-    got_outs, got_grads = _run(etf, name)
-    assert len(got_outs) == len(want_outs)
-    for g, w in zip(got_outs, want_outs):
-        assert g.dtype == np.dtype(w.dtype.as_numpy_dtype), (g.dtype, w.dtype)
-        assert tuple(g.shape) == tuple(w.shape)
-        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=2e-5, atol=2e-5)
-    assert len(got_grads) == len(want_grads)
-    for gs, ws in zip(got_grads, want_grads):
-        for g, w in zip(gs, ws):
-            if w is None:
-                assert g is None or not np.any(g), "TF gives no gradient here"
-            else:
-                assert g is not None
-                np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-5)
+    # TF's side from the TF oracle (tests/tf_oracle.py): once for both modes
+    want = tf_oracle.tf_outcome(_run, PROGRAMS[name])
+    assert not want.raised, f"TF raised {want.error!r}"
+    got = tf_oracle.run(etf, _run, PROGRAMS[name])
+    if got.raised:
+        raise got.exc
+    (want_outs, want_grads), (got_outs, got_grads) = want.value[1], got.value[1]
+    tf_oracle.assert_same(got_outs, want_outs, rtol=2e-5, atol=2e-5, where="outputs")
+    # where TF gives no gradient, eagertape may give zeros
+    tf_oracle.assert_same(got_grads, want_grads, rtol=2e-4, atol=2e-5, none_as_zeros=True,
+                          where="gradients")
 
 
 @pytest.mark.parametrize("program", [
@@ -454,8 +450,7 @@ def test_same_as_tensorflow(name):
     lambda tf: tf.math.top_k(tf.constant([1.0, 2.0]), k=3),
 ])
 def test_same_error_class_as_tensorflow(program):
-    tf = pytest.importorskip("tensorflow")
-    with pytest.raises(tf.errors.InvalidArgumentError):
-        program(tf)
+    theirs = tf_oracle.tf_outcome(program)
+    assert theirs.raised and theirs.error.is_a("InvalidArgumentError"), theirs
     with pytest.raises(etf.errors.InvalidArgumentError):
         program(etf)

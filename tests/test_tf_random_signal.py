@@ -7,12 +7,15 @@ error classes and which gradients exist (and their values where a sample
 determines them). tf.signal is compared with TF value for value, with the
 gradients of real scalars of its outputs.
 """
+import builtins
+
 import numpy as np
 import pytest
 
 import eagertape.tf as etf
+import tf_oracle
 
-tf = pytest.importorskip("tensorflow")
+tf = tf_oracle.require()    # TensorFlow, imported where a test reads it
 
 
 def _np(t):
@@ -68,15 +71,15 @@ RANDOM_SHAPES = {
 }
 
 
+def _listed(tf, program):
+    out = program(tf)
+    return list(out) if isinstance(out, tuple) else [out]
+
+
 @pytest.mark.parametrize("name", sorted(RANDOM_SHAPES))
 def test_random_dtypes_and_shapes_are_tfs(name):
-    want, got = RANDOM_SHAPES[name](tf), RANDOM_SHAPES[name](etf)
-    want = list(want) if isinstance(want, tuple) else [want]
-    got = list(got) if isinstance(got, tuple) else [got]
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert np.dtype(g.dtype) == np.dtype(w.dtype.as_numpy_dtype), (g.dtype, w.dtype)
-        assert tuple(g.shape) == tuple(w.shape)
+    # dtypes and shapes only (another PRNG's numbers); TF's from tests/tf_oracle.py
+    tf_oracle.check(_listed, RANDOM_SHAPES[name], tf_raises=False, values=False)
 
 
 def test_random_names_are_tfs():
@@ -107,8 +110,8 @@ def test_random_names_are_tfs():
     lambda tf: tf.signal.linear_to_mel_weight_matrix(upper_edge_hertz=5000.0),
 ])
 def test_same_value_errors_as_tensorflow(program):
-    with pytest.raises(ValueError):
-        program(tf)
+    theirs = tf_oracle.tf_outcome(program)
+    assert theirs.raised and theirs.error.is_a(ValueError), theirs
     with pytest.raises(ValueError):
         program(etf)
 
@@ -125,8 +128,8 @@ def test_same_value_errors_as_tensorflow(program):
     lambda tf: tf.signal.rfft(tf.ones([4]), [2, 3]),
 ])
 def test_same_invalid_argument_errors_as_tensorflow(program):
-    with pytest.raises(tf.errors.InvalidArgumentError):
-        program(tf)
+    theirs = tf_oracle.tf_outcome(program)
+    assert theirs.raised and theirs.error.is_a("InvalidArgumentError"), theirs
     with pytest.raises(etf.errors.InvalidArgumentError):
         program(etf)
 
@@ -139,9 +142,9 @@ def test_same_invalid_argument_errors_as_tensorflow(program):
 def test_same_type_or_value_errors_as_tensorflow(program):
     # TF raises TypeError here from converting an argument; eagertape's message
     # is its own but the class is caught by the same except clause.
-    with pytest.raises((TypeError, ValueError)) as want:
-        program(tf)
-    with pytest.raises(want.type):
+    theirs = tf_oracle.tf_outcome(program)
+    assert theirs.raised and theirs.error.is_a((TypeError, ValueError)), theirs
+    with pytest.raises(getattr(builtins, theirs.error.name)):
         program(etf)
 
 
@@ -330,7 +333,7 @@ GRADIENT_PROGRAMS = {
 @pytest.mark.parametrize("name", sorted(GRADIENT_PROGRAMS))
 def test_random_gradients_exist_where_tfs_do(name):
     f, *xs = GRADIENT_PROGRAMS[name]
-    _, want = _grads(tf, f, *xs)
+    _, want = tf_oracle.tf_outcome(_grads, f, *xs).plain()     # None where TF's is None
     y, got = _grads(etf, f, *xs)
     assert [g is None for g in got] == [w is None for w in want]
     y, x = np.asarray(y.numpy(), np.float64), [np.float64(v) if np.ndim(v) == 0 else v for v in xs]
@@ -432,12 +435,12 @@ SIGNAL_PROGRAMS = {
 }
 
 
-def _signal_run(tf, name):
+def _signal_run(tf, program):
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         tape.watch(w)
-        out = SIGNAL_PROGRAMS[name](tf, x, w)
+        out = program(tf, x, w)
         if out.dtype in (tf.complex64, tf.complex128):
             loss = tf.reduce_sum(tf.abs(out)) + tf.reduce_sum(tf.math.real(out) * 0.3)
         else:
@@ -447,17 +450,17 @@ def _signal_run(tf, name):
 
 @pytest.mark.parametrize("name", sorted(SIGNAL_PROGRAMS))
 def test_signal_same_as_tensorflow(name):
-    want, want_grads = _signal_run(tf, name)
-    got, got_grads = _signal_run(etf, name)
-    assert np.dtype(got.dtype) == np.dtype(want.dtype.as_numpy_dtype), (got.dtype, want.dtype)
-    assert tuple(got.shape) == tuple(want.shape)
-    scale = max(1.0, float(np.abs(want.numpy()).max()))
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=2e-5, atol=2e-5 * scale)
-    for g, w in zip(got_grads, want_grads):
-        assert (g is None) == (w is None)
-        if w is not None:
-            gscale = max(1.0, float(np.abs(w).max()))
-            np.testing.assert_allclose(g, w, rtol=2e-4, atol=5e-5 * gscale)
+    # TF's side from tests/tf_oracle.py; absolute tolerances scale with the
+    # largest of TF's entries (max(1, |x|) of each output or gradient)
+    want = tf_oracle.tf_outcome(_signal_run, SIGNAL_PROGRAMS[name])
+    assert not want.raised, f"TF raised {want.error!r}"
+    got = tf_oracle.run(etf, _signal_run, SIGNAL_PROGRAMS[name])
+    if got.raised:
+        raise got.exc
+    (w_out, w_grads), (g_out, g_grads) = want.value[1], got.value[1]
+    tf_oracle.assert_same(g_out, w_out, rtol=2e-5, atol=2e-5, scale_atol=True, where="output")
+    tf_oracle.assert_same(g_grads, w_grads, rtol=2e-4, atol=5e-5, scale_atol=True,
+                          where="gradients")
 
 
 @pytest.mark.parametrize("program", [
@@ -494,11 +497,8 @@ def test_signal_same_as_tensorflow(name):
     lambda tf: tf.signal.irfft3d(tf.complex(tf.reshape(tf.constant(X), [3, 2, 8]), 0.5)),
 ])
 def test_signal_constants_and_dtypes_are_tfs(program):
-    want, got = program(tf), program(etf)
-    assert np.dtype(got.dtype) == np.dtype(want.dtype.as_numpy_dtype)
-    assert tuple(got.shape) == tuple(want.shape)
     # TF computes the mel matrix in float32, eagertape in float64 then rounds.
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=5e-6)
+    tf_oracle.check(program, tf_raises=False, rtol=1e-5, atol=5e-6)
 
 
 def test_stft_round_trips_and_signal_ops_trace():
