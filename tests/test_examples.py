@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tf_oracle
 from optional import requires
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +91,19 @@ def test_data_parallel_on_8_simulated_devices():
     assert len(diffs) == 2 and max(diffs) < 1e-5      # the single-device run, to rounding
 
 
+def _tf_stdout(tmp_path, name, tf_source, env):
+    """The example with ``import tensorflow as tf`` run in TF: its output, kept by the
+    TF oracle across runs (keyed by the program's text, TF's and Keras's versions)."""
+    def run_tf():
+        tf_program = tmp_path / name
+        tf_program.write_text(tf_source)
+        p = subprocess.run([sys.executable, str(tf_program)], capture_output=True, text=True,
+                           timeout=600, env=env)
+        assert p.returncode == 0, p.stderr[-3000:]
+        return p.stdout
+    return tf_oracle.cached("example-in-tf", (name, tf_source), run_tf)
+
+
 def _epoch_losses(out):
     return [float(line.split("loss")[1].split()[0]) for line in out.splitlines()
             if line.startswith("epoch")]
@@ -104,14 +118,11 @@ def test_keras_training_loop_is_tensorflows_with_one_import_changed(tmp_path):
     src = (ROOT / "examples" / "keras_training_loop.py").read_text()
     lines = src.splitlines()
     assert lines.count("import eagertape.tf as tf") == 1       # the one line to change
-    tf_program = tmp_path / "tf_loop.py"
-    tf_program.write_text("\n".join("import tensorflow as tf" if ln == "import eagertape.tf as tf"
-                                    else ln for ln in lines))
     env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
-    p = subprocess.run([sys.executable, str(tf_program)], capture_output=True, text=True,
-                       timeout=600, env=dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""))
-    assert p.returncode == 0, p.stderr[-3000:]
-    ours, theirs = _epoch_losses(out), _epoch_losses(p.stdout)
+    stdout = _tf_stdout(tmp_path, "tf_loop.py", "\n".join(
+        "import tensorflow as tf" if ln == "import eagertape.tf as tf" else ln for ln in lines),
+        dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""))
+    ours, theirs = _epoch_losses(out), _epoch_losses(stdout)
     assert len(ours) == len(theirs) == 25
     np.testing.assert_allclose(ours, theirs, rtol=2e-3, atol=2e-4)
 
@@ -123,17 +134,13 @@ def test_core_api_mlp_is_tensorflows_with_one_import_changed(tmp_path):
     pytest.importorskip("tensorflow")
     lines = (ROOT / "examples" / "core_api_mlp.py").read_text().splitlines()
     assert lines.count("import eagertape.tf as tf") == 1       # the one line to change
-    tf_program = tmp_path / "tf_core_mlp.py"
-    tf_program.write_text("\n".join("import tensorflow as tf" if ln == "import eagertape.tf as tf"
-                                    else ln for ln in lines))
-    p = subprocess.run([sys.executable, str(tf_program)], capture_output=True, text=True,
-                       timeout=600, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3",
-                                             CUDA_VISIBLE_DEVICES=""))
-    assert p.returncode == 0, p.stderr[-3000:]
-    ours, theirs = _epoch_losses(out), _epoch_losses(p.stdout)
+    stdout = _tf_stdout(tmp_path, "tf_core_mlp.py", "\n".join(
+        "import tensorflow as tf" if ln == "import eagertape.tf as tf" else ln for ln in lines),
+        dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""))
+    ours, theirs = _epoch_losses(out), _epoch_losses(stdout)
     assert len(ours) == len(theirs) == 10
     np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)
-    assert "largest difference 0" in p.stdout
+    assert "largest difference 0" in stdout
 
 
 @requires("keras")
