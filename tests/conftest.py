@@ -10,7 +10,7 @@ Axes, paid only where they can change the answer:
   test taking ``replay`` runs under the compiled replay.
 
 ``--quick`` is the edit loop's tier: eager mode, the compiled replay, no test that
-starts an interpreter (``SUBPROCESS_MODULES``, ``@pytest.mark.subprocess``) but three
+starts an interpreter (``SUBPROCESS_MODULES``, ``@pytest.mark.subprocess``) but two
 Keras programs (``@pytest.mark.quick``), nothing marked ``slow``, an evenly spaced
 sample of each large parametrized table and a few examples of each property test.
 """
@@ -40,7 +40,7 @@ SUBPROCESS_MODULES = frozenset({
     "test_examples", "test_keras", "test_logging", "test_multiprocess", "test_notebooks",
     "test_packaging", "test_readme", "test_structure", "test_tf_fuzz",
 })
-QUICK_SAMPLE = 6     # items kept per parametrized test function in the quick tier
+QUICK_SAMPLE = 4     # items kept per parametrized test function in the quick tier
 QUICK_EXAMPLES = 3   # hypothesis examples per property test in the quick tier
 
 

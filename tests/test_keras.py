@@ -237,7 +237,6 @@ def test_subclassed_model_custom_layer_regularizer_dropout_and_watch_flag():
     """)
 
 
-@pytest.mark.quick      # the quick tier's check of the Keras join
 def test_keras_optimizers_update_tf_variables():
     _same_as_tf("""
     w = tf.Variable([[1.0, -2.0], [0.5, 3.0]])
