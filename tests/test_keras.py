@@ -16,6 +16,7 @@ import textwrap
 import numpy as np
 import pytest
 
+import program_server
 import tf_oracle
 
 pytest.importorskip("keras")
@@ -41,12 +42,17 @@ def weights_like(model, seed=0):
 """
 
 
+# What every program imports first (the prelude, then Keras): done once by the
+# program server (tests/program_server.py), whose children run the programs.
+_PRELOAD = {"tf": "import numpy, tensorflow as tf; tf.keras.layers",
+            "eagertape": "import numpy, eagertape.tf as tf; tf.keras.layers"}
+
+
 def _run(program, which, **env_vars):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", **env_vars)
     env.pop("KERAS_BACKEND", None)
     code = _PRELUDE + textwrap.dedent(program) + "\nprint('@@' + json.dumps(_out))\n"
-    r = subprocess.run([sys.executable, "-c", code, which], capture_output=True, text=True,
-                       env=env, timeout=600)
+    r = program_server.run(code, [which], preload=_PRELOAD[which], env=env, timeout=600)
     if r.returncode != 0:
         raise AssertionError(f"{which} failed:\n{r.stderr[-3000:]}")
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
