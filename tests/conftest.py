@@ -72,7 +72,9 @@ def pytest_configure(config):
 
 def pytest_report_header(config):
     tier = "quick tier" if config.getoption("--quick") else "full suite"
-    return f"eagertape: {tier}, execution modes: {_mode_option(config)}"
+    xla = os.environ.get("XLA_FLAGS", "").split()
+    compile_ = "fast" if all(f in xla for f in FAST_COMPILE_FLAGS) else "XLA's defaults"
+    return f"eagertape: {tier}, execution modes: {_mode_option(config)}, compiling: {compile_}"
 
 
 def _mode_option(config):
@@ -216,6 +218,66 @@ def _compilation_cache():
         jax.config.update(name, value)
 
 
+# XLA's CPU compiler set to compile fast, for the test run only (as the compile cache
+# is; the library sets neither): the suite's cost is compiling thousands of small
+# programs, not running them. Measured on the 2-core machine: XLA's compile time of
+# a Keras corpus program 10.5 -> 2.7 s; test_ops and test_tf_nn_more, cold, 241 ->
+# 149 s. The loop-fusion emitters and LLVM's optimizations change how fast the code
+# runs, not what it computes (fast math stays off). ``EAGERTAPE_TEST_FAST_COMPILE=off``
+# runs with XLA's defaults, as users do (.ci/run's minimum-versions step does).
+FAST_COMPILE_FLAGS = ("--xla_cpu_use_fusion_emitters=false",
+                      "--xla_backend_optimization_level=0",
+                      "--xla_llvm_disable_expensive_passes=true")
+
+
+def _fast_compile():
+    if os.environ.get("EAGERTAPE_TEST_FAST_COMPILE") == "off":
+        return
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    new = [f for f in FAST_COMPILE_FLAGS if f.split("=")[0] not in
+           {g.split("=")[0] for g in flags}]
+    if not new or not _xla_accepts(new):
+        return
+    # Read when the backend starts (no test has computed yet), and by subprocesses.
+    os.environ["XLA_FLAGS"] = " ".join(flags + new)
+
+
+def _xla_accepts(flags):
+    """Whether this jaxlib's XLA knows ``flags`` (an unknown one aborts the process
+    that starts a backend): asked once per jaxlib version, the answer kept."""
+    import importlib.metadata
+    import json
+    import subprocess
+    import sys
+    try:
+        version = importlib.metadata.version("jaxlib")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    record = os.path.join(cache_root(), "xla-flags.json")
+    key = f"{version} {' '.join(flags)}"
+    try:
+        with open(record) as f:
+            known = json.load(f)
+    except (OSError, ValueError):
+        known = {}
+    if key not in known:
+        env = dict(os.environ, XLA_FLAGS=" ".join(os.environ.get("XLA_FLAGS", "").split()
+                                                  + list(flags)), JAX_PLATFORMS="cpu")
+        probe = "import jax.numpy as jnp; jnp.ones(2).block_until_ready()"
+        r = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                           timeout=300)
+        known[key] = r.returncode == 0
+        try:
+            os.makedirs(os.path.dirname(record), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(record))
+            with os.fdopen(fd, "w") as f:
+                json.dump(known, f)
+            os.replace(tmp, record)
+        except OSError:
+            pass
+    return known[key]
+
+
 def _hypothesis_profiles():
     from hypothesis import settings
     # CI runs the same examples every time (a red CI is then reproducible); a
@@ -225,5 +287,6 @@ def _hypothesis_profiles():
         settings.load_profile("ci")
 
 
+_fast_compile()
 _compilation_cache()
 _hypothesis_profiles()
