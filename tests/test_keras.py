@@ -68,6 +68,13 @@ def _tf_run(program):
                                           lambda: _run(program, "tf")))
 
 
+def test_tfs_runs_are_kept_across_modes_and_runs():
+    # A TF run is kept only where its key can be made: a lock or a live server
+    # reachable from _run would make every program run in TF again, silently.
+    digest = tf_oracle.cache_key("keras-program", (_PRELUDE, "emit('x', 1.0)", _run))
+    assert digest != tf_oracle.cache_key("keras-program", (_PRELUDE, "emit('x', 2.0)", _run))
+
+
 def _largest(x):
     if x is None:
         return 0.0
