@@ -145,14 +145,17 @@ def test_timeout_stops_every_process():
     assert seconds < 15, seconds
 
 
-def test_launch_environment_and_output_prefixes():
+def test_launch_environment_and_output_prefixes(monkeypatch):
+    # The user's other XLA flags are kept; a device count of theirs is replaced.
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_use_fusion_emitters=false "
+                       "--xla_force_host_platform_device_count=7")
     lines = []
     code = ("import os, sys; e = os.environ; print(e['JAX_PROCESS_ID'], e['JAX_NUM_PROCESSES'], "
             "e['JAX_COORDINATOR_ADDRESS'], e['JAX_PLATFORMS'], e['XLA_FLAGS'], sys.argv[1:])")
     port = launch.free_port()
     assert launch.launch(["-c", code, "a", "b"], 3, port=port, cpu_devices=2,
                          out=lines.append) == 0
-    flags = "--xla_force_host_platform_device_count=2"
+    flags = "--xla_cpu_use_fusion_emitters=false --xla_force_host_platform_device_count=2"
     assert sorted(lines) == [f"[p{i}] {i} 3 localhost:{port} cpu {flags} ['a', 'b']"
                              for i in range(3)]
     errors = []
