@@ -13,6 +13,10 @@ Axes, paid only where they can change the answer:
 starts an interpreter (``SUBPROCESS_MODULES``, ``@pytest.mark.subprocess``) but two
 Keras programs (``@pytest.mark.quick``), nothing marked ``slow``, an evenly spaced
 sample of each large parametrized table and a few examples of each property test.
+
+The run compiles with XLA's CPU compiler set to compile fast and keeps JAX's
+compiled programs across runs (``FAST_COMPILE_FLAGS``, ``_compilation_cache``; both
+for the tests only, the library sets neither).
 """
 import os
 import pathlib
