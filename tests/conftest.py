@@ -42,7 +42,7 @@ MODE_AXIS = frozenset({
 # one backend a process): left out of the quick tier, but for those marked `quick`.
 SUBPROCESS_MODULES = frozenset({
     "test_examples", "test_keras", "test_logging", "test_multiprocess", "test_notebooks",
-    "test_packaging", "test_readme", "test_structure", "test_tf_fuzz",
+    "test_packaging", "test_program_server", "test_readme", "test_structure", "test_tf_fuzz",
 })
 QUICK_SAMPLE = 4     # items kept per parametrized test function in the quick tier
 QUICK_EXAMPLES = 3   # hypothesis examples per property test in the quick tier
