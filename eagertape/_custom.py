@@ -59,7 +59,10 @@ def _accepts_variables(grad_fn):
 
 
 def _call_custom(f, args, kwargs):
-    if local.state.capture is not None:      # traced by eagertape.function: a jax.custom_vjp
+    if local.state.capture is not None or _under_jax_trace(args, kwargs):
+        # Traced by eagertape.function, or by JAX itself (Keras's trainer
+        # differentiating a layer's call under fit): a jax.custom_vjp, so JAX's
+        # derivative is grad_fn.
         return _traced_custom(f, args, kwargs)
     # As TF's eager decorator: f's ops are recorded on the tapes, then its
     # results are replaced by fresh Tensors that only the custom op produces.
@@ -136,6 +139,17 @@ def _call_custom(f, args, kwargs):
     return tree_unflatten(out_tree, outs)
 
 
+def _under_jax_trace(args, kwargs):
+    st = local.state
+    if st.tapes or st.accumulators:
+        return False
+    for leaf in tree_flatten((args, kwargs), is_leaf=is_tensor_like)[0]:
+        v = leaf._value if isinstance(leaf, Tensor) else leaf
+        if isinstance(v, jax.core.Tracer):
+            return True
+    return False
+
+
 def _checked(g, x, i, f):
     if not isinstance(g, _TensorLike):
         g = convert_to_tensor(g, dtype=x.dtype)
@@ -153,7 +167,11 @@ def _traced_custom(f, args, kwargs):
     to get ``grad_fn`` (a closure over the forward's traced values cannot leave
     the forward), so ``f``'s Python side effects run twice while tracing."""
     leaves, tree = tree_flatten((args, kwargs), is_leaf=is_tensor_like)
-    pos = [i for i, leaf in enumerate(leaves) if isinstance(leaf, _TensorLike)]
+    # grad_fn gives one gradient per leaf of the positional arguments (None for
+    # a Python number among them, as TF's eager rule): those of arrays are used.
+    n_args = len(tree_flatten(args, is_leaf=is_tensor_like)[0])
+    pos = [i for i, leaf in enumerate(leaves[:n_args])
+           if isinstance(leaf, (_TensorLike, jax.Array))]
     for i in pos:        # a Variable argument is its value (TF converts it too)
         if isinstance(leaves[i], Variable):
             leaves[i] = leaves[i].read_value()
@@ -191,13 +209,15 @@ def _traced_custom(f, args, kwargs):
         flat_cts, _ = tree_flatten(cts)
         grads = grad_fn(*[_wrap(c) for c in flat_cts])
         flat, _ = tree_flatten(grads, is_leaf=is_leaf)
-        if len(flat) != len(vals):
-            raise ValueError(f"custom_gradient function expected to return {len(vals)} "
+        if len(flat) == n_args:
+            flat = [flat[i] for i in pos]
+        elif len(flat) != len(vals):
+            raise ValueError(f"custom_gradient function expected to return {n_args} "
                              f"gradients, but returned {len(flat)} instead.")
         return ([jax.numpy.zeros_like(v) if gr is None else
                  jax.numpy.asarray(gr._value if is_tensor_like(gr) else gr, dtype=v.dtype).reshape(v.shape)
                  for gr, v in zip(flat, vals)],)
 
     g.defvjp(fwd, bwd)
-    out = g([leaves[i]._value for i in pos])
+    out = g([leaves[i]._value if isinstance(leaves[i], _TensorLike) else leaves[i] for i in pos])
     return jax.tree_util.tree_map(_wrap, out)

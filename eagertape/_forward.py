@@ -27,7 +27,7 @@ from ._operators import convert_to_tensor
 from ._primitive import call
 from ._state import local, nesting, remove_last, switched, x64
 from ._tape import UnconnectedGradients, _unconnected
-from ._tensor import Tensor, _TensorLike, _wrap, is_leaf
+from ._tensor import Tensor, _TensorLike, _wrap, is_leaf, standin
 from ._variables import Variable
 
 _jvps = Table("jvps", 4096)   # (kind id, positions with tangents, extra) -> jvp
@@ -71,6 +71,7 @@ class ForwardAccumulator:
         self._nesting = None
         seen = set()
         for i, (p, t) in enumerate(zip(p_leaves, t_leaves)):
+            p = standin(p)
             if not isinstance(p, _TensorLike):
                 raise TypeError(f"argument `primals`[{i}] must be an eagertape.Tensor or "
                                 f"Variable, got {type(p).__name__}; convert it with "
@@ -136,6 +137,7 @@ class ForwardAccumulator:
         leaves, tree = tree_flatten(primals, is_leaf=is_leaf)
         out = []
         for i, p in enumerate(leaves):
+            p = standin(p)
             if not isinstance(p, _TensorLike):
                 raise TypeError(f"argument `primals`[{i}] of ForwardAccumulator.jvp must be a "
                                 f"Tensor or Variable, got {type(p).__name__}")

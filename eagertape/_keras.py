@@ -37,11 +37,12 @@ import numpy as np
 from ._cache import Table
 from ._primitive import call
 from ._state import local, switched
-from ._tensor import _TensorLike, _wrap, is_tensor_like, tf_variable_error
-from ._variables import Variable, _uid
+from ._tensor import _TensorLike, _wrap, is_tensor_like, standin, tf_variable_error
+from ._variables import Variable, _uid, init_scope
 
 _keras = None          # the keras module once joined
 _in_stateless_scope = None
+_in_symbolic_scope = None
 
 
 def load():
@@ -261,23 +262,214 @@ def _as_input(x):
     return x
 
 
+# -- the join: everything patched in Keras, in one table -----------------------
+# Each row is (owner, attribute, make): the owner is one of Keras's modules or
+# classes, named "module" or "module:Class" (the private Keras names the join
+# touches are these, and no others); ``make(original)`` gives what replaces the
+# attribute (``original`` is None where Keras has none: an attribute added).
+# ``join`` applies the rows with one loop after checking that every owner and
+# every replaced attribute exists in the installed Keras; ``unjoin`` undoes them.
+KERAS_TESTED = ((3, 15),)    # the Keras minor versions the table was written against
+
+_joined = []                 # (owner object, attribute, original or _ABSENT), in order
+_ABSENT = object()
+
+
+def _rows():
+    L, T = "keras.src.layers.layer:Layer", "keras.src.trainers.trainer:Trainer"
+    KV = "keras.src.backend.jax.core:Variable"      # keras.Variable on JAX
+    rows = [
+        (L, "__call__", _make_layer_call),
+        (L, "losses", _make_losses),
+        (L, "add_loss", _make_add_loss),
+        (L, "__new__", _make_layer_new),
+        ("keras.src.layers.layer", "is_backend_tensor_or_symbolic", _make_is_tensor_arg),
+        ("keras.src.dtype_policies.dtype_policy:DTypePolicy", "convert_input",
+         _make_convert_input),
+        ("keras.src.ops.operation:Operation", "__call__", _make_operation_call),
+        ("keras.src.ops.core", "is_tensor", _make_ops_is_tensor),
+        ("keras.src.losses.loss:Loss", "__call__", _make_loss_call),
+        (KV, "_eagertape_variable", lambda _: property(_standin)),
+        (KV, "value", _make_value),
+        (KV, "_direct_assign", _make_direct_assign),
+        (KV, "_convert_to_tensor", _make_convert_assigned),
+        (KV, "__init__", _make_variable_init),
+        ("keras.src.optimizers.base_optimizer:BaseOptimizer", "apply", _make_apply),
+        ("keras.src.backend", "compute_output_spec", _make_compute_output_spec),
+        (T, "compute_loss", _make_compute_loss),
+        (T, "_symbolic_build", _make_symbolic_build),
+        # The TF trainer's API that TF programs call (Keras's TF backend has it,
+        # its JAX backend does not): as Keras's TensorFlowTrainer defines it.
+        (T, "compiled_loss", lambda _: _compiled_loss),
+        (T, "compiled_metrics", lambda _: property(_compiled_metrics)),
+        (T, "_compiled_metrics_update_state", lambda _: _compiled_metrics_update_state),
+        (T, "distribute_strategy", lambda _: property(lambda self: _DEFAULT_STRATEGY)),
+        (T, "distribute_reduction_method", lambda _: property(lambda self: "auto")),
+        ("keras.src.backend.jax.trainer:JAXTrainer", "make_train_function",
+         lambda original: _make_make_function(original, "train_step")),
+        ("keras.src.backend.jax.trainer:JAXTrainer", "make_test_function",
+         lambda original: _make_make_function(original, "test_step")),
+    ]
+    rows += [(KV, f"__{name}__", _make_operator) for name in _OPERATORS]
+    rows += _metric_rows()
+    rows += _function_rows()
+    return rows
+
+
+def _resolve(owner):
+    import importlib
+    module, _, cls = owner.partition(":")
+    obj = importlib.import_module(module)
+    for part in filter(None, cls.split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
 def _join(keras):
+    try:    # tf.keras's namespace: its aliases of Keras's functions are joined too
+        import keras._tf_keras.keras  # noqa: F401
+    except ImportError:
+        pass
+    version = tuple(int(p) for p in keras.__version__.split(".")[:2] if p.isdigit())
+    rows = _rows()
+    # Checked before anything is patched: a Keras whose private names moved is a
+    # clear error at `tf.keras`, not a half-joined Keras.
+    resolved = []
+    for owner, attr, make in rows:
+        try:
+            obj = _resolve(owner)
+        except (ImportError, AttributeError):
+            obj = None
+        if isinstance(obj, dict):
+            own = obj.get(attr, _ABSENT)
+            original = own
+        elif obj is not None:
+            own = obj.__dict__.get(attr, _ABSENT)       # restored by unjoin
+            original = getattr(obj, attr, _ABSENT)      # what the replacement wraps
+        if obj is None or (original is _ABSENT and attr not in _ADDS):
+            raise ImportError(
+                f"eagertape.tf.keras joins Keras by replacing {owner}.{attr}, which Keras "
+                f"{keras.__version__} does not have; install a Keras it was written for: "
+                f"pip install 'keras>={KERAS_TESTED[0][0]}.{KERAS_TESTED[0][1]},"
+                f"<{KERAS_TESTED[-1][0]}.{KERAS_TESTED[-1][1] + 1}'")
+        resolved.append((obj, attr, make, original, own))
+    if version not in KERAS_TESTED:
+        import warnings
+        warnings.warn(f"eagertape.tf.keras was written for Keras "
+                      f"{', '.join('%d.%d' % v for v in KERAS_TESTED)}; Keras "
+                      f"{keras.__version__} has every name it joins, but is untested",
+                      stacklevel=3)
+    global _in_stateless_scope, _in_symbolic_scope, _Shared
     from keras.src.backend.common.stateless_scope import in_stateless_scope
     from keras.src.backend.common.symbolic_scope import in_symbolic_scope
+    _in_stateless_scope, _in_symbolic_scope = in_stateless_scope, in_symbolic_scope
+    _Shared = _make_shared(keras.Variable)
+    _register_tracked(keras)
+    for obj, attr, make, original, own in resolved:
+        _patch(obj, attr, make(None if original is _ABSENT else original), own)
 
-    Layer, KVar = keras.Layer, keras.Variable
-    layer_call = Layer.__call__
 
-    def keras_runs(args, kwargs):
-        if in_stateless_scope() or in_symbolic_scope():
-            return True
-        leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)
-        return any(_foreign_leaf(x) for x in leaves)
+def _patch(obj, attr, new, own=_ABSENT):
+    if isinstance(obj, dict):
+        obj[attr] = new
+    else:
+        setattr(obj, attr, new)
+    _joined.append((obj, attr, own))
 
+
+def unjoin():
+    """Undo the join (for tests): Keras's patched attributes get their own back;
+    ``tf.keras`` joins again on its next use."""
+    global _keras, _dataset
+    # (Keras's tracked containers stay registered as JAX pytrees: JAX cannot
+    # unregister a node type, and a list is a list either way.)
+    while _joined:
+        obj, attr, own = _joined.pop()
+        if isinstance(obj, dict):
+            obj[attr] = own
+        elif own is _ABSENT:
+            delattr(obj, attr)
+        else:
+            setattr(obj, attr, own)
+    _pure_classes.clear()
+    _keras = _dataset = None
+    import eagertape.tf as tf
+    tf.__dict__.pop("keras", None)
+
+
+# The attributes the join adds (Keras has none of these names).
+_ADDS = frozenset({"_eagertape_variable", "compiled_loss", "compiled_metrics",
+                   "_compiled_metrics_update_state", "distribute_strategy",
+                   "distribute_reduction_method"})
+
+
+def _keras_runs(args, kwargs):
+    """Whether Keras runs as it is: inside its own stateless or symbolic calls, or
+    on its own values (symbolic KerasTensors, tracers of its trainer)."""
+    if _in_stateless_scope() or _in_symbolic_scope():
+        return True
+    leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)
+    return any(_foreign_leaf(x) for x in leaves)
+
+
+def _records(args, kwargs):
+    """Whether a Keras function called on these arguments is a recorded op: an
+    eagertape Tensor among them, or a Keras weight while a tape records."""
+    if _in_stateless_scope() or _in_symbolic_scope():
+        return False
+    h = local.state
+    taping = bool(h.tapes or h.accumulators)
+    found = False
+    for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_leaf):
+        if _foreign_leaf(x):
+            return False
+        if isinstance(x, _TensorLike) or (taping and hasattr(type(x), "_eagertape_variable")):
+            found = True
+    return found
+
+
+def _leaf(x):
+    return is_tensor_like(x) or hasattr(type(x), "_eagertape_variable")
+
+
+# -- layer calls: one recorded op, or op by op as TF runs them ----------------
+_pure_classes = {}
+
+
+def _keras_class(cls):
+    """Whether a layer class is Keras's own (its call, build and everything else
+    defined in Keras), so a call of it is a pure function of its weights."""
+    r = _pure_classes.get(cls)
+    if r is None:
+        from keras.src.layers.core.lambda_layer import Lambda
+        r = _pure_classes[cls] = not issubclass(cls, Lambda) and all(
+            c.__module__.split(".")[0] in ("keras", "builtins", "abc") for c in cls.__mro__)
+    return r
+
+
+def _one_op(layer):
+    """Whether a call of ``layer`` is one recorded op. A layer of Keras's own
+    class is; a Sequential or Functional model is when all its layers are. A
+    layer whose class is the program's (its ``call`` may hold tf.Variables,
+    custom gradients, tapes, Python control flow on values) runs op by op, as
+    TF runs it."""
+    if not _keras_class(type(layer)):
+        return False
+    from keras.src.models.functional import Functional
+    from keras.src.models.sequential import Sequential
+    if isinstance(layer, (Functional, Sequential)):
+        return all(_keras_class(type(sub)) for sub in layer._flatten_layers(include_self=False))
+    return True
+
+
+def _make_layer_call(layer_call):
     def __call__(self, *args, **kwargs):
-        if keras_runs(args, kwargs):
+        if _keras_runs(args, kwargs):
             return layer_call(self, *args, **kwargs)
         args = tuple(_as_input(a) for a in args)
+        if not _one_op(self):
+            return _op_by_op(self, layer_call, args, kwargs)
+        keras = _keras
         if not self.built or any(not sub.built for sub in self._flatten_layers()):
             # Build (create the weights) on the values, inside a scope that
             # drops the call's state updates: the recorded call below is the
@@ -302,49 +494,189 @@ def _join(keras):
         return out
 
     __call__.__doc__ = layer_call.__doc__
-    Layer.__call__ = __call__
+    return __call__
 
-    # model.losses: the losses added in the last call, and weight
-    # regularization computed now from the current weights (a recorded op).
-    losses_prop = Layer.losses
 
+def _entry_call():
+    from keras.src.backend.common import global_state
+    return global_state.get_global_attribute("current_call_ctx") is None
+
+
+def _op_by_op(layer, layer_call, args, kwargs):
+    # Keras's own __call__ (build, training=, masks, name scopes) with the
+    # eagertape values as they are: each op of the layer's call records itself,
+    # sublayers included (each one op or op by op in turn).
+    if _entry_call():
+        for sub in layer._flatten_layers():
+            sub.__dict__.pop("_eagertape_losses", None)
+    return layer_call(layer, *args, **kwargs)
+
+
+def _make_is_tensor_arg(original):
+    # An eagertape Tensor is a tensor argument of a layer (Keras's JAX backend
+    # knows only its own arrays).
+    def is_backend_tensor_or_symbolic(x, allow_none=False):
+        return isinstance(x, _TensorLike) or original(x, allow_none=allow_none)
+    return is_backend_tensor_or_symbolic
+
+
+def _make_convert_input(original):
+    def convert_input(self, x, autocast, dtype):
+        if isinstance(x, _TensorLike):
+            if self._should_cast(x, autocast, _keras.backend.standardize_dtype(dtype)):
+                from ._operators import cast
+                return cast(x, dtype)
+            return x
+        return original(self, x, autocast, dtype)
+    return convert_input
+
+
+def _make_operation_call(original):
+    # An operation of a functional model's graph (x + 1, ops.concatenate on
+    # KerasTensors) run on eagertape values: one recorded op.
+    def __call__(self, *args, **kwargs):
+        from keras.src.layers.layer import Layer
+        if isinstance(self, Layer) or not _records(args, kwargs):
+            return original(self, *args, **kwargs)
+        fn = _op_of(self, "_eagertape_op", lambda: _quiet_fn(functools.partial(original, self)))
+        return call(fn, args, kwargs, jit=False)
+    return __call__
+
+
+def _make_ops_is_tensor(original):
+    @functools.wraps(original)
+    def is_tensor(x):
+        return isinstance(x, _TensorLike) or original(x)
+    return is_tensor
+
+
+def _make_layer_new(original):
+    # A layer's build creates its weights as TF's init_scope does: with values,
+    # outside any function being traced and any tape (a tf.Variable made with
+    # tf.random.normal in build, while Keras builds the model symbolically).
+    def __new__(cls, *args, **kwargs):
+        obj = original(cls, *args, **kwargs)
+        build = obj.build
+
+        @functools.wraps(build)
+        def build_in_init_scope(*a, **k):
+            with init_scope():
+                return build(*a, **k)
+        obj.build = build_in_init_scope
+        return obj
+    return __new__
+
+
+# model.losses: the losses added in the last call, and weight regularization
+# computed now from the current weights (a recorded op).
+def _make_losses(losses_prop):
     def losses(self):
-        if in_stateless_scope() or in_symbolic_scope():
+        if _in_stateless_scope() or _in_symbolic_scope():
             return losses_prop.fget(self)
         out = _call_losses(self)
         if any(getattr(v, "regularizer", None) is not None for v in self.trainable_weights):
-            fn = _regularization_fn(keras, self)
+            fn = _regularization_fn(_keras, self)
             out += call(fn, ([_standin(v) for v in self.trainable_variables],
                              [v.value for v in self.non_trainable_variables]), name=fn.__name__)
         return out
+    return property(losses, doc=losses_prop.__doc__)
 
-    Layer.losses = property(losses, doc=losses_prop.__doc__)
 
+def _make_add_loss(add_loss):
+    # In a layer's one-op call (raw values) Keras's scope collects the loss; in
+    # an op-by-op call the loss is an eagertape Tensor, kept as it is.
+    def add_loss_(self, loss):
+        if not _in_stateless_scope() and any(
+                isinstance(x, _TensorLike) for x in jax.tree_util.tree_leaves(
+                    loss, is_leaf=is_tensor_like)):
+            self.__dict__.setdefault("_eagertape_losses", []).extend(
+                jax.tree_util.tree_leaves(loss, is_leaf=is_tensor_like))
+            return
+        return add_loss(self, _values_of(loss))
+    add_loss_.__doc__ = add_loss.__doc__
+    return add_loss_
+
+
+def _make_loss_call(loss_call):
     # Loss objects: one recorded op over Keras's __call__.
-    loss_call = keras.losses.Loss.__call__
-
     def loss__call__(self, y_true, y_pred, sample_weight=None):
-        if keras_runs((y_true, y_pred, sample_weight), {}):
+        if _keras_runs((y_true, y_pred, sample_weight), {}):
             return loss_call(self, y_true, y_pred, sample_weight)
         fn = _loss_fn(self, loss_call)
         return call(fn, (_as_input(y_true), _as_input(y_pred), _as_input(sample_weight)),
                     name=fn.__name__)
+    return loss__call__
 
-    keras.losses.Loss.__call__ = loss__call__
 
-    # Keras weights are eagertape Variables (the core asks for this attribute).
-    global _in_stateless_scope
-    _in_stateless_scope = in_stateless_scope
-    KVar._eagertape_variable = property(_standin)
-    _join_capture(KVar, in_stateless_scope)
-    _join_operators(KVar, in_stateless_scope)
-    _join_optimizers(keras)
-    _join_metrics(keras, in_stateless_scope)
-    _join_trainer(keras)
-    _join_symbolic(keras)
+# -- Keras weights read and written as the eagertape Variables they are -------
+def _make_value(value):
+    # While a tf.function is traced, a Keras variable (a weight, an optimizer's
+    # slot or step count) is read as the eagertape Variable it is, so the
+    # compiled function takes its value as an input; while a tape records, a
+    # trainable one's value is the Variable's read, as TF's `.value()` is.
+    def value_(self):
+        if not _in_stateless_scope():
+            h = local.state
+            if h.capture is not None:
+                return h.capture.read(_standin(self))
+            if (h.tapes or h.accumulators) and self.trainable:
+                return _standin(self).read_value()
+        return value.fget(self)
+    return property(value_, doc=value.__doc__)
 
-    global _Shared
 
+def _make_direct_assign(direct_assign):
+    def _direct_assign(self, new):
+        c = local.state.capture
+        if c is not None and not _in_stateless_scope():
+            return c.write(_standin(self), new)
+        return direct_assign(self, new)
+    return _direct_assign
+
+
+def _make_convert_assigned(convert):
+    # What is assigned is a value (TF records no gradient through an
+    # assignment): an eagertape Tensor, even one a tape tracks (Keras's
+    # `assign_sub` computes `self - value` with the weight read as a Variable
+    # while a tape records), gives its array.
+    def _convert_to_tensor(self, value, dtype=None):
+        return convert(self, _raw(value), dtype=dtype)
+    return _convert_to_tensor
+
+
+def _make_variable_init(init):
+    # A variable made while a function is traced (an optimizer's slots, built
+    # on its first step) gets a real initial value, not one of the trace.
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        if local.state.capture is None:
+            return init(self, *args, **kwargs)
+        with switched(capture=None), jax.ensure_compile_time_eval():
+            init(self, *args, **kwargs)
+    return __init__
+
+
+_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+              "radd", "rsub", "rmul", "rtruediv", "rfloordiv", "rmod", "rpow", "rmatmul",
+              "lt", "le", "gt", "ge", "neg", "pos", "abs", "getitem")
+
+
+def _make_operator(original):
+    # A Keras weight in an expression with eagertape values, or while a tape
+    # records, is read as the Variable it is (so the tape sees the read).
+    dunder = original.__name__
+
+    def op(self, *other):
+        h = local.state
+        if not _in_stateless_scope() and (
+                (other and isinstance(other[0], _TensorLike)) or h.tapes or h.accumulators):
+            return getattr(_standin(self), dunder)(*other)
+        return original(self, *other)
+    op.__name__ = dunder
+    return op
+
+
+def _make_shared(KVar):
     class _Shared(KVar):
         """The Keras variable of an eagertape Variable (for Keras optimizers): its
         storage is the eagertape Variable's."""
@@ -364,6 +696,260 @@ def _join(keras):
                 self.__dict__["_et"]._value = new
 
         _eagertape_variable = property(lambda self: self.__dict__["_et"])
+    return _Shared
+
+
+_tracked_registered = []
+
+
+def _register_tracked(keras):
+    # Keras wraps a list or dict kept on a layer (``self.params = [...]``) in its
+    # tracked containers; TF's nests take them as lists and dicts, so do the
+    # tapes' (JAX's pytrees).
+    from keras.src.utils import tracking
+    for cls, flat, unflat in (
+            (tracking.TrackedList, lambda x: (list(x), None), lambda _, c: list(c)),
+            (tracking.TrackedDict, lambda x: (list(x.values()), list(x.keys())),
+             lambda keys, c: dict(zip(keys, c)))):
+        try:
+            jax.tree_util.register_pytree_node(cls, flat, unflat)
+            _tracked_registered.append(cls)
+        except ValueError:      # registered already (joined before)
+            pass
+
+
+def _make_apply(apply):
+    # BaseOptimizer.apply: apply_gradients and minimize come through it.
+    def apply_(self, grads, trainable_variables=None):
+        grads = [None if g is None else _raw(g) for g in grads]
+        if trainable_variables is not None:
+            trainable_variables = list(trainable_variables)
+            _check_pairs(grads, trainable_variables)
+            trainable_variables = [
+                _keras_variable(self, v) if isinstance(v, Variable) else v
+                for v in trainable_variables]
+        return apply(self, grads, trainable_variables)
+    apply_.__doc__ = apply.__doc__
+    return apply_
+
+
+def _metric_rows():
+    # Metric results as eagertape Tensors (TF programs call .numpy() on them).
+    import keras
+    Metric = keras.metrics.Metric
+    rows, seen = [], set()
+    for name in dir(keras.metrics):
+        cls = getattr(keras.metrics, name)
+        if not (isinstance(cls, type) and issubclass(cls, Metric)):
+            continue
+        for c in cls.__mro__:
+            if "result" in c.__dict__ and c not in seen:
+                seen.add(c)
+                rows.append((f"{c.__module__}:{c.__qualname__}", "result", _tensor_result))
+    return rows
+
+
+def _tensor_result(result):
+    @functools.wraps(result)
+    def wrapped(self, *a, **k):
+        out = result(self, *a, **k)
+        if _in_stateless_scope():
+            return out
+        return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, jax.Array) else x, out,
+                                      is_leaf=is_tensor_like)   # Tensors stay whole (pytree nodes)
+    return wrapped
+
+
+# Keras's functions of arrays, wherever a program finds them (keras.ops,
+# keras.activations, keras.losses, a layer's `activation`): on eagertape values
+# each is one recorded op, as in TF each is a TF op. Internally Keras calls
+# them on its own arrays, which they take as before.
+_FUNCTION_MODULES = ("keras.src.ops.numpy", "keras.src.ops.nn", "keras.src.ops.core",
+                     "keras.src.ops.math", "keras.src.ops.linalg", "keras.src.ops.image",
+                     "keras.src.activations.activations", "keras.src.losses.losses")
+# Where the public API and Keras's own code find them by module attribute.
+_ALIAS_PREFIXES = ("keras.src.ops", "keras.src.activations", "keras.src.losses",
+                   "keras.api", "keras._tf_keras", "keras.ops", "keras.activations",
+                   "keras.losses")
+_NOT_RECORDED = frozenset({
+    # not functions of arrays, or functions of functions (their arguments are
+    # Python callables a recorded op cannot take)
+    "is_tensor", "shape", "dtype", "convert_to_numpy", "cond", "while_loop", "scan",
+    "fori_loop", "map", "switch", "vectorized_map", "associative_scan", "custom_gradient",
+    "rematerialized_call", "remat", "unstack", "serialize", "deserialize", "get",
+    "stop_gradient", "is_float_dtype", "is_int_dtype", "result_type", "standardize_dtype"})
+
+
+def _function_rows():
+    import importlib
+    rows, made = [], {}
+    for name in _FUNCTION_MODULES:
+        mod = importlib.import_module(name)
+        for attr, fn in list(vars(mod).items()):
+            if (isinstance(fn, types.FunctionType) and fn.__module__ == name
+                    and not attr.startswith("_") and attr not in _NOT_RECORDED):
+                made[id(fn)] = (fn, _recorded(fn))
+    for name in sorted(sys.modules):
+        mod = sys.modules[name]
+        if mod is None or not name.startswith(_ALIAS_PREFIXES):
+            continue
+        for attr, fn in list(vars(mod).items()):
+            hit = made.get(id(fn))
+            if hit is not None and hit[0] is fn:
+                rows.append((name, attr, lambda _, w=hit[1]: w))
+    from keras.src import activations
+    for key, fn in list(activations.ALL_OBJECTS_DICT.items()):
+        hit = made.get(id(fn))
+        if hit is not None and hit[0] is fn:
+            rows.append(("keras.src.activations:ALL_OBJECTS_DICT", key,
+                         lambda _, w=hit[1]: w))
+    return rows
+
+
+def _recorded(fn):
+    quiet = _quiet_fn(fn)
+
+    @functools.wraps(fn)
+    def recorded(*args, **kwargs):
+        if not _records(args, kwargs):
+            return fn(*args, **kwargs)
+        return call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
+    recorded._eagertape_op = True
+    return recorded
+
+
+def _make_compute_output_spec(compute_output_spec):
+    # Keras infers a layer's output spec by running its call under
+    # jax.eval_shape (the functional API, a model's first build): eagertape
+    # values among the arguments are given as their shapes, facade ops in a
+    # custom call give eagertape Tensors there, which JAX cannot take back as
+    # outputs: they are unwrapped, the call runs quietly, and what it writes to
+    # Variables is dropped (TF runs it in a scratch graph).
+    from ._function import _Capture
+
+    def compute_output_spec_(fn, *args, **kwargs):
+        @functools.wraps(fn)
+        def unwrapped(*a, **k):
+            with _quiet(), switched(capture=_Capture()):
+                return _values_of(fn(*a, **k))
+        args, kwargs = jax.tree_util.tree_map(_as_spec, (args, kwargs), is_leaf=_leaf)
+        return compute_output_spec(unwrapped, *args, **kwargs)
+
+    compute_output_spec_.__doc__ = compute_output_spec.__doc__
+    return compute_output_spec_
+
+
+def _as_spec(x):
+    if isinstance(x, _TensorLike) or hasattr(type(x), "_eagertape_variable"):
+        x = standin(x)
+        return _keras.KerasTensor(tuple(x.shape), dtype=np.dtype(x.dtype).name)
+    return x
+
+
+def _make_compute_loss(compute_loss):
+    # compute_loss on eagertape values (a TF-style train_step under a tape): one
+    # recorded op over the weights, as a layer call is.
+    def compute_loss_(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        args = (x, y, y_pred, sample_weight)
+        if _in_stateless_scope() or _in_symbolic_scope() or any(
+                _foreign_leaf(a) for a in jax.tree_util.tree_leaves(args, is_leaf=is_tensor_like)):
+            return compute_loss(self, x, y, y_pred, sample_weight, training=training)
+        fn = _op_of(self, "_eagertape_compute_loss",
+                    lambda: _make_compute_loss_fn(_keras, self, compute_loss))
+        return call(fn, ([_standin(v) for v in self.trainable_variables],
+                         [v.value for v in self.non_trainable_variables], _call_losses(self),
+                         *(_as_input(a) for a in args), bool(training)), name=fn.__name__)
+    compute_loss_.__doc__ = compute_loss.__doc__
+    return compute_loss_
+
+
+def _make_symbolic_build(symbolic_build):
+    # Keras's JAX trainer builds the model symbolically before fit's first step;
+    # TF's builds a model with TF-style steps when the step first runs (a GAN
+    # whose Model has no call() of its own). Where the symbolic build fails for
+    # such a model, it is left to the step, as in TF.
+    def _symbolic_build(self, iterator=None, data_batch=None):
+        from keras.src.backend.jax.trainer import JAXTrainer
+        try:
+            return symbolic_build(self, iterator=iterator, data_batch=data_batch)
+        except Exception:
+            if any(_tf_style(self, n, JAXTrainer) for n in ("train_step", "test_step")):
+                if self.optimizer is not None and not self.optimizer.built:
+                    self.optimizer.build(self.trainable_variables)
+                return None
+            raise
+    return _symbolic_build
+
+
+def _make_make_function(original, name):
+    from keras.src.backend.jax.trainer import JAXTrainer
+    attr = f"{name[:-len('_step')]}_function"
+
+    def make_function(self, force=False):
+        if not _tf_style(self, name, JAXTrainer):
+            return original(self, force)
+        if getattr(self, attr) is not None and not force:
+            return getattr(self, attr)
+        setattr(self, attr, _tf_style_function(self, name))
+        return getattr(self, attr)
+    make_function.__doc__ = original.__doc__
+    return make_function
+
+
+def _compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
+    """TF's Keras: deprecated for ``compute_loss``, which adds ``model.losses``
+    itself (``regularization_losses`` is not used, as in TF's Keras)."""
+    import warnings
+    warnings.warn("`model.compiled_loss()` is deprecated. Instead, use "
+                  "`model.compute_loss(x, y, y_pred, sample_weight, training)`.", stacklevel=2)
+    return self.compute_loss(x=None, y=y, y_pred=y_pred, sample_weight=sample_weight)
+
+
+def _compiled_metrics(self):
+    model = self
+
+    class DeprecatedCompiledMetric:
+        def update_state(_, y, y_pred, sample_weight=None):
+            return model._compiled_metrics_update_state(y, y_pred, sample_weight=sample_weight)
+    return DeprecatedCompiledMetric()
+
+
+def _compiled_metrics_update_state(self, y, y_pred, sample_weight=None):
+    import warnings
+    warnings.warn("`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\n"
+                  "for metric in self.metrics:\n    metric.update_state(y, y_pred)\n```\n",
+                  stacklevel=2)
+    for metric in self.metrics:
+        if isinstance(metric, _keras.metrics.Mean):
+            metric.update_state(y_pred, sample_weight=sample_weight)
+        else:
+            metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+
+class _DefaultDistributionStrategy:
+    """``model.distribute_strategy`` of a program that made no strategy: TF's
+    default strategy (one replica, everything run as it is)."""
+
+    num_replicas_in_sync = 1
+    extended = None
+
+    def scope(self):
+        return contextlib.nullcontext()
+
+    def run(self, fn, args=(), kwargs=None):
+        return fn(*args, **(kwargs or {}))
+
+    def reduce(self, reduce_op, value, axis=None):
+        if axis is None:
+            return value
+        from . import numpy as enp
+        return (enp.sum if str(reduce_op).upper().endswith("SUM") else enp.mean)(value, axis=axis)
+
+    def experimental_distribute_dataset(self, dataset, options=None):
+        return dataset
+
+
+_DEFAULT_STRATEGY = _DefaultDistributionStrategy()
 
 
 def _call_losses(layer):
@@ -415,84 +1001,6 @@ def _make_regularization_fn(keras, layer):
     return fn
 
 
-def _join_capture(KVar, in_stateless_scope):
-    # While a tf.function is traced, a Keras variable (a weight, an optimizer's
-    # slot or step count) is read and written as the eagertape Variable it is,
-    # so the compiled function takes its value as an input and writes it back.
-    value, direct_assign = KVar.value, KVar._direct_assign
-
-    def value_(self):
-        c = local.state.capture
-        if c is not None and not in_stateless_scope():
-            return c.read(_standin(self))
-        return value.fget(self)
-
-    def _direct_assign(self, new):
-        c = local.state.capture
-        if c is not None and not in_stateless_scope():
-            return c.write(_standin(self), new)
-        return direct_assign(self, new)
-
-    KVar.value = property(value_, doc=value.__doc__)
-    KVar._direct_assign = _direct_assign
-
-    # A variable made while a function is traced (an optimizer's slots, built
-    # on its first step) gets a real initial value, not one of the trace.
-    init = KVar.__init__
-
-    @functools.wraps(init)
-    def __init__(self, *args, **kwargs):
-        if local.state.capture is None:
-            return init(self, *args, **kwargs)
-        with switched(capture=None), jax.ensure_compile_time_eval():
-            init(self, *args, **kwargs)
-
-    KVar.__init__ = __init__
-
-
-_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
-              "radd", "rsub", "rmul", "rtruediv", "rfloordiv", "rmod", "rpow", "rmatmul",
-              "lt", "le", "gt", "ge", "neg", "pos", "abs", "getitem")
-
-
-def _join_operators(KVar, in_stateless_scope):
-    # A Keras weight in an expression with eagertape values, or while a tape
-    # records, is read as the Variable it is (so the tape sees the read).
-    for name in _OPERATORS:
-        dunder = f"__{name}__"
-        original = getattr(KVar, dunder, None)
-        if original is None:
-            continue
-
-        def op(self, *other, _original=original, _dunder=dunder):
-            h = local.state
-            if not in_stateless_scope() and (
-                    (other and isinstance(other[0], _TensorLike)) or h.tapes or h.accumulators):
-                return getattr(_standin(self), _dunder)(*other)
-            return _original(self, *other)
-        op.__name__ = dunder
-        setattr(KVar, dunder, op)
-
-
-def _join_optimizers(keras):
-    # BaseOptimizer.apply: apply_gradients and minimize come through it.
-    Base = next(c for c in keras.optimizers.Optimizer.__mro__ if "apply" in c.__dict__)
-    apply = Base.apply
-
-    def apply_(self, grads, trainable_variables=None):
-        grads = [None if g is None else _raw(g) for g in grads]
-        if trainable_variables is not None:
-            trainable_variables = list(trainable_variables)
-            _check_pairs(grads, trainable_variables)
-            trainable_variables = [
-                _keras_variable(self, v) if isinstance(v, Variable) else v
-                for v in trainable_variables]
-        return apply(self, grads, trainable_variables)
-
-    apply_.__doc__ = apply.__doc__
-    Base.apply = apply_
-
-
 def _check_pairs(grads, variables):
     # Checked before any variable is updated: Keras updates them one by one, and
     # a bad pair found on the way would leave the others half-stepped.
@@ -508,60 +1016,6 @@ def _check_pairs(grads, variables):
                 "pair each gradient with its own variable, in the order they were given to "
                 "tape.gradient (zip(grads, model.trainable_variables)). No variable was "
                 "updated.")
-
-
-def _join_metrics(keras, in_stateless_scope):
-    # Metric results as eagertape Tensors (TF programs call .numpy() on them).
-    Metric = keras.metrics.Metric
-    seen = set()
-    for name in dir(keras.metrics):
-        cls = getattr(keras.metrics, name)
-        if not (isinstance(cls, type) and issubclass(cls, Metric)):
-            continue
-        for c in cls.__mro__:
-            if "result" in c.__dict__ and c not in seen:
-                seen.add(c)
-                c.result = _tensor_result(c.__dict__["result"], in_stateless_scope)
-
-
-def _tensor_result(result, in_stateless_scope):
-    @functools.wraps(result)
-    def wrapped(self, *a, **k):
-        out = result(self, *a, **k)
-        if in_stateless_scope():
-            return out
-        return jax.tree_util.tree_map(lambda x: _wrap(x) if isinstance(x, jax.Array) else x, out,
-                                      is_leaf=is_tensor_like)   # Tensors stay whole (pytree nodes)
-    return wrapped
-
-
-def _join_symbolic(keras):
-    # Keras infers a layer's output spec by running its call under
-    # jax.eval_shape (the functional API, a model's first build): facade ops
-    # in a custom call give eagertape Tensors there, which JAX cannot take
-    # back as outputs. They are unwrapped, and the call runs quietly.
-    import keras.src.backend as backend
-    compute_output_spec = backend.compute_output_spec
-
-    def compute_output_spec_(fn, *args, **kwargs):
-        @functools.wraps(fn)
-        def unwrapped(*a, **k):
-            with _quiet():
-                return _values_of(fn(*a, **k))
-        return compute_output_spec(unwrapped, *args, **kwargs)
-
-    compute_output_spec_.__doc__ = compute_output_spec.__doc__
-    backend.compute_output_spec = compute_output_spec_
-
-    # add_loss in a custom call takes Keras's tensors (the call runs on raw
-    # values inside the layer's op): facade results are unwrapped.
-    add_loss = keras.Layer.add_loss
-
-    def add_loss_(self, loss):
-        return add_loss(self, _values_of(loss))
-
-    add_loss_.__doc__ = add_loss.__doc__
-    keras.Layer.add_loss = add_loss_
 
 
 # -- TF-style train_step(self, data) under fit -------------------------------
@@ -627,6 +1081,7 @@ def join_data(Dataset):
             return None
 
     get_data_adapter = data_adapters.get_data_adapter
+    own = data_adapters.__dict__.get("get_data_adapter", _ABSENT)
 
     def get_data_adapter_(x, y=None, sample_weight=None, *args, **kwargs):
         if isinstance(x, Dataset):
@@ -637,7 +1092,7 @@ def join_data(Dataset):
             return DatasetAdapter(x)
         return get_data_adapter(x, y, sample_weight, *args, **kwargs)
 
-    data_adapters.get_data_adapter = get_data_adapter_
+    _patch(data_adapters, "get_data_adapter", get_data_adapter_, own)
 
 
 def _tf_style(model, name, jax_trainer):
@@ -696,63 +1151,6 @@ def _make_compute_loss_fn(keras, model, original):
     return fn
 
 
-def _join_trainer(keras):
-    from keras.src.backend.common.stateless_scope import in_stateless_scope
-    from keras.src.backend.common.symbolic_scope import in_symbolic_scope
-    from keras.src.backend.jax.trainer import JAXTrainer
-    from keras.src.trainers.trainer import Trainer
-
-    # compute_loss on eagertape values (a TF-style train_step under a tape): one
-    # recorded op over the weights, as a layer call is.
-    compute_loss = Trainer.compute_loss
-
-    def compute_loss_(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        args = (x, y, y_pred, sample_weight)
-        if in_stateless_scope() or in_symbolic_scope() or any(
-                _foreign_leaf(a) for a in jax.tree_util.tree_leaves(args, is_leaf=is_tensor_like)):
-            return compute_loss(self, x, y, y_pred, sample_weight, training=training)
-        fn = _op_of(self, "_eagertape_compute_loss",
-                    lambda: _make_compute_loss_fn(keras, self, compute_loss))
-        return call(fn, ([_standin(v) for v in self.trainable_variables],
-                         [v.value for v in self.non_trainable_variables], _call_losses(self),
-                         *(_as_input(a) for a in args), bool(training)), name=fn.__name__)
-
-    compute_loss_.__doc__ = compute_loss.__doc__
-    Trainer.compute_loss = compute_loss_
-
-    # Keras's JAX trainer builds the model symbolically before fit's first step;
-    # TF's builds a model with TF-style steps when the step first runs (a GAN
-    # whose Model has no call() of its own). Where the symbolic build fails for
-    # such a model, it is left to the step, as in TF.
-    symbolic_build = Trainer._symbolic_build
-
-    def _symbolic_build(self, iterator=None, data_batch=None):
-        try:
-            return symbolic_build(self, iterator=iterator, data_batch=data_batch)
-        except Exception:
-            if any(_tf_style(self, n, JAXTrainer) for n in ("train_step", "test_step")):
-                if self.optimizer is not None and not self.optimizer.built:
-                    self.optimizer.build(self.trainable_variables)
-                return None
-            raise
-
-    Trainer._symbolic_build = _symbolic_build
-
-    for name, make in (("train_step", "make_train_function"),
-                       ("test_step", "make_test_function")):
-        original = getattr(JAXTrainer, make)
-
-        def make_function(self, force=False, _original=original, _name=name, _make=make):
-            if not _tf_style(self, _name, JAXTrainer):
-                return _original(self, force)
-            attr = _make[len("make_"):]
-            if getattr(self, attr) is not None and not force:
-                return getattr(self, attr)
-            setattr(self, attr, _tf_style_function(self, _name))
-            return getattr(self, attr)
-        make_function.__doc__ = original.__doc__
-        setattr(JAXTrainer, make, make_function)
-
 
 # -- the tf.keras namespace -------------------------------------------------
 # Modules of functions on arrays: their functions become recorded ops.
@@ -779,7 +1177,8 @@ class _Namespace(types.ModuleType):
         elif path.startswith("applications.") and callable(obj) and name[:1].isupper():
             obj = _downloading(obj)
         elif (self._path in _FUNCTIONAL and callable(obj) and not isinstance(obj, type)
-              and not name.startswith("get") and name not in _NOT_OPS):
+              and not name.startswith("get") and name not in _NOT_OPS
+              and not getattr(obj, "_eagertape_op", False)):
             obj = _op(obj)
         setattr(self, name, obj)
         return obj

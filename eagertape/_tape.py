@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 from jax.tree_util import tree_flatten, tree_flatten_with_path, tree_unflatten
 
 from . import _replay
@@ -19,7 +20,7 @@ from ._operators import convert_to_tensor
 from ._primitive import call
 from ._record import TapeData
 from ._state import local, nesting, remove_last, x64
-from ._tensor import Tensor, _TensorLike, is_leaf, standin
+from ._tensor import Tensor, _TensorLike, brief, is_leaf, standin
 from ._variables import Variable
 
 _NOT_ONE_SET = ("A non-persistent GradientTape can only be used to compute one set of "
@@ -148,7 +149,7 @@ class GradientTape:
         for leaf in leaves:
             if not isinstance(leaf, _TensorLike):
                 raise ValueError(
-                    f"Passed in object {leaf} of type {type(leaf).__name__!r}, not "
+                    f"Passed in object {_shown(leaf)} of type {type(leaf).__name__!r}, not "
                     "eagertape.Tensor or eagertape.Variable (argument `tensor` of "
                     "GradientTape.watch); convert it with eagertape.constant(...) first.")
         if self._tape is None:
@@ -401,6 +402,15 @@ def _check_parallel_iterations(n):
         raise ValueError(f"argument `parallel_iterations` must be None or a positive int, got {n!r}")
 
 
+def _shown(obj):
+    # TF's message shows the object; a number, or a one-element array, is shown
+    # as TF shows it, anything larger by its class and name (never its values).
+    if obj is None or isinstance(obj, (int, float, complex)) or (
+            isinstance(obj, np.ndarray) and obj.size <= 1):
+        return str(obj)
+    return brief(obj)
+
+
 def _describe(path):
     return "".join(f"[{getattr(k, 'key', getattr(k, 'idx', getattr(k, 'name', k)))!r}]" for k in path)
 
@@ -417,7 +427,7 @@ def _flatten_checked(value, argname):
         if not isinstance(leaf, _TensorLike):
             raise TypeError(
                 f"argument `{argname}`{_describe(path)} must be an eagertape.Tensor or Variable, "
-                f"got {leaf!r} of type {type(leaf).__name__}; Python and NumPy values are never "
+                f"got {brief(leaf)}; Python and NumPy values are never "
                 "differentiated (convert with eagertape.constant and watch it)")
         out.append(leaf)
     return out

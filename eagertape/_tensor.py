@@ -26,6 +26,23 @@ def is_leaf(x):
     return x is None or isinstance(x, _TensorLike) or hasattr(type(x), "_eagertape_variable")
 
 
+def brief(obj):
+    """An object as an error message names it: its class, and its name or path
+    where it has one, never its values (a weight list would print every number).
+
+    >>> brief([1.0, 2.0]), brief(3)
+    ('list of 2', 'int')
+    """
+    tp = type(obj).__name__
+    if isinstance(obj, (list, tuple, dict, set)):
+        return f"{tp} of {len(obj)}"
+    for attr in ("path", "name"):
+        name = getattr(obj, attr, None) if not isinstance(obj, (str, bytes)) else None
+        if isinstance(name, str) and name:
+            return f"{tp} {name!r}"
+    return tp
+
+
 def standin(x):
     """``x``, or the eagertape Variable that stands for it: another library's
     variable (a Keras weight) joins the tape by having its class define

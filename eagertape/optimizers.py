@@ -29,7 +29,7 @@ from jax.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 from ._state import x64
 from ._tape import GradientTape
-from ._tensor import Tensor, _TensorLike
+from ._tensor import Tensor, _TensorLike, standin
 from ._variables import Variable
 
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad"]
@@ -98,9 +98,11 @@ class Optimizer:
             if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
                 raise ValueError(f"argument `grads_and_vars`[{i}] must be a (gradient, Variable) "
                                  f"pair, got {pair!r}; pass zip(grads, variables)")
-            if not isinstance(pair[1], Variable):
+            if not isinstance(standin(pair[1]), Variable):
                 raise TypeError(f"argument `grads_and_vars`[{i}]: the second element must be an "
                                 f"eagertape.Variable, got {type(pair[1]).__name__}")
+        # A Keras weight is updated as the eagertape Variable it is.
+        pairs = [(g, standin(v)) for g, v in pairs]
         missing = [v.name for g, v in pairs if g is None]
         if missing:
             _logger.warning("Gradients do not exist for variables %s when minimizing the loss. "

@@ -472,3 +472,228 @@ def test_lstm_classifier_agrees_when_tf_densifies_the_embedding_gradient():
     assert step in program
     program = program.replace(step, step + "    grads = [tf.convert_to_tensor(g) for g in grads]\n")
     _same_as_tf(program, rtol=1e-3, atol=1e-4)
+
+
+# -- TF objects and Keras objects in one program -------------------------------
+# In TF a Keras weight is a TF variable, tf.optimizers are tf.keras.optimizers and a
+# layer's call runs op by op under the tape. Each test below is one class of that
+# meeting, written from TF's behaviour; TF's run is the oracle.
+
+def test_tf_variables_on_keras_objects_are_differentiated_as_tf_does():
+    _same_as_tf("""
+    class Linear(tf.keras.Model):          # the TF guide "Basic training loops"
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.w = tf.Variable(5.0)
+            self.b = tf.Variable(0.0)
+        def call(self, x):
+            return self.w * x + self.b
+    model = Linear()
+    x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([2.0, 4.0, 7.0])
+    emit("tracked", [len(model.trainable_variables), len(model.variables)])
+    for step in range(3):
+        with tf.GradientTape() as t:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        dw, db = t.gradient(loss, [model.w, model.b])
+        model.w.assign_sub(0.1 * dw); model.b.assign_sub(0.1 * db)
+        emit(f"loss{step}", loss); emit(f"grads{step}", [dw, db])
+
+    class Params(tf.keras.layers.Layer):   # a list of tf.Variables kept on a layer
+        def __init__(self):
+            super().__init__()
+            self.params = [tf.Variable([1.0, 2.0]), tf.Variable(3.0)]
+        def call(self, x):
+            return x * self.params[0] + self.params[1]
+    p = Params()
+    with tf.GradientTape() as t:
+        l = tf.reduce_sum(p(tf.constant([1.0, -1.0])) ** 2)
+    emit("list_of_variables", t.gradient(l, p.params))
+
+    class Lin(tf.keras.layers.Layer):      # tf.Variable made in build, with tf.random
+        def __init__(self, units):
+            super().__init__(); self.units = units
+        def build(self, input_shape):
+            self.w = tf.Variable(tf.random.normal([input_shape[-1], self.units]))
+            self.b = self.add_weight(shape=(self.units,), initializer="zeros")
+        def call(self, x):
+            return tf.matmul(x, self.w) + self.b
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__(); self.l1 = Lin(4); self.l2 = tf.keras.layers.Dense(1)
+        def call(self, x):
+            return self.l2(tf.nn.relu(self.l1(x)))
+    net = Net()
+    net.compile(optimizer="sgd", loss="mse")
+    xs = np.random.RandomState(1).rand(8, 3).astype("float32")
+    net.fit(xs, xs[:, :1], epochs=1, verbose=0)
+    emit("built_in_fit", [len(net.trainable_variables), len(net.l1.trainable_variables)])
+    """)
+
+
+def test_layer_calls_run_tfs_semantics_inside():
+    # custom_gradient (to second order), stop_gradient, a tape opened inside call,
+    # Python control flow on values, a training= branch, a tf.Variable assigned in
+    # call, Keras activations and keras.ops on the values.
+    _same_as_tf("""
+    @tf.custom_gradient
+    def reverse(x):
+        def grad(dy):
+            return -0.5 * dy
+        return tf.identity(x), grad
+
+    class GradReverse(tf.keras.layers.Layer):
+        def call(self, x):
+            return reverse(x)
+
+    class Inner(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.calls = tf.Variable(0.0, trainable=False)
+            self.scale = tf.Variable(2.0)
+        def call(self, x, training=None):
+            self.calls.assign_add(1.0)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                e = tf.reduce_sum(tf.sin(x) * self.scale)
+            slope = inner.gradient(e, x)
+            if tf.reduce_sum(x) > 0:
+                x = x * 2.0
+            else:
+                x = x - 1.0
+            if training:
+                x = x + tf.stop_gradient(x) * 0.1
+            return tf.keras.activations.tanh(x) + tf.keras.ops.square(slope)
+
+    class Net(tf.keras.Model):      # (a Sequential would be built symbolically: TF fails)
+        def __init__(self):
+            super().__init__()
+            self.d1, self.rev = tf.keras.layers.Dense(3), GradReverse()
+            self.inner, self.d2 = Inner(), tf.keras.layers.Dense(1)
+        def call(self, x, training=None):
+            return self.d2(self.inner(self.rev(self.d1(x)), training=training))
+
+    model = Net()
+    x = tf.constant(np.random.RandomState(0).randn(4, 2).astype("float32"))
+    model(x)
+    model.set_weights(weights_like(model))
+    for training in (False, True):
+        with tf.GradientTape() as t2:
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                out = tf.reduce_sum(model(x, training=training) ** 2)
+            gx = t1.gradient(out, x)
+            pen = tf.reduce_sum(gx ** 2)
+        emit(f"out{training}", out)
+        emit(f"grad_x{training}", gx)
+        emit(f"second{training}", t2.gradient(pen, model.trainable_variables))
+    emit("calls", model.inner.calls)
+
+    # A functional model with a custom layer and operations of its graph.
+    inp = tf.keras.Input((2,))
+    h = GradReverse()(tf.keras.layers.Dense(3)(inp)) + 1.0
+    h = tf.keras.ops.concatenate([h, h * 2.0], axis=-1)
+    f = tf.keras.Model(inp, tf.keras.layers.Dense(1)(h))
+    f.set_weights(weights_like(f, 3))
+    with tf.GradientTape() as t:
+        t.watch(x)
+        l = tf.reduce_sum(f(x) ** 2)
+    emit("functional", t.gradient(l, [x] + f.trainable_variables))
+    emit("functional_predict", f.predict(x.numpy(), verbose=0))
+    """)
+
+
+def test_keras_functions_and_variable_values_record_on_the_tape():
+    # MAML-style functional use of a model's layers and weights.
+    _same_as_tf("""
+    layer = tf.keras.layers.Dense(2, activation="relu")
+    x = tf.constant([[1.0, -2.0], [0.5, 0.25]])
+    layer(x)
+    layer.set_weights([np.array([[1., 2.], [3., -4.]], np.float32), np.array([0.5, 0.5], np.float32)])
+    with tf.GradientTape(persistent=True) as t:
+        out = layer.activation(x @ layer.kernel + layer.bias)
+        l1 = tf.reduce_sum(out)
+        l2 = tf.reduce_sum(tf.matmul(x, layer.kernel.value) ** 2)
+        l3 = tf.reduce_mean(tf.keras.losses.MSE(tf.ones((2, 2)), out))
+        l4 = tf.reduce_sum(tf.keras.ops.softmax(x @ layer.kernel))
+    emit("activation", out)
+    for name, l in (("l1", l1), ("l2", l2), ("l3", l3), ("l4", l4)):
+        emit(name, l)
+        emit(name + "_grads", t.gradient(l, [layer.kernel, layer.bias]))
+    """)
+
+
+def test_one_optimizer_family_for_every_variable():
+    _same_as_tf("""
+    emit("aliases", [tf.optimizers.Adam is tf.keras.optimizers.Adam,
+                     tf.losses.MeanSquaredError is tf.keras.losses.MeanSquaredError,
+                     tf.metrics.Mean is tf.keras.metrics.Mean,
+                     tf.initializers.GlorotUniform is tf.keras.initializers.GlorotUniform])
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+    x = tf.constant([[1.0, 2.0]])
+    model(x)
+    model.set_weights(weights_like(model))
+    v = tf.Variable([1.0, -2.0])
+    for opt in (tf.optimizers.SGD(0.1, momentum=0.9), tf.keras.optimizers.Adam(0.05)):
+        for step in range(2):
+            with tf.GradientTape() as t:
+                loss = tf.reduce_sum(model(x) ** 2) + tf.reduce_sum(v ** 2)
+            grads = t.gradient(loss, model.trainable_variables + [v])
+            opt.apply_gradients(zip(grads, model.trainable_variables + [v]))
+            emit(f"{type(opt).__name__}_loss{step}", loss)
+            emit(f"{type(opt).__name__}{step}", model.get_weights() + [v])
+        emit(f"{type(opt).__name__}_iterations", opt.iterations)
+    """)
+
+
+def test_tf_backend_keras_api_compiled_loss_and_metrics():
+    # TF's "Customizing what happens in fit()" before Keras 3, still run by TF's Keras.
+    _same_as_tf("""
+    class CustomModel(tf.keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compiled_loss(y, y_pred, regularization_losses=self.losses)
+            gradients = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+            self.compiled_metrics.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+    inputs = tf.keras.Input(shape=(4,))
+    outputs = tf.keras.layers.Dense(1, kernel_regularizer=tf.keras.regularizers.l2(0.01))(inputs)
+    model = CustomModel(inputs, outputs)
+    model.set_weights(weights_like(model))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    x = np.arange(32, dtype=np.float32).reshape(8, 4) / 32
+    y = np.arange(8, dtype=np.float32).reshape(8, 1) / 8
+    h = model.fit(x, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+    emit("history", [h.history["loss"], h.history["mae"]])
+    emit("weights", model.get_weights())
+    s = model.distribute_strategy
+    emit("strategy", [s.num_replicas_in_sync, float(s.run(lambda a: a * 2.0, args=(1.5,)))])
+    """)
+
+
+def test_normalization_layers_first_and_second_derivatives():
+    # A gradient penalty through a normalization layer (WGAN-GP's critic):
+    # TF's Keras computes the moments as tf.nn.moments does.
+    _same_as_tf("""
+    for make in (lambda: tf.keras.layers.LayerNormalization(),
+                 lambda: tf.keras.layers.BatchNormalization(),
+                 lambda: tf.keras.layers.GroupNormalization(groups=3),
+                 lambda: tf.keras.layers.UnitNormalization()):
+        norm, d = make(), tf.keras.layers.Dense(1)
+        x = tf.constant(np.random.RandomState(0).randn(4, 6).astype(np.float32))
+        d(norm(x))
+        for layer, seed in ((norm, 1), (d, 2)):
+            layer.set_weights(weights_like(layer, seed))
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(d(norm(x, training=True)) ** 2)
+            g = inner.gradient(y, x)
+            pen = tf.reduce_sum((g - 1.0) ** 2)
+        name = type(norm).__name__
+        emit(name + "_grad", g)
+        emit(name + "_second", outer.gradient(pen, norm.trainable_variables + d.trainable_variables,
+                                              unconnected_gradients="zero"))
+    """, rtol=1e-3, atol=1e-4)

@@ -105,7 +105,21 @@ _unsupported = _Unsupported("tf", {
 })
 
 
+# TF's aliases of tf.keras modules (in TF they are the same objects).
+_KERAS_ALIASES = ("optimizers", "losses", "metrics", "initializers")
+
+
 def __getattr__(name):
+    if name in _KERAS_ALIASES:
+        try:
+            mod = getattr(__getattr__("keras"), name)
+        except ImportError:
+            if name != "optimizers":
+                raise
+            # Without Keras installed: eagertape's own optimizers (same rules).
+            mod = _own_optimizers
+        globals()[name] = mod
+        return mod
     if name == "keras":
         # Keras 3 on JAX, imported on first use (it is an optional extra, and
         # slow to import); its fit/evaluate/predict take this facade's tf.data.Dataset.
@@ -388,9 +402,9 @@ def _namespace(name, **attrs):
     return mod
 
 
-optimizers = _namespace("tf.optimizers", SGD=_optimizers.SGD, Adam=_optimizers.Adam,
-                        RMSprop=_optimizers.RMSprop, Adagrad=_optimizers.Adagrad,
-                        Optimizer=_optimizers.Optimizer)
+_own_optimizers = _namespace("tf.optimizers", SGD=_optimizers.SGD, Adam=_optimizers.Adam,
+                             RMSprop=_optimizers.RMSprop, Adagrad=_optimizers.Adagrad,
+                             Optimizer=_optimizers.Optimizer)
 # TF 1.x eager spellings the seed tutorials use (tfe = tf.contrib.eager).
 contrib = _namespace("tf.contrib", eager=_namespace(
     "tf.contrib.eager", Variable=Variable, GradientTape=GradientTape,
