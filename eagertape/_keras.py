@@ -35,6 +35,7 @@ import jax
 import numpy as np
 
 from ._cache import Table
+from ._connected import reading_inputs
 from ._primitive import call
 from ._state import local, switched
 from ._tensor import _TensorLike, _wrap, is_tensor_like, standin, tf_variable_error
@@ -310,6 +311,12 @@ def _rows():
         ("keras.src.backend.jax.trainer:JAXTrainer", "make_test_function",
          lambda original: _make_make_function(original, "test_step")),
     ]
+    # TF's Keras numerics where Keras on JAX differs visibly: TF's gradient ops
+    # of Relu, Relu6 and LeakyRelu read their input, so a second derivative
+    # through them is connected (zeros, where JAX's derivative, which reads only
+    # a comparison of it, would give None).
+    rows += [("keras.src.backend.jax.nn", name, lambda original: reading_inputs(original))
+             for name in ("relu", "relu6", "leaky_relu")]
     rows += [(KV, f"__{name}__", _make_operator) for name in _OPERATORS]
     rows += _metric_rows()
     rows += _function_rows()

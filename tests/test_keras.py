@@ -642,58 +642,73 @@ def test_one_optimizer_family_for_every_variable():
             emit(f"{type(opt).__name__}_loss{step}", loss)
             emit(f"{type(opt).__name__}{step}", model.get_weights() + [v])
         emit(f"{type(opt).__name__}_iterations", opt.iterations)
-    """)
-
-
-def test_tf_backend_keras_api_compiled_loss_and_metrics():
-    # TF's "Customizing what happens in fit()" before Keras 3, still run by TF's Keras.
-    _same_as_tf("""
-    class CustomModel(tf.keras.Model):
-        def train_step(self, data):
-            x, y = data
-            with tf.GradientTape() as tape:
-                y_pred = self(x, training=True)
-                loss = self.compiled_loss(y, y_pred, regularization_losses=self.losses)
-            gradients = tape.gradient(loss, self.trainable_variables)
-            self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
-            self.compiled_metrics.update_state(y, y_pred)
-            return {m.name: m.result() for m in self.metrics}
-    inputs = tf.keras.Input(shape=(4,))
-    outputs = tf.keras.layers.Dense(1, kernel_regularizer=tf.keras.regularizers.l2(0.01))(inputs)
-    model = CustomModel(inputs, outputs)
-    model.set_weights(weights_like(model))
-    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
-    x = np.arange(32, dtype=np.float32).reshape(8, 4) / 32
-    y = np.arange(8, dtype=np.float32).reshape(8, 1) / 8
-    h = model.fit(x, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
-    emit("history", [h.history["loss"], h.history["mae"]])
-    emit("weights", model.get_weights())
+    # The TF trainer's attributes (compiled_loss and compiled_metrics: the corpus's
+    # customizing_fit_compiled_loss).
     s = model.distribute_strategy
     emit("strategy", [s.num_replicas_in_sync, float(s.run(lambda a: a * 2.0, args=(1.5,)))])
     """)
 
 
-def test_normalization_layers_first_and_second_derivatives():
-    # A gradient penalty through a normalization layer (WGAN-GP's critic):
-    # TF's Keras computes the moments as tf.nn.moments does.
+@pytest.mark.eager     # Keras's numerics inside one op: the execution mode cannot change them
+def test_built_in_layers_first_and_second_derivatives_are_tfs():
+    # Where Keras on JAX and TF's Keras compute a layer differently (moments,
+    # recurrences, attention, padding), a program can see it in a derivative:
+    # each built-in layer's output, its input- and weight-gradients, and the
+    # gradient of a gradient penalty (WGAN-GP's) w.r.t. the input and weights.
     _same_as_tf("""
-    for make in (lambda: tf.keras.layers.LayerNormalization(),
-                 lambda: tf.keras.layers.BatchNormalization(),
-                 lambda: tf.keras.layers.GroupNormalization(groups=3),
-                 lambda: tf.keras.layers.UnitNormalization()):
-        norm, d = make(), tf.keras.layers.Dense(1)
-        x = tf.constant(np.random.RandomState(0).randn(4, 6).astype(np.float32))
-        d(norm(x))
-        for layer, seed in ((norm, 1), (d, 2)):
-            layer.set_weights(weights_like(layer, seed))
+    rs = np.random.RandomState(0)
+    flat, seq, img = (rs.randn(*s).astype("float32") for s in ((4, 6), (2, 5, 4), (2, 5, 5, 3)))
+    L = tf.keras.layers
+    cases = [
+        ("Dense", lambda: L.Dense(3, activation="tanh"), flat, None),
+        ("LayerNormalization", lambda: L.LayerNormalization(), flat, None),
+        ("BatchNormalization", lambda: L.BatchNormalization(), flat, True),
+        ("GroupNormalization", lambda: L.GroupNormalization(groups=3), flat, None),
+        ("UnitNormalization", lambda: L.UnitNormalization(), flat, None),
+        ("PReLU", lambda: L.PReLU(), flat, None),
+        ("ELU", lambda: L.ELU(), flat, None),
+        ("LeakyReLU", lambda: L.LeakyReLU(), flat, None),
+        ("Softmax", lambda: L.Softmax(), flat, None),
+        ("gelu", lambda: L.Activation("gelu"), flat, None),
+        ("selu", lambda: L.Activation("selu"), flat, None),
+        ("swish", lambda: L.Activation("swish"), flat, None),
+        ("softplus", lambda: L.Activation("softplus"), flat, None),
+        ("Conv1D", lambda: L.Conv1D(3, 2, padding="same"), seq, None),
+        ("LSTM", lambda: L.LSTM(3, return_sequences=True), seq, None),
+        ("GRU", lambda: L.GRU(3), seq, None),
+        ("SimpleRNN", lambda: L.SimpleRNN(3), seq, None),
+        ("Bidirectional", lambda: L.Bidirectional(L.LSTM(2)), seq, None),
+        ("MultiHeadAttention", lambda: L.MultiHeadAttention(2, 3), seq, "self"),
+        ("GlobalAveragePooling1D", lambda: L.GlobalAveragePooling1D(), seq, None),
+        ("MaxPooling1D", lambda: L.MaxPooling1D(2), seq, None),
+        ("Conv2D", lambda: L.Conv2D(2, 3, strides=2, padding="same"), img, None),
+        ("DepthwiseConv2D", lambda: L.DepthwiseConv2D(2), img, None),
+        ("SeparableConv2D", lambda: L.SeparableConv2D(2, 2), img, None),
+        ("Conv2DTranspose", lambda: L.Conv2DTranspose(2, 2, strides=2), img, None),
+        ("BatchNormalization2D", lambda: L.BatchNormalization(), img, True),
+        ("MaxPooling2D", lambda: L.MaxPooling2D(2), img, None),
+        ("AveragePooling2D", lambda: L.AveragePooling2D(2, padding="same"), img, None),
+        ("UpSampling2D", lambda: L.UpSampling2D(interpolation="bilinear"), img, None),
+    ]
+    for seed, (name, make, value, how) in enumerate(cases):
+        layer = make()
+        x = tf.constant(value)
+        def run():
+            if how == "self":
+                return layer(x, x)
+            return layer(x, training=True) if how else layer(x)
+        y = run()
+        layer.set_weights(weights_like(layer, seed))
+        r = tf.constant(np.random.RandomState(seed).randn(*y.shape).astype("float32"))
         with tf.GradientTape() as outer:
-            with tf.GradientTape() as inner:
+            outer.watch(x)
+            with tf.GradientTape(persistent=True) as inner:
                 inner.watch(x)
-                y = tf.reduce_sum(d(norm(x, training=True)) ** 2)
-            g = inner.gradient(y, x)
-            pen = tf.reduce_sum((g - 1.0) ** 2)
-        name = type(norm).__name__
-        emit(name + "_grad", g)
-        emit(name + "_second", outer.gradient(pen, norm.trainable_variables + d.trainable_variables,
-                                              unconnected_gradients="zero"))
+                y = run()
+                s = tf.reduce_sum(y * r)
+            g = inner.gradient(s, x)
+            pen = tf.reduce_sum(g ** 2)
+        emit(name + "_out", y)
+        emit(name + "_grads", [g] + inner.gradient(s, layer.trainable_variables))
+        emit(name + "_second", outer.gradient(pen, [x] + layer.trainable_variables))
     """, rtol=1e-3, atol=1e-4)
