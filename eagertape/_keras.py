@@ -30,6 +30,7 @@ import functools
 import os
 import sys
 import types
+import weakref
 
 import jax
 import numpy as np
@@ -75,6 +76,8 @@ def load():
                 "pip install 'eagertape[keras]'") from e
     _join(keras)
     _keras = keras
+    if _dataset is not None:
+        join_data(_dataset)
     return keras
 
 
@@ -170,10 +173,19 @@ def _make_layer_fn(keras, layer, original):
     def fn(trainable, non_trainable, args, kwargs):
         mapping = list(zip(layer.trainable_variables, trainable)) + list(
             zip(layer.non_trainable_variables, non_trainable))
-        with _quiet(), StatelessScope(state_mapping=mapping, collect_losses=True) as scope:
+        read = []
+        with _quiet(), switched(var_watchers=[read]), \
+                StatelessScope(state_mapping=mapping, collect_losses=True) as scope:
             out = original(layer, *args, **kwargs)
             new = [scope.get_current_value(v) for v in layer.non_trainable_variables]
             losses = list(scope.losses)
+        # A tf.Variable read inside the op (by a program's layer that a Keras
+        # wrapper, an RNN over a custom cell, runs) is a constant of it: noted,
+        # so that a differentiated call says so instead of a silent None.
+        foreign = sorted({v.name for v in read if not isinstance(v, _KerasVariable)
+                          and v.trainable})
+        if foreign:
+            layer.__dict__["_eagertape_constant_reads"] = foreign
         return _values_of(out), new, losses
 
     fn.__name__ = f"{type(layer).__name__}_call"
@@ -208,7 +220,7 @@ def _stages(keras, model):
     if "_eagertape_stages" in model.__dict__:
         return model.__dict__["_eagertape_stages"]
     plan = None
-    from keras.src.models.functional import Functional
+    Functional = _private("Functional")
     if isinstance(model, Functional) and len(model.outputs) > 1:
         outs = list(model.outputs)
         ups = [_upstream(o) for o in outs]
@@ -297,6 +309,7 @@ def _rows():
         (KV, "__init__", _make_variable_init),
         ("keras.src.optimizers.base_optimizer:BaseOptimizer", "apply", _make_apply),
         ("keras.src.backend", "compute_output_spec", _make_compute_output_spec),
+        ("keras.src.backend", "rnn", _make_rnn),
         (T, "compute_loss", _make_compute_loss),
         (T, "_symbolic_build", _make_symbolic_build),
         # The TF trainer's API that TF programs call (Keras's TF backend has it,
@@ -321,6 +334,39 @@ def _rows():
     rows += _metric_rows()
     rows += _function_rows()
     return rows
+
+
+# Keras's private names the join reads besides the table's owners (also
+# checked before anything is patched).
+KERAS_PRIVATE = {
+    "Layer": "keras.src.layers.layer:Layer",
+    "Lambda": "keras.src.layers.core.lambda_layer:Lambda",
+    "Functional": "keras.src.models.functional:Functional",
+    "Sequential": "keras.src.models.sequential:Sequential",
+    "JAXTrainer": "keras.src.backend.jax.trainer:JAXTrainer",
+    "in_stateless_scope": "keras.src.backend.common.stateless_scope:in_stateless_scope",
+    "in_symbolic_scope": "keras.src.backend.common.symbolic_scope:in_symbolic_scope",
+    "global_state": "keras.src.backend.common.global_state",
+    "tracking": "keras.src.utils.tracking",
+    "ALL_OBJECTS_DICT": "keras.src.activations:ALL_OBJECTS_DICT",
+    "data_adapters": "keras.src.trainers.data_adapters",
+    "data_adapter_utils": "keras.src.trainers.data_adapters.data_adapter_utils",
+    "DataAdapter": "keras.src.trainers.data_adapters.data_adapter:DataAdapter",
+}
+# Where Keras's functions of arrays are defined, and where the public API and
+# Keras's own code find them by module attribute (the rows of _function_rows).
+_FUNCTION_MODULES = ("keras.src.ops.numpy", "keras.src.ops.nn", "keras.src.ops.core",
+                     "keras.src.ops.math", "keras.src.ops.linalg", "keras.src.ops.image",
+                     "keras.src.activations.activations", "keras.src.losses.losses")
+_ALIAS_PREFIXES = ("keras.src.ops", "keras.src.activations", "keras.src.losses",
+                   "keras.api", "keras._tf_keras", "keras.ops", "keras.activations",
+                   "keras.losses")
+# -- (the end of the declared Keras names)
+
+
+@functools.lru_cache(maxsize=None)
+def _private(name):
+    return _resolve(KERAS_PRIVATE[name])
 
 
 def _resolve(owner):
@@ -360,6 +406,15 @@ def _join(keras):
                 f"pip install 'keras>={KERAS_TESTED[0][0]}.{KERAS_TESTED[0][1]},"
                 f"<{KERAS_TESTED[-1][0]}.{KERAS_TESTED[-1][1] + 1}'")
         resolved.append((obj, attr, make, original, own))
+    for name, path in KERAS_PRIVATE.items():
+        try:
+            _resolve(path)
+        except (ImportError, AttributeError):
+            raise ImportError(
+                f"eagertape.tf.keras reads {path}, which Keras {keras.__version__} does not "
+                f"have; install a Keras it was written for: pip install "
+                f"'keras>={KERAS_TESTED[0][0]}.{KERAS_TESTED[0][1]},"
+                f"<{KERAS_TESTED[-1][0]}.{KERAS_TESTED[-1][1] + 1}'") from None
     if version not in KERAS_TESTED:
         import warnings
         warnings.warn(f"eagertape.tf.keras was written for Keras "
@@ -367,9 +422,8 @@ def _join(keras):
                       f"{keras.__version__} has every name it joins, but is untested",
                       stacklevel=3)
     global _in_stateless_scope, _in_symbolic_scope, _Shared
-    from keras.src.backend.common.stateless_scope import in_stateless_scope
-    from keras.src.backend.common.symbolic_scope import in_symbolic_scope
-    _in_stateless_scope, _in_symbolic_scope = in_stateless_scope, in_symbolic_scope
+    _in_stateless_scope = _private("in_stateless_scope")
+    _in_symbolic_scope = _private("in_symbolic_scope")
     _Shared = _make_shared(keras.Variable)
     _register_tracked(keras)
     for obj, attr, make, original, own in resolved:
@@ -387,7 +441,7 @@ def _patch(obj, attr, new, own=_ABSENT):
 def unjoin():
     """Undo the join (for tests): Keras's patched attributes get their own back;
     ``tf.keras`` joins again on its next use."""
-    global _keras, _dataset
+    global _keras, _data_joined
     # (Keras's tracked containers stay registered as JAX pytrees: JAX cannot
     # unregister a node type, and a list is a list either way.)
     while _joined:
@@ -399,9 +453,11 @@ def unjoin():
         else:
             setattr(obj, attr, own)
     _pure_classes.clear()
-    _keras = _dataset = None
-    import eagertape.tf as tf
-    tf.__dict__.pop("keras", None)
+    _keras, _data_joined = None, False
+    for ns in list(_namespaces):        # what tf.keras handed out joins again when asked
+        for name in ns._cached:
+            ns.__dict__.pop(name, None)
+        ns._cached.clear()
 
 
 # The attributes the join adds (Keras has none of these names).
@@ -448,8 +504,7 @@ def _keras_class(cls):
     defined in Keras), so a call of it is a pure function of its weights."""
     r = _pure_classes.get(cls)
     if r is None:
-        from keras.src.layers.core.lambda_layer import Lambda
-        r = _pure_classes[cls] = not issubclass(cls, Lambda) and all(
+        r = _pure_classes[cls] = not issubclass(cls, _private("Lambda")) and all(
             c.__module__.split(".")[0] in ("keras", "builtins", "abc") for c in cls.__mro__)
     return r
 
@@ -462,9 +517,7 @@ def _one_op(layer):
     TF runs it."""
     if not _keras_class(type(layer)):
         return False
-    from keras.src.models.functional import Functional
-    from keras.src.models.sequential import Sequential
-    if isinstance(layer, (Functional, Sequential)):
+    if isinstance(layer, (_private("Functional"), _private("Sequential"))):
         return all(_keras_class(type(sub)) for sub in layer._flatten_layers(include_self=False))
     return True
 
@@ -492,6 +545,13 @@ def _make_layer_call(layer_call):
         trainable = [_standin(v) for v in self.trainable_variables]
         non_trainable = [v.value for v in self.non_trainable_variables]
         out, new, losses = call(fn, (trainable, non_trainable, args, kwargs), name=fn.__name__)
+        reads = self.__dict__.get("_eagertape_constant_reads")
+        if reads and (h.tapes or h.accumulators):
+            raise NotImplementedError(
+                f"layer {self.name!r} ({type(self).__name__}) is one recorded op, and a layer "
+                f"of the program inside it reads tf.Variable {reads[0]!r}: its gradient "
+                "would be None. Make that weight with the layer's add_weight (Keras tracks "
+                "it), or pass the Variable's value as an input of the call")
         for v, value in zip(self.non_trainable_variables, new):
             v.assign(_raw(value))
         # As Keras clears its sublayers' losses when an outer layer is called.
@@ -505,8 +565,7 @@ def _make_layer_call(layer_call):
 
 
 def _entry_call():
-    from keras.src.backend.common import global_state
-    return global_state.get_global_attribute("current_call_ctx") is None
+    return _private("global_state").get_global_attribute("current_call_ctx") is None
 
 
 def _op_by_op(layer, layer_call, args, kwargs):
@@ -542,8 +601,7 @@ def _make_operation_call(original):
     # An operation of a functional model's graph (x + 1, ops.concatenate on
     # KerasTensors) run on eagertape values: one recorded op.
     def __call__(self, *args, **kwargs):
-        from keras.src.layers.layer import Layer
-        if isinstance(self, Layer) or not _records(args, kwargs):
+        if isinstance(self, _private("Layer")) or not _records(args, kwargs):
             return original(self, *args, **kwargs)
         fn = _op_of(self, "_eagertape_op", lambda: _quiet_fn(functools.partial(original, self)))
         return call(fn, args, kwargs, jit=False)
@@ -713,7 +771,7 @@ def _register_tracked(keras):
     # Keras wraps a list or dict kept on a layer (``self.params = [...]``) in its
     # tracked containers; TF's nests take them as lists and dicts, so do the
     # tapes' (JAX's pytrees).
-    from keras.src.utils import tracking
+    tracking = _private("tracking")
     for cls, flat, unflat in (
             (tracking.TrackedList, lambda x: (list(x), None), lambda _, c: list(c)),
             (tracking.TrackedDict, lambda x: (list(x.values()), list(x.keys())),
@@ -771,13 +829,6 @@ def _tensor_result(result):
 # keras.activations, keras.losses, a layer's `activation`): on eagertape values
 # each is one recorded op, as in TF each is a TF op. Internally Keras calls
 # them on its own arrays, which they take as before.
-_FUNCTION_MODULES = ("keras.src.ops.numpy", "keras.src.ops.nn", "keras.src.ops.core",
-                     "keras.src.ops.math", "keras.src.ops.linalg", "keras.src.ops.image",
-                     "keras.src.activations.activations", "keras.src.losses.losses")
-# Where the public API and Keras's own code find them by module attribute.
-_ALIAS_PREFIXES = ("keras.src.ops", "keras.src.activations", "keras.src.losses",
-                   "keras.api", "keras._tf_keras", "keras.ops", "keras.activations",
-                   "keras.losses")
 _NOT_RECORDED = frozenset({
     # not functions of arrays, or functions of functions (their arguments are
     # Python callables a recorded op cannot take)
@@ -804,12 +855,10 @@ def _function_rows():
             hit = made.get(id(fn))
             if hit is not None and hit[0] is fn:
                 rows.append((name, attr, lambda _, w=hit[1]: w))
-    from keras.src import activations
-    for key, fn in list(activations.ALL_OBJECTS_DICT.items()):
+    for key, fn in list(_private("ALL_OBJECTS_DICT").items()):
         hit = made.get(id(fn))
         if hit is not None and hit[0] is fn:
-            rows.append(("keras.src.activations:ALL_OBJECTS_DICT", key,
-                         lambda _, w=hit[1]: w))
+            rows.append((KERAS_PRIVATE["ALL_OBJECTS_DICT"], key, lambda _, w=hit[1]: w))
     return rows
 
 
@@ -846,6 +895,17 @@ def _make_compute_output_spec(compute_output_spec):
     return compute_output_spec_
 
 
+def _make_rnn(rnn):
+    # A program's RNN cell computes with facade ops: its step gives eagertape
+    # Tensors, which Keras's lax.scan carries as the arrays they hold.
+    @functools.wraps(rnn)
+    def rnn_(step_function, *args, **kwargs):
+        def step(*a, **k):
+            return _values_of(step_function(*a, **k))
+        return rnn(step, *args, **kwargs)
+    return rnn_
+
+
 def _as_spec(x):
     if isinstance(x, _TensorLike) or hasattr(type(x), "_eagertape_variable"):
         x = standin(x)
@@ -876,7 +936,7 @@ def _make_symbolic_build(symbolic_build):
     # whose Model has no call() of its own). Where the symbolic build fails for
     # such a model, it is left to the step, as in TF.
     def _symbolic_build(self, iterator=None, data_batch=None):
-        from keras.src.backend.jax.trainer import JAXTrainer
+        JAXTrainer = _private("JAXTrainer")
         try:
             return symbolic_build(self, iterator=iterator, data_batch=data_batch)
         except Exception:
@@ -889,7 +949,7 @@ def _make_symbolic_build(symbolic_build):
 
 
 def _make_make_function(original, name):
-    from keras.src.backend.jax.trainer import JAXTrainer
+    JAXTrainer = _private("JAXTrainer")
     attr = f"{name[:-len('_step')]}_function"
 
     def make_function(self, force=False):
@@ -1038,21 +1098,24 @@ _STATE = {"train_step": ("trainable_variables", "non_trainable_variables",
           "predict_step": ("trainable_variables", "non_trainable_variables")}
 
 
-_dataset = None         # the Dataset class join_data joined
+_dataset = None         # the Dataset class join_data joins (kept across unjoin)
+_data_joined = False
 
 
 def join_data(Dataset):
     """``fit``/``evaluate``/``predict`` take a ``Dataset`` (eagertape.tf's
     ``tf.data.Dataset``, which ``eagertape.tf`` passes when it builds ``tf.keras``)
     as TF's Keras takes TF's: batches in the dataset's order, a new pass (a new
-    shuffle) every epoch. Once, after ``load()``."""
-    global _dataset
-    if _dataset is not None:
-        return
+    shuffle) every epoch. Once, after ``load()`` (and again by ``load()`` after
+    ``unjoin``)."""
+    global _dataset, _data_joined
     _dataset = Dataset
-    from keras.src.trainers import data_adapters
-    from keras.src.trainers.data_adapters import data_adapter_utils
-    from keras.src.trainers.data_adapters.data_adapter import DataAdapter
+    if _data_joined:
+        return
+    _data_joined = True
+    data_adapters = _private("data_adapters")
+    data_adapter_utils = _private("data_adapter_utils")
+    DataAdapter = _private("DataAdapter")
 
     class DatasetAdapter(DataAdapter):
         def __init__(self, dataset):
@@ -1165,18 +1228,23 @@ _FUNCTIONAL = ("ops", "activations", "losses", "random", "metrics", "backend", "
                "ops.numpy", "ops.linalg", "ops.image")
 
 
+_namespaces = weakref.WeakSet()
+
+
 class _Namespace(types.ModuleType):
     """A Keras module seen from the facade: classes and submodules as they are,
     functions of arrays as recorded ops."""
 
     def __init__(self, module, path):
         super().__init__(f"tf.keras{'.' + path if path else ''}")
-        self._module, self._path = module, path
+        self._module, self._path, self._cached = module, path, set()
         self.__doc__ = module.__doc__
+        _namespaces.add(self)
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name in ("_module", "_path", "_cached"):
             raise AttributeError(name)
+        load()          # joined (again, after unjoin)
         obj = getattr(self._module, name)
         path = f"{self._path}.{name}" if self._path else name
         if isinstance(obj, types.ModuleType):
@@ -1188,6 +1256,7 @@ class _Namespace(types.ModuleType):
               and not getattr(obj, "_eagertape_op", False)):
             obj = _op(obj)
         setattr(self, name, obj)
+        self._cached.add(name)
         return obj
 
     def __dir__(self):

@@ -448,6 +448,16 @@ def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
     emit("tf_variable_call", error(lambda: model(rv)))
     emit("tf_variable_op", error(lambda: tf.add(rv, 1.0)))
     emit("tf_variable_apply", error(lambda: opt.apply_gradients([(grads[0], real_tf.Variable(np.ones((3, 2), "float32")))])))
+    kernel = model.layers[0].kernel
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x))
+    emit("array_source", error(lambda: tape.gradient(loss, [kernel, np.full((3, 2), 7.25)])))
+    import eagertape
+    own = eagertape.optimizers.SGD(0.1)
+    emit("own_optimizer", error(lambda: own.apply_gradients([(tf.ones((3, 2)), kernel), (tf.ones((5,)), model.layers[0].bias)])))
+    emit("own_unchanged", all(np.array_equal(a, b) for a, b in zip(before, model.get_weights())))
+    own.apply_gradients([(tf.ones((3, 2)), kernel)])
+    emit("own_applies", np.allclose(kernel.numpy(), before[0] - 0.1))
     """, "eagertape")
     assert {k: got[k] for k in want} == want
     assert got["swapped_message"].startswith(
@@ -460,6 +470,12 @@ def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
         assert got[k].startswith("TypeError: ") and "variable of TensorFlow itself" in got[k], k
     assert "`Sequential_call`" in got["tf_variable_call"]
     assert "argument `grads_and_vars`, pair 0" in got["tf_variable_apply"]
+    # Objects named by class and path, never by their values.
+    assert got["array_source"].startswith("TypeError: argument `sources`[1] must be an "
+                                          "eagertape.Tensor or Variable, got ndarray;")
+    assert "7.25" not in got["array_source"]
+    assert got["own_optimizer"].startswith("ValueError: ") and "(5,)" in got["own_optimizer"]
+    assert got["own_unchanged"] and got["own_applies"]
 
 
 def test_lstm_classifier_agrees_when_tf_densifies_the_embedding_gradient():
@@ -599,6 +615,26 @@ def test_layer_calls_run_tfs_semantics_inside():
         l = tf.reduce_sum(f(x) ** 2)
     emit("functional", t.gradient(l, [x] + f.trainable_variables))
     emit("functional_predict", f.predict(x.numpy(), verbose=0))
+
+    # A program's RNN cell (tf ops on its add_weight weights) inside Keras's RNN.
+    class Cell(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.state_size = 3
+        def build(self, shape):
+            self.k = self.add_weight(shape=(shape[-1], 3))
+            self.r = self.add_weight(shape=(3, 3))
+        def call(self, inputs, states):
+            h = tf.tanh(tf.matmul(inputs, self.k) + tf.matmul(states[0], self.r))
+            return h, [h]
+    rnn = tf.keras.layers.RNN(Cell())
+    seq = tf.constant(np.random.RandomState(4).randn(2, 4, 2).astype("float32"))
+    rnn(seq)
+    rnn.set_weights(weights_like(rnn, 4))
+    with tf.GradientTape() as t:
+        l = tf.reduce_sum(rnn(seq) ** 2)
+    emit("rnn_cell", l)
+    emit("rnn_cell_grads", t.gradient(l, rnn.trainable_variables))
     """)
 
 
@@ -712,3 +748,35 @@ def test_built_in_layers_first_and_second_derivatives_are_tfs():
         emit(name + "_grads", [g] + inner.gradient(s, layer.trainable_variables))
         emit(name + "_second", outer.gradient(pen, [x] + layer.trainable_variables))
     """, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.eager     # the join itself: the execution mode cannot change it
+def test_the_join_is_one_table_checked_first_and_undone_by_unjoin():
+    got = _run("""
+    import keras
+    from eagertape import _keras
+    plain_call = keras.Layer.__call__
+    tf.keras.layers.Dense        # (already joined by the preload; unjoin, then join again)
+    _keras.unjoin()
+    plain_call = keras.Layer.__call__
+    y = keras.layers.Dense(2)(np.ones((1, 3), "float32"))
+    emit("unjoined", [plain_call.__module__.startswith("keras."), type(y).__module__.startswith("jax")])
+    layer = tf.keras.layers.Dense(2)          # tf.keras joins again on its next use
+    emit("joined", [keras.Layer.__call__.__module__ == "eagertape._keras",
+                    type(layer(tf.ones((1, 3)))).__name__])
+    rows = _keras._rows()
+    emit("rows", [len(rows) > 100, all(o.startswith("keras") for o, a, m in rows)])
+    # A Keras whose private names moved: an ImportError naming the row, nothing patched.
+    _keras.unjoin()
+    saved = _keras.KERAS_PRIVATE["Lambda"]
+    _keras.KERAS_PRIVATE["Lambda"] = "keras.src.layers.core.lambda_layer:NoSuchLambda"
+    _keras._private.cache_clear()
+    try:
+        _keras.load()
+        emit("moved", "no error")
+    except ImportError as e:
+        emit("moved", [("NoSuchLambda" in str(e)) and ("pip install" in str(e)),
+                       keras.Layer.__call__ is plain_call])
+    """, "eagertape")
+    assert got == {"unjoined": [True, True], "joined": [True, "Tensor"], "rows": [True, True],
+                   "moved": [True, True]}
