@@ -518,7 +518,13 @@ def _one_op(layer):
     if not _keras_class(type(layer)):
         return False
     if isinstance(layer, (_private("Functional"), _private("Sequential"))):
-        return all(_keras_class(type(sub)) for sub in layer._flatten_layers(include_self=False))
+        # Kept per list of layers (a Sequential may grow): a model call asks.
+        subs = layer._layers
+        key = tuple(map(id, subs))
+        hit = layer.__dict__.get("_eagertape_one_op")
+        if hit is None or hit[0] != key:
+            hit = layer.__dict__["_eagertape_one_op"] = (key, all(_one_op(s) for s in subs))
+        return hit[1]
     return True
 
 

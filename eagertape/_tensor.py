@@ -30,6 +30,7 @@ def brief(obj):
     """An object as an error message names it: its class, and its name or path
     where it has one, never its values (a weight list would print every number).
 
+    >>> from eagertape._tensor import brief
     >>> brief([1.0, 2.0]), brief(3)
     ('list of 2', 'int')
     """
