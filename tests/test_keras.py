@@ -497,23 +497,8 @@ def test_lstm_classifier_agrees_when_tf_densifies_the_embedding_gradient():
 
 def test_tf_variables_on_keras_objects_are_differentiated_as_tf_does():
     _same_as_tf("""
-    class Linear(tf.keras.Model):          # the TF guide "Basic training loops"
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.w = tf.Variable(5.0)
-            self.b = tf.Variable(0.0)
-        def call(self, x):
-            return self.w * x + self.b
-    model = Linear()
-    x = tf.constant([1.0, 2.0, 3.0]); y = tf.constant([2.0, 4.0, 7.0])
-    emit("tracked", [len(model.trainable_variables), len(model.variables)])
-    for step in range(3):
-        with tf.GradientTape() as t:
-            loss = tf.reduce_mean(tf.square(model(x) - y))
-        dw, db = t.gradient(loss, [model.w, model.b])
-        model.w.assign_sub(0.1 * dw); model.b.assign_sub(0.1 * db)
-        emit(f"loss{step}", loss); emit(f"grads{step}", [dw, db])
-
+    # (TF's guide "Basic training loops", tf.Variables set in a Model's __init__:
+    # the corpus's tf_variables_in_keras_model.)
     class Params(tf.keras.layers.Layer):   # a list of tf.Variables kept on a layer
         def __init__(self):
             super().__init__()
@@ -635,6 +620,26 @@ def test_layer_calls_run_tfs_semantics_inside():
         l = tf.reduce_sum(rnn(seq) ** 2)
     emit("rnn_cell", l)
     emit("rnn_cell_grads", t.gradient(l, rnn.trainable_variables))
+
+    # A program's layer built inside a tf.function (its first trace makes the
+    # weights: a Keras weight and a tf.Variable), differentiated there.
+    class Lin(tf.keras.layers.Layer):
+        def build(self, shape):
+            self.w = self.add_weight(shape=(shape[-1], 2),
+                                     initializer=tf.keras.initializers.Constant(0.5))
+            self.v = tf.Variable(np.full((2,), 0.25, "float32"))
+        def call(self, x):
+            return tf.nn.relu(tf.matmul(x, self.w) + self.v)
+    lin, head = Lin(), tf.keras.layers.Dense(1, kernel_initializer="ones")
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as t:
+            y = tf.reduce_sum(head(lin(x)) ** 2)
+        return y, t.gradient(y, [lin.w, lin.v] + head.trainable_variables)
+    for i in range(2):
+        y, g = step(x[:, :2])
+        emit(f"built_in_function{i}", y)
+        emit(f"built_in_function_grads{i}", g)
     """)
 
 
