@@ -581,7 +581,27 @@ def _op_by_op(layer, layer_call, args, kwargs):
     if _entry_call():
         for sub in layer._flatten_layers():
             sub.__dict__.pop("_eagertape_losses", None)
-    return layer_call(layer, *args, **kwargs)
+    out = layer_call(layer, *args, **kwargs)
+    if layer.activity_regularizer is not None:
+        # As Keras's __call__ does for its own arrays (it passes over Tensors):
+        # the regularizer of each output, per example, a recorded op.
+        fn = _op_of(layer, "_eagertape_activity", lambda: _activity_loss_fn(layer))
+        for y in jax.tree_util.tree_leaves(out, is_leaf=is_tensor_like):
+            if isinstance(y, _TensorLike):
+                layer.add_loss(call(fn, (y,), name=fn.__name__))
+    return out
+
+
+def _activity_loss_fn(layer):
+    def fn(y):
+        ops = _keras.ops
+        with _quiet():
+            loss = layer.activity_regularizer(y)
+            if y.ndim > 0:
+                loss = ops.divide_no_nan(loss, ops.cast(ops.shape(y)[0], dtype=loss.dtype))
+        return loss
+    fn.__name__ = f"{type(layer).__name__}_activity_regularizer"
+    return fn
 
 
 def _make_is_tensor_arg(original):

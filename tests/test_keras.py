@@ -84,13 +84,17 @@ def _largest(x):
 
 
 def _tree(x):
-    """An emitted value as the oracle compares it: a list of lists (or of Nones) is a
-    structure, anything else an array of floats."""
+    """An emitted value as the oracle compares it: a list of lists (or of Nones, or of
+    values of several shapes) is a structure, anything else an array of floats."""
     if x is None:
         return None
     if isinstance(x, list) and x and (isinstance(x[0], list) or x[0] is None):
         return ("list", [_tree(v) for v in x])
-    return tf_oracle.normalise(np.asarray(x, dtype=float))
+    try:
+        arr = np.asarray(x, dtype=float)
+    except ValueError:      # a list of values of several shapes (a scalar's gradient first)
+        return ("list", [_tree(v) for v in x])
+    return tf_oracle.normalise(arr)
 
 
 def _same_as_tf(program, rtol=2e-4, atol=2e-5):
@@ -528,6 +532,26 @@ def test_tf_variables_on_keras_objects_are_differentiated_as_tf_does():
     xs = np.random.RandomState(1).rand(8, 3).astype("float32")
     net.fit(xs, xs[:, :1], epochs=1, verbose=0)
     emit("built_in_fit", [len(net.trainable_variables), len(net.l1.trainable_variables)])
+
+    class Scale(tf.keras.layers.Layer):    # a tf.Variable and an activity regularizer
+        def __init__(self):
+            super().__init__(activity_regularizer=tf.keras.regularizers.L2(0.1))
+            self.s = tf.Variable(1.5)
+        def call(self, x):
+            return x * self.s
+    class Scaled(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d, self.sc = tf.keras.layers.Dense(2, kernel_initializer="ones"), Scale()
+        def call(self, x):
+            return self.sc(self.d(x))
+    m = Scaled()
+    x = tf.constant([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]])
+    for i in range(2):
+        with tf.GradientTape() as t:
+            l = tf.reduce_sum(m(x)) + tf.add_n(m.losses)
+        emit(f"activity{i}", [len(m.losses), float(l)])
+        emit(f"activity_grads{i}", t.gradient(l, [m.sc.s] + m.trainable_variables))
     """)
 
 
