@@ -944,8 +944,7 @@ def _make_compute_loss(compute_loss):
     # recorded op over the weights, as a layer call is.
     def compute_loss_(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         args = (x, y, y_pred, sample_weight)
-        if _in_stateless_scope() or _in_symbolic_scope() or any(
-                _foreign_leaf(a) for a in jax.tree_util.tree_leaves(args, is_leaf=is_tensor_like)):
+        if _keras_runs(args, {}):
             return compute_loss(self, x, y, y_pred, sample_weight, training=training)
         fn = _op_of(self, "_eagertape_compute_loss",
                     lambda: _make_compute_loss_fn(_keras, self, compute_loss))
