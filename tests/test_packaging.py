@@ -85,7 +85,7 @@ def test_minimum_versions_are_the_ones_ci_installs():
 
 def test_runtime_dependencies_are_what_the_package_imports():
     names = {Requirement(r).name for r in PROJECT["dependencies"]}
-    assert names == {"jax", "jaxlib", "numpy", "optax"}
+    assert names == {"jax", "jaxlib", "numpy", "optax", "diastatic-malt"}
     # Extras are optional: the base package imports none of them.
     extras = {Requirement(r).name for r in PROJECT["optional-dependencies"]["keras"] +
               PROJECT["optional-dependencies"]["checkpoint"]}
