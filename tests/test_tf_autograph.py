@@ -476,15 +476,6 @@ def e_python_loop_tensor_break(tf, x):
     return fn(tf, f)(x)
 
 
-def e_defined_only_in_loop_used_after_is_staged(tf, x):
-    # the counterpart that works: see p_for_var_defined_in_loop
-    def f(x):
-        while tf.reduce_sum(x) > 100.0:
-            z = x
-        return z
-    return fn(tf, f)(x)
-
-
 ERROR_CASES = {
     "defined_in_one_branch": (e_defined_in_one_branch, [POS]),
     "dtype_differs_in_branches": (e_dtype_differs_in_branches, [POS]),
