@@ -5,13 +5,15 @@ defaults, dtype rules, errors and gradients; compared with TensorFlow in
 Integer images follow ``convert_image_dtype``: uint8 ``[0, 255]`` is float
 ``[0, 1]``; the ``adjust_*`` ops compute in float32 and convert back (saturated
 for brightness, contrast and gamma, truncated as TF for hue, saturation and
-grayscale). ``resize`` samples at half-pixel centres as TF 2 does, every
-method through TF's sampling kernels (bilinear is TF's triangle, bicubic
-Keys' cubic with TF's renormalised borders, lanczos3/5, gaussian,
-mitchellcubic, area, nearest). Ops TF registers no gradient for (adjust_hue,
-adjust_saturation, adjust_contrast, the area resize, draw_bounding_boxes,
-non_max_suppression's scores) raise LookupError when differentiated, as in
-TF; hsv_to_rgb and the integer outputs give None, as in TF.
+grayscale). ``resize`` samples at half-pixel centres as TF 2 does, each
+method through the kernel TF 2 runs for it (ResizeBilinear, ResizeBicubic,
+ResizeArea, ResizeNearestNeighbor, and ScaleAndTranslate for antialias and the
+lanczos3/5, gaussian and mitchellcubic kernels), with TF's float32 positions
+and weights, so results agree to float32 rounding of the sums. Ops TF
+registers no gradient for (adjust_hue, adjust_saturation, adjust_contrast, the
+area resize, draw_bounding_boxes, non_max_suppression's scores) raise
+LookupError when differentiated, as in TF; hsv_to_rgb and the integer outputs
+give None, as in TF.
 
 The random ops (``random_*``, ``stateless_random_*``) draw from
 ``tf.random``'s streams: TF's shapes, ranges and seeding rules, not TF's
@@ -29,6 +31,7 @@ TensorShape([4, 4, 1])
 >>> tf.image.convert_image_dtype(tf.constant([0, 255], tf.uint8), tf.float32).numpy()
 array([0., 1.], dtype=float32)
 """
+import functools
 import math as _math
 
 import jax
@@ -388,76 +391,142 @@ class ResizeMethod:
     MITCHELLCUBIC = "mitchellcubic"
 
 
+# TF's sampling kernels (kernels/image/sampling_kernels.h), evaluated in float32 as
+# TF's C++ does: in float64 the cubic kernels' cancellation near their zeros gives
+# weights several float32 ulps away from TF's.
+_F = np.float32
+
+
 def _lanczos(r):
+    pi, rf = _F(3.14159265359), _F(r)
+
     def k(x):
-        x = np.abs(x)
-        safe = np.where(x <= 1e-3, 1.0, x)
-        v = r * np.sin(np.pi * safe) * np.sin(np.pi * safe / r) / (np.pi ** 2 * safe * safe)
-        return np.where(x > r, 0.0, np.where(x <= 1e-3, 1.0, v))
-    return k, float(r)
+        safe = np.where(x <= _F(1e-3), _F(1), x)
+        v = rf * np.sin(pi * safe) * np.sin(pi * safe / rf) / (pi * pi * safe * safe)
+        return np.where(x > rf, _F(0), np.where(x <= _F(1e-3), _F(1), v))
+    return k, r
+
+
+def _triangle(x):
+    return np.where(x < _F(1), _F(1) - x, _F(0))
 
 
 def _keys(x):
-    x = np.abs(x)
-    return np.where(x >= 2, 0.0, np.where(x >= 1, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0,
-                                          ((1.5 * x - 2.5) * x) * x + 1.0))
+    return np.where(x >= _F(2), _F(0), np.where(
+        x >= _F(1), ((_F(-0.5) * x + _F(2.5)) * x - _F(4)) * x + _F(2),
+        ((_F(1.5) * x - _F(2.5)) * x) * x + _F(1)))
 
 
 def _mitchell(x):
-    x = np.abs(x)
-    return np.where(x >= 2, 0.0, np.where(
-        x >= 1, (((-7.0 / 18.0) * x + 2.0) * x - 10.0 / 3.0) * x + 16.0 / 9.0,
-        (((7.0 / 6.0) * x - 2.0) * x) * x + 8.0 / 9.0))
+    return np.where(x >= _F(2), _F(0), np.where(
+        x >= _F(1), (((_F(-7) / _F(18)) * x + _F(2)) * x - _F(10) / _F(3)) * x + _F(16) / _F(9),
+        (((_F(7) / _F(6)) * x - _F(2)) * x) * x + _F(8) / _F(9)))
 
 
 def _gaussian(x):
-    x = np.abs(x)
-    sigma = 1.5 / 3.0
-    return np.where(x >= 1.5, 0.0, np.exp(-x * x / (2.0 * sigma * sigma)))
+    # TF divides by a double (2.0 * sigma * sigma), so the exponent is in float64.
+    sigma = np.float64(_F(1.5) / _F(3))
+    v = np.exp((-x * x).astype(np.float64) / (2.0 * sigma * sigma)).astype(_F)
+    return np.where(x >= _F(1.5), _F(0), v)
 
 
-# TF's sampling kernels (kernels/image/sampling_kernels.h): function and radius.
 _KERNELS = {
-    "triangle": (lambda x: np.maximum(0.0, 1.0 - np.abs(x)), 1.0),
-    "keyscubic": (_keys, 2.0),
+    "triangle": (_triangle, 1),
+    "keyscubic": (_keys, 2),
     "lanczos3": _lanczos(3),
     "lanczos5": _lanczos(5),
     "gaussian": (_gaussian, 1.5),
-    "mitchellcubic": (_mitchell, 2.0),
+    "mitchellcubic": (_mitchell, 2),
 }
 
 
+def _frozen(fn):
+    """``fn``'s weights cached per argument tuple (sizes repeat across a training loop),
+    read-only so that no caller changes another's."""
+    @functools.lru_cache(maxsize=256)
+    def cached(*args):
+        w = fn(*args)
+        w.setflags(write=False)
+        return w
+    cached.__wrapped__ = fn
+    return cached
+
+
+@_frozen
 def _weights(n_in, n_out, kernel, antialias):
-    """TF's ScaleAndTranslate weights ([n_in, n_out]) at half-pixel centres: a sample
-    beyond the image is 0, the others renormalised over the pixels inside."""
+    """TF's ScaleAndTranslate spans (ComputeSpansCore) as an [n_in, n_out] matrix:
+    every step in float32 in TF's order, a sample beyond the image 0, the taps of a
+    span renormalised by their sequential float32 sum."""
     fn, radius = _KERNELS[kernel]
-    f32 = np.float32
-    # float32 as TF's kernel computes: a tap exactly at the radius is then 0 there too.
-    scale = f32(n_out) / f32(n_in)
-    inv = f32(1) / scale
-    kscale = max(inv, f32(1)) if antialias else f32(1)
-    centre = (np.arange(n_out, dtype=f32) + f32(0.5)) * inv     # in input pixel units
-    d = ((np.arange(n_in, dtype=f32)[:, None] + f32(0.5) - centre[None, :])
-         * (f32(1) / kscale)).astype(np.float64)
-    w = fn(d)
-    w = np.where(np.abs(d) <= radius, w, 0.0)
-    tot = w.sum(0, keepdims=True)
-    w = np.where(np.abs(tot) >= 1000 * np.finfo(np.float32).tiny,
-                 w / np.where(tot == 0, 1.0, tot), 0.0)
-    inside = (centre >= 0) & (centre <= n_in)
-    return np.where(inside[None, :], w, 0.0).astype(np.float32)
+    scale = _F(n_out) / _F(n_in)                 # tf.image.resize's float32 division
+    inv = _F(1.0 / np.float64(scale))
+    kscale = max(inv, _F(1)) if antialias else _F(1)
+    reach = _F(radius) * kscale
+    sample = (np.arange(n_out, dtype=_F) + _F(0.5)) * inv
+    start = np.clip(np.ceil(sample - reach - _F(0.5)), 0, n_in - 1).astype(np.int64)
+    end = np.clip(np.floor(sample + reach - _F(0.5)), 0, n_in - 1).astype(np.int64) + 1
+    span = int(max(1, (end - start).max()))
+    src = start[:, None] + np.arange(span)[None, :]
+    pos = (src.astype(_F) + _F(0.5) - sample[:, None]) * (_F(1) / kscale)
+    taps = np.where(src < end[:, None], fn(np.abs(pos)), _F(0)).astype(_F)
+    total = np.cumsum(taps, axis=1, dtype=_F)[:, -1]
+    ok = (np.abs(total) >= _F(1000) * np.finfo(_F).tiny) & (sample >= 0) & (sample <= n_in)
+    taps = np.where(ok[:, None], taps * (_F(1) / np.where(ok, total, _F(1)))[:, None], _F(0))
+    w = np.zeros((n_in, n_out), _F)
+    cols = np.broadcast_to(np.arange(n_out)[:, None], src.shape)
+    inside = src < n_in
+    np.add.at(w, (src[inside], cols[inside]), taps[inside])
+    return w
 
 
+@_frozen
+def _bilinear_weights(n_in, n_out):
+    """TF's ResizeBilinear with half-pixel centres (compute_interpolation_weights):
+    source position ``(y + 0.5) * (n_in / n_out) - 0.5`` in float32, its floor and
+    ceiling clamped to the image, ``1 - lerp`` and ``lerp``. ScaleAndTranslate's
+    triangle kernel is the same filter, but it maps by ``1 / (n_out / n_in)`` and
+    measures ``source + 0.5 - sample``: different float32 roundings that put the
+    taps up to ~1e-5 pixel away from TF's on large images."""
+    scale = _F(n_in) / _F(n_out)
+    pos = (np.arange(n_out, dtype=_F) + _F(0.5)) * scale - _F(0.5)
+    fl = np.floor(pos)
+    lerp = (pos - fl).astype(_F)
+    lo = np.maximum(fl.astype(np.int64), 0)
+    hi = np.minimum(np.ceil(pos).astype(np.int64), n_in - 1)
+    w = np.zeros((n_in, n_out), _F)
+    cols = np.arange(n_out)
+    np.add.at(w, (lo, cols), _F(1) - lerp)
+    np.add.at(w, (hi, cols), lerp)
+    return w
+
+
+@_frozen
 def _area_weights(n_in, n_out):
-    scale = np.float32(n_in) / np.float32(n_out)
-    w = np.zeros((n_in, n_out), np.float64)
+    """TF's ResizeArea along one axis (resize_area_op.cc), unnormalised: the part of
+    each source pixel inside ``[y, y + 1) * scale``, computed in float32 as TF does
+    (so a window's pieces need not sum to ``scale`` exactly) and a window that
+    rounds past the last pixel counting it again (TF's ``Bound``)."""
+    scale = _F(n_in) / _F(n_out)
+    w = np.zeros((n_in, n_out), _F)
     for y in range(n_out):
-        lo, hi = y * float(scale), (y + 1) * float(scale)
+        lo, hi = _F(y) * scale, _F(y + 1) * scale
         for i in range(int(np.floor(lo)), int(np.ceil(hi))):
-            w[min(i, n_in - 1), y] += min(i + 1, hi) - max(i, lo)
-    return (w / float(scale)).astype(np.float32)
+            if i < lo:
+                part = scale if _F(i + 1) > hi else _F(i + 1) - lo
+            else:
+                part = hi - _F(i) if _F(i + 1) > hi else _F(1)
+            w[min(max(i, 0), n_in - 1), y] += part
+    return w
 
 
+def _area_matrices(h, w, oh, ow):
+    # TF multiplies the patch sum by 1 / (height_scale * width_scale), one float32
+    # number for both axes.
+    norm = _F(1.0 / np.float64(_F(_F(h) / _F(oh)) * _F(_F(w) / _F(ow))))
+    return (_area_weights(h, oh) * norm).astype(_F), _area_weights(w, ow)
+
+
+@_frozen
 def _bicubic_weights(n_in, n_out):
     """TF's ResizeBicubic (half-pixel, Keys): four taps from a 1024-entry table of
     the cubic, taps beyond the image dropped and the rest renormalised."""
@@ -473,10 +542,11 @@ def _bicubic_weights(n_in, n_out):
         off = int(np.rint((loc - f32(fl)) * f32(1024)))
         taps = [table[off, 1], table[off, 0], table[1024 - off, 0], table[1024 - off, 1]]
         taps = [t if 0 <= fl - 1 + i < n_in else f32(0) for i, t in enumerate(taps)]
-        tot = f32(sum(taps))
+        tot = taps[0] + taps[1] + taps[2] + taps[3]
+        inv = f32(1) / tot if abs(tot) >= 1000 * np.finfo(f32).tiny else f32(1)
         for i, t in enumerate(taps):
             if 0 <= fl - 1 + i < n_in:
-                w[fl - 1 + i, y] += t / tot
+                w[fl - 1 + i, y] += t * inv
     return w
 
 
@@ -533,7 +603,10 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     if method == ResizeMethod.NEAREST_NEIGHBOR:
         out = _call(_nearest, (batched, _nearest_index(h, sz[0]), _nearest_index(w, sz[1])))
     elif method == ResizeMethod.AREA:
-        out = _call(_area, (batched, _area_weights(h, sz[0]), _area_weights(w, sz[1])))
+        out = _call(_area, (batched, *_area_matrices(h, w, sz[0], sz[1])))
+    elif method == ResizeMethod.BILINEAR and not antialias:
+        out = _call(_separable, (batched, _bilinear_weights(h, sz[0]),
+                                 _bilinear_weights(w, sz[1])))
     elif method == ResizeMethod.BICUBIC and not antialias:
         out = _call(_separable, (batched, _bicubic_weights(h, sz[0]), _bicubic_weights(w, sz[1])))
     else:
