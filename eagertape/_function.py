@@ -10,6 +10,8 @@ op, whose pullback is the ``jax.vjp`` of the compiled call.
 from __future__ import annotations
 
 import functools
+import inspect
+import weakref
 from collections.abc import Callable
 from typing import Any, overload
 
@@ -20,6 +22,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 
 from ._primitive import call
 from ._config import config
+from ._errors import InvalidArgumentError
 from ._state import local, switched, x64
 from ._tensor import Tensor, _TensorLike, _wrap, is_tensor_like
 
@@ -28,12 +31,17 @@ _ARRAYS = (jax.Array, np.ndarray, np.generic)
 
 
 class _Capture:
-    """The Variables one trace touches."""
+    """The Variables one trace touches, and those it makes."""
 
-    def __init__(self):
+    def __init__(self, creating=None):
         self.reads = {}     # id(v) -> (v, the stand-in array of its value at the trace)
         self.current = {}   # id(v) -> value seen by the traced code now
         self.written = {}   # id(v) -> v, in order of first write
+        # Whether Variables may be made: True on a Function's first trace, False on
+        # later ones (TF's rule), None on a scratch run (Keras's symbolic build),
+        # which keeps Variables made from values and refuses traced ones.
+        self.creating = creating
+        self.created = []   # (v, its traced initial value or None) made on this trace
 
     def read(self, v):
         k = id(v)
@@ -53,13 +61,38 @@ class _Capture:
         self.current[id(v)] = new
         self.written.setdefault(id(v), v)
 
+    def create(self, v, value):
+        """The value a Variable made while tracing holds until the call."""
+        if self.creating is False:
+            raise ValueError(_SINGLETON)
+        traced = isinstance(value, jax.core.Tracer)
+        if traced and self.creating is None:
+            raise ValueError("argument `initial_value` is a value traced while Keras builds "
+                             "the model symbolically; make the Variable in `build`, or pass "
+                             "a callable initial_value")
+        if self.creating:
+            self.created.append((v, value if traced else None))
+        if not traced:
+            return value
+        # Read as traced in this trace; its value is computed from the trace
+        # before the function is traced again (TF lifts the initializer).
+        self.current[id(v)] = value
+        with jax.ensure_compile_time_eval():
+            return jnp.zeros(value.shape, value.dtype)
+
+
+_SINGLETON = ("tf.function only supports singleton tf.Variables created on the first call. "
+              "Make sure the tf.Variable is only created once or created outside tf.function "
+              "(a Variable made on a later trace, or made again on every trace)")
+
 
 class _Trace:
     """One input signature: the jaxpr, the Variables it reads and writes, the outputs."""
 
-    def __init__(self, fn, treedef, leaves, dyn, dyn_vals, remat=False):
+    def __init__(self, fn, treedef, leaves, dyn, dyn_vals, remat=False, creating=None,
+                 arg_vars=(), tensor_outputs=False):
         self.name = getattr(fn, "__name__", "function")
-        cap = _Capture()
+        cap = _Capture(creating)
         box = {}
 
         def pure(*vals):
@@ -74,16 +107,33 @@ class _Trace:
                 arrays, static = [], []
                 box["static"] = static
                 for o in out_leaves:
+                    if tensor_outputs and isinstance(o, _NUMBERS):
+                        o = np.asarray(o, _TF_DTYPES[type(o)])
                     if isinstance(o, (_TensorLike,) + _ARRAYS):
                         arrays.append(o._value if isinstance(o, _TensorLike) else jnp.asarray(o))
                         o = _ARRAY
                     static.append(o)     # Python values come back as they were
                 written = [cap.current[k] for k in cap.written]
-            return arrays, written
+                inits = [val for _, val in cap.created if val is not None]
+            return arrays, written, inits
 
         closed = jax.make_jaxpr(pure)(*dyn_vals)
+        self.created = cap.created
+        if self.created:
+            # Variables were made: their initial values are what this trace computes
+            # from this call's inputs; the function is traced again to run.
+            k = sum(1 for _, val in self.created if val is not None)
+            if k:
+                outs = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *dyn_vals)
+                it = iter(outs[len(outs) - k:])
+                for v, val in self.created:
+                    if val is not None:
+                        v._val = next(it)
+            return
         self.out_tree, self.static = box["tree"], box["static"]
-        self.written = list(cap.written.values())
+        # A Variable passed as an argument is the call's own: the trace stands for any
+        # Variable of its shape and dtype in that place (TF's VariableSpec).
+        self.written = [arg_vars.get(id(v), v) for v in cap.written.values()]
         # The Variables read are constants of the jaxpr (their stand-in arrays):
         # make those constants inputs, so each call reads the current values.
         stand_ins = {id(val): v for v, val in cap.reads.values()}
@@ -92,7 +142,7 @@ class _Trace:
             v = stand_ins.get(id(c))
             if v is not None:
                 var_pos.append(i)
-                self.variables.append(v)
+                self.variables.append(arg_vars.get(id(v), v))
                 consts[i] = None     # a copy of the Variable's value: not kept
         jaxpr = self.jaxpr = closed.jaxpr
         n = sum(1 for s in self.static if s is _ARRAY)
@@ -122,8 +172,29 @@ class _Trace:
         leaves = [next(it) if s is _ARRAY else s for s in self.static]
         return tree_unflatten(self.out_tree, leaves)
 
+    def specs(self):
+        """The outputs' structure, a ``jax.ShapeDtypeStruct`` for each array."""
+        avals = iter(self.jaxpr.outvars)
+        return self.outputs([jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype)
+                             for v, s in zip(avals, [s for s in self.static if s is _ARRAY])])
+
 
 _ARRAY = object()   # marks an output leaf that is an array
+# tf.function gives back Python numbers as Tensors of TF's dtypes for them.
+_NUMBERS = (bool, int, float, complex)
+_TF_DTYPES = {bool: np.bool_, int: np.int32, float: np.float32, complex: np.complex128}
+
+
+class _Slot:
+    """In a trace's Variable lists: the Variable passed as argument leaf ``i``."""
+    __slots__ = ("i",)
+
+    def __init__(self, i):
+        self.i = i
+
+
+def _resolve(vs, leaves):
+    return [leaves[v.i] if type(v) is _Slot else v for v in vs]
 
 
 class Function:
@@ -138,22 +209,71 @@ class Function:
 
     def __init__(self, fn: Callable[..., Any], jit_compile: bool = True,
                  input_signature: Any = None, name: str | None = None,
-                 remat: bool = False) -> None:
+                 remat: bool = False, autograph: Callable[[Any], Any] | None = None,
+                 reduce_retracing: bool = False) -> None:
         self.python_function = fn
+        self._fn = fn                 # what runs: a bound Function's is the method on its instance
+        self._convert = autograph     # tf.function's AutoGraph, applied at the first trace
+        self._converted = None
         self._remat = remat
         self._jit = jit_compile is not False
+        self._reduce_retracing = bool(reduce_retracing)
         self._signature = _check_signature(input_signature)
+        self._params = None
         self._traces = {}
         self._count = 0
+        self._bound = weakref.WeakKeyDictionary()
+        self._tensor_outputs = False   # tf.function's: Python numbers returned as Tensors
         functools.update_wrapper(self, fn)
         if name:
             self.__name__ = name
 
+    @property
+    def input_signature(self) -> Any:
+        """The ``input_signature`` given, as a tuple, or None."""
+        return None if self._signature is None else tuple(self._signature)
+
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
-        # As a method: bind the instance (a static argument, part of the signature).
+        # As a method: a Function of its own per instance (TF's), with its own traces
+        # and Variables, holding the instance weakly.
         if obj is None:
             return self
-        return functools.partial(self.__call__, obj)
+        try:
+            bound = self._bound.get(obj)
+        except TypeError:           # unhashable: bound afresh at each lookup
+            bound = None
+        if bound is None:
+            bound = self._bind(obj)
+            try:
+                self._bound[obj] = bound
+            except TypeError:
+                pass
+        return bound
+
+    def _bind(self, obj):
+        try:
+            ref = weakref.ref(obj)
+        except TypeError:
+            ref = lambda: obj      # noqa: E731 (no weak reference to it can be made)
+        unbound = self
+
+        def method(*args, **kwargs):
+            return unbound._python()(ref(), *args, **kwargs)
+        method.__name__ = self.__name__
+        bound = Function(self.python_function, jit_compile=self._jit, name=self.__name__,
+                         input_signature=self._signature, remat=self._remat,
+                         reduce_retracing=self._reduce_retracing)
+        bound._fn, bound._method_of = method, unbound
+        bound._tensor_outputs = self._tensor_outputs
+        return bound
+
+    def _python(self):
+        """The Python function to trace: AutoGraph's conversion of it, made once."""
+        if self._convert is None:
+            return self._fn
+        if self._converted is None:
+            self._converted = self._convert(self._fn)
+        return self._converted
 
     def experimental_get_tracing_count(self) -> int:
         """How many times the Python function was traced.
@@ -169,18 +289,33 @@ class Function:
 
     @x64
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self._jit or local.state.capture is not None or config.run_functions_eagerly:
-            # jit_compile=False, or called from a function being traced: plain Python.
-            return self.python_function(*args, **kwargs)
+        if not self._jit or config.run_functions_eagerly:
+            # jit_compile=False, or tf.config.run_functions_eagerly: plain Python.
+            return self._fn(*args, **kwargs)
+        if local.state.capture is not None:
+            # Called from a function being traced: part of that trace.
+            return self._python()(*args, **kwargs)
+        trace, leaves, objs, vals = self._lookup(args, kwargs)
+        return self._run(trace, leaves, objs, vals)
+
+    def _lookup(self, args, kwargs, strict=False):
+        """The trace for these arguments (made if new), and the arguments' values."""
         if self._signature is not None:
-            _check_args(self._signature, args, self.__name__)
+            args, kwargs = self._bind_signature(args, kwargs)
         leaves, treedef = tree_flatten((args, kwargs), is_leaf=is_tensor_like)
         key, dyn, objs, vals, static = [treedef], [], [], [], list(leaves)
+        arg_vars = {}
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, Tensor):
                 v = leaf._value
             elif isinstance(leaf, _ARRAYS):
                 v = jnp.asarray(leaf)
+            elif isinstance(leaf, _TensorLike) and hasattr(leaf, "assign"):
+                # A Variable: its shape, dtype and place among the Variables passed
+                # (one passed twice is not two), as TF's VariableSpec.
+                first = arg_vars.setdefault(id(leaf), _Slot(i))
+                key.append(("variable", leaf.shape, leaf.dtype, leaf.trainable, first.i))
+                continue
             else:
                 key.append(("static", id(leaf)) if isinstance(leaf, _TensorLike)
                            else _hashable(leaf, i, self.__name__))
@@ -193,19 +328,267 @@ class Function:
         key = tuple(key)
         trace = self._traces.get(key)
         if trace is None:
-            trace = _Trace(self.python_function, treedef, static, dyn, vals, self._remat)
-            self._count += 1
+            trace = self._trace(treedef, static, dyn, vals, arg_vars)
             self._traces[key] = trace
-        reads = [v.read_value() for v in trace.variables]
+        return trace, leaves, objs, vals
+
+    def _trace(self, treedef, static, dyn, vals, arg_vars):
+        fn = self._python()
+        trace = _Trace(fn, treedef, static, dyn, vals, self._remat, creating=not self._count,
+                       arg_vars=arg_vars, tensor_outputs=self._tensor_outputs)
+        self._count += 1
+        if trace.created:
+            # TF: a first trace that made Variables is traced again, making none.
+            trace = _Trace(fn, treedef, static, dyn, vals, self._remat, creating=False,
+                           arg_vars=arg_vars, tensor_outputs=self._tensor_outputs)
+            self._count += 1
+        return trace
+
+    def _run(self, trace, leaves, objs, vals):
+        variables = _resolve(trace.variables, leaves)
+        reads = [v.read_value() for v in variables]
         if local.state.tapes or local.state.accumulators:
             arrays, written = call(trace.recorded, (reads, objs), jit=False, name=trace.name)
             written = [w._value for w in written]
         else:
             arrays, written = trace.run([r._value for r in reads], vals)
             arrays = [_wrap(a) for a in arrays]
-        for v, new in zip(trace.written, written):
+        for v, new in zip(_resolve(trace.written, leaves), written):
             v._val = new          # assignments are not differentiated through (TF)
         return trace.outputs(arrays)
+
+    def _parameters(self):
+        if self._params is None:
+            try:
+                params = list(inspect.signature(self.python_function).parameters.values())
+            except (TypeError, ValueError):
+                params = None
+            if params is not None and getattr(self, "_method_of", None) is not None:
+                params = params[1:]
+            self._params = params
+        return self._params
+
+    def _bind_signature(self, args, kwargs):
+        """The arguments as the input_signature's Tensors, in its order (TF's binding)."""
+        sig, params = self._signature, self._parameters()
+        if kwargs:
+            if params is None:
+                raise TypeError(f"{self.__name__!r} has an input_signature and cannot be "
+                                "given keyword arguments (its parameters cannot be read)")
+            names = [p.name for p in params]
+            given = list(args) + [_MISSING] * (len(names) - len(args))
+            for k, v in kwargs.items():
+                if k not in names:
+                    raise TypeError(f"Binding inputs to tf.function {self.__name__!r} failed due "
+                                    f"to `got an unexpected keyword argument '{k}'`")
+                given[names.index(k)] = v
+            while given and given[-1] is _MISSING:
+                given.pop()
+            args = tuple(given)
+        if len(args) > len(sig):
+            raise TypeError(f"Binding inputs to tf.function {self.__name__!r} failed due to "
+                            f"`too many positional arguments`: its input_signature has "
+                            f"{len(sig)} argument(s), called with {len(args)}")
+        if len(args) < len(sig) or any(a is _MISSING for a in args):
+            raise TypeError(f"Binding inputs to tf.function {self.__name__!r} failed due to "
+                            f"`missing a required argument`: its input_signature has "
+                            f"{len(sig)} argument(s), called with {len(args)}")
+        return tuple(_check_arg(spec, a, i, self.__name__) for i, (a, spec)
+                     in enumerate(zip(args, sig))), {}
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> "ConcreteFunction":
+        """The function traced for these arguments (Tensors or ``TensorSpec``s, and
+        Python values), callable with the Tensor arguments alone, as TF's.
+
+        >>> import eagertape.tf as tf
+        >>> @tf.function
+        ... def power(a, b):
+        ...     return a ** b
+        >>> square = power.get_concrete_function(tf.TensorSpec([], tf.float32), b=2)
+        >>> float(square(tf.constant(3.0)))
+        9.0
+        """
+        if not args and not kwargs and self._signature is not None:
+            args = tuple(self._signature)
+        return ConcreteFunction(self, args, kwargs)
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        """The signatures traced so far, one paragraph each, as TF prints them."""
+        return "\n\n".join(c.pretty_printed_signature() for c in self._concretes())
+
+    def _concretes(self):
+        out = []
+        for key, trace in self._traces.items():
+            out.append(ConcreteFunction._of_trace(self, key, trace))
+        return out
+
+
+_MISSING = object()
+
+
+def _is_spec(x):
+    return (not isinstance(x, (_TensorLike,) + _ARRAYS) and hasattr(x, "shape")
+            and hasattr(x, "dtype") and type(x).__name__.endswith("Spec"))
+
+
+class ConcreteFunction:
+    """A :class:`Function` traced for one input signature (``get_concrete_function``):
+    called with the Tensor arguments alone; the Python arguments it was made with
+    are part of it, as in TF. A TensorSpec's ``None`` dimension takes any size
+    (JAX compiles one executable per size seen)."""
+
+    def __init__(self, function, args, kwargs):
+        self._function = function
+        params = function._parameters()
+        if params is None:
+            raise TypeError(f"get_concrete_function of {function.__name__!r}: the function's "
+                            "parameters cannot be read (give a Python function)")
+        names = [p.name for p in params]
+        bound = {}
+        for i, a in enumerate(args):
+            if i >= len(names):
+                if params and params[-1].kind is inspect.Parameter.VAR_POSITIONAL:
+                    bound[f"{names[-1]}_{i}"] = a
+                    continue
+                raise TypeError(f"get_concrete_function of {function.__name__!r} given "
+                                f"{len(args)} positional arguments; it takes {len(names)}")
+            bound[names[i]] = a
+        bound.update(kwargs)
+        self._template = bound
+        self._tensor_names = [k for k, v in bound.items()
+                              if _is_spec(v) or isinstance(v, (_TensorLike,) + _ARRAYS)]
+        self._specs = {k: _spec_of(bound[k]) for k in self._tensor_names}
+        self._trace = None
+        if all(None not in tuple(s.shape) for s in self._specs.values() if s.shape is not None):
+            # Traced now, as TF traces: zeros of each spec stand for the Tensors.
+            self._trace = self._traced({k: jnp.zeros(tuple(s.shape), s.dtype)
+                                        for k, s in self._specs.items()})
+
+    @classmethod
+    def _of_trace(cls, function, key, trace):
+        self = cls.__new__(cls)
+        self._function, self._trace, self._template = function, trace, None
+        self._tensor_names, self._specs = [], {}
+        return self
+
+    def _args(self, tensors):
+        filled = dict(self._template)
+        filled.update(tensors)
+        params = self._function._parameters()
+        args, kwargs = [], {}
+        for p in params:
+            if p.name in filled:
+                if p.kind is inspect.Parameter.KEYWORD_ONLY:
+                    kwargs[p.name] = filled.pop(p.name)
+                else:
+                    args.append(filled.pop(p.name))
+            elif p.kind is inspect.Parameter.VAR_POSITIONAL:
+                args.extend(filled.pop(k) for k in sorted(
+                    [k for k in filled if k.startswith(p.name + "_")],
+                    key=lambda k: int(k.rsplit("_", 1)[1])))
+            else:
+                break
+        kwargs.update(filled)
+        return tuple(args), kwargs
+
+    def _traced(self, tensors):
+        args, kwargs = self._args(tensors)
+        trace, _, _, _ = self._function._lookup(args, kwargs)
+        return trace
+
+    @x64
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        names = self._tensor_names
+        if len(args) > len(names):
+            raise TypeError(f"{self._function.__name__!r}'s concrete function takes "
+                            f"{len(names)} Tensor argument(s) ({', '.join(names)}), given "
+                            f"{len(args)} positionally; its other arguments were fixed when "
+                            "it was made")
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in given:
+                raise TypeError(f"{self._function.__name__!r}'s concrete function got an "
+                                f"unexpected keyword argument {k!r}: its Tensor arguments are "
+                                f"{names}; the others were fixed when it was made")
+            given[k] = v
+        missing = [k for k in names if k not in given]
+        if missing:
+            raise TypeError(f"{self._function.__name__!r}'s concrete function is missing "
+                            f"the Tensor argument(s) {missing}")
+        for k in names:
+            spec, v = self._specs[k], given[k]
+            dtype = v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype
+            if spec.dtype is not None and np.dtype(dtype) != np.dtype(spec.dtype):
+                raise InvalidArgumentError(
+                    f"argument {k!r} of {self._function.__name__!r}'s concrete function was "
+                    f"expected to be a {np.dtype(spec.dtype).name} tensor but is a "
+                    f"{np.dtype(dtype).name} tensor")
+        args, kwargs = self._args(given)
+        f = self._function
+        if not f._jit or config.run_functions_eagerly or local.state.capture is not None:
+            return f(*args, **kwargs)
+        trace, leaves, objs, vals = f._lookup(args, kwargs)
+        return f._run(trace, leaves, objs, vals)
+
+    @property
+    def structured_input_signature(self) -> Any:
+        """``(args, kwargs)``: a TensorSpec for each Tensor argument, the Python values as given."""
+        if self._template is None:
+            return None
+        args, kwargs = self._args({k: _SpecOut(s) for k, s in self._specs.items()})
+        return tuple(a.spec if isinstance(a, _SpecOut) else a for a in args), {
+            k: (v.spec if isinstance(v, _SpecOut) else v) for k, v in kwargs.items()}
+
+    @property
+    def structured_outputs(self) -> Any:
+        """The outputs' structure, a ``jax.ShapeDtypeStruct`` for each Tensor."""
+        if self._trace is None:
+            raise ValueError("this concrete function's TensorSpecs have None dimensions: "
+                             "its outputs are known once it is called")
+        return self._trace.specs()
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """Its parameters and outputs, as TF prints them."""
+        lines = ["Input Parameters:"]
+        if self._template is not None:
+            for k, v in self._template.items():
+                shown = self._specs[k] if k in self._specs else f"Literal[{v!r}]"
+                lines.append(f"  {k} (POSITIONAL_OR_KEYWORD): {_show_spec(shown)}")
+        lines.append("Output Type:")
+        if self._trace is not None:
+            outs = jax.tree_util.tree_leaves(self._trace.specs())
+            lines += [f"  {_show_spec(o)}" for o in outs] or ["  None"]
+        lines += ["Captures:", "  None"]
+        return "\n".join(lines)
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self._function.__name__}>"
+
+
+class _SpecOut:
+    __slots__ = ("spec",)
+
+    def __init__(self, spec):
+        self.spec = spec
+
+
+def _spec_of(x):
+    if _is_spec(x):
+        return x
+    v = x._value if isinstance(x, _TensorLike) else np.asarray(x)
+    return jax.ShapeDtypeStruct(v.shape, v.dtype)
+
+
+def _show_spec(s):
+    if isinstance(s, str):
+        return s
+    if not hasattr(s, "shape"):
+        return f"Literal[{s!r}]"
+    shape = None if s.shape is None else tuple(None if d is None else int(d) for d in s.shape)
+    return f"TensorSpec(shape={shape}, dtype=tf.{np.dtype(s.dtype).name}, name=None)"
 
 
 def _hashable(leaf, i, name):
@@ -215,7 +598,8 @@ def _hashable(leaf, i, name):
         raise TypeError(f"argument {i} of eagertape.function {name!r} is an unhashable "
                         f"{type(leaf).__name__}: pass arrays as Tensors or NumPy arrays, other "
                         "values (part of the trace's signature) hashable") from None
-    return (type(leaf), leaf)
+    # Python numbers by value, as TF's Literal (1, 1.0 and True are one signature).
+    return leaf if isinstance(leaf, (bool, int, float, complex)) else (type(leaf), leaf)
 
 
 def _check_signature(sig):
@@ -229,19 +613,24 @@ def _check_signature(sig):
     return sig
 
 
-def _check_args(sig, args, name):
-    if len(args) != len(sig):
-        raise TypeError(f"{name!r} has input_signature of {len(sig)} argument(s), called with "
-                        f"{len(args)}")
-    for i, (a, spec) in enumerate(zip(args, sig)):
-        shape = tuple(a.shape if isinstance(a, _TensorLike) else np.shape(a))
-        dtype = a.dtype if isinstance(a, _TensorLike) else np.asarray(a).dtype
-        want = tuple(spec.shape) if spec.shape is not None else None
-        ok = want is None or (len(want) == len(shape) and
-                              all(w is None or w == s for w, s in zip(want, shape)))
-        if not ok or (spec.dtype is not None and np.dtype(spec.dtype) != np.dtype(dtype)):
-            raise TypeError(f"argument {i} of {name!r} has shape {shape} and dtype {dtype}, "
-                            f"which does not match its input_signature {spec!r}")
+def _check_arg(spec, a, i, name):
+    """Argument ``i`` as its ``spec`` asks: a Tensor of its dtype and a shape it allows."""
+    if not isinstance(a, _TensorLike):
+        try:
+            a = _wrap(jnp.asarray(a, dtype=spec.dtype))
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Binding inputs to tf.function {name!r} failed: argument {i} "
+                            f"(a {type(a).__name__}) cannot be made a Tensor for its "
+                            f"input_signature {spec!r}: {e}") from None
+    shape = tuple(a.shape)
+    want = tuple(spec.shape) if spec.shape is not None else None
+    ok = want is None or (len(want) == len(shape) and
+                          all(w is None or w == s for w, s in zip(want, shape)))
+    if not ok or (spec.dtype is not None and np.dtype(spec.dtype) != np.dtype(a.dtype)):
+        raise TypeError(f"Binding inputs to tf.function {name!r} failed: argument {i} has "
+                        f"shape {shape} and dtype {np.dtype(a.dtype).name}, which does not "
+                        f"match its input_signature {spec!r}")
+    return a
 
 
 @overload
@@ -291,8 +680,12 @@ def function(func: Callable[..., Any] | None = None, *, jit_compile: bool = True
     """
     if func is None:
         return functools.partial(function, jit_compile=jit_compile,
-                                 input_signature=input_signature, name=name)
+                                 input_signature=input_signature, name=name,
+                                 reduce_retracing=reduce_retracing, autograph=autograph)
     if not callable(func):
         raise TypeError(f"argument `func` of eagertape.function must be callable, got "
                         f"{type(func).__name__}")
-    return Function(func, jit_compile=jit_compile, input_signature=input_signature, name=name)
+    # ``autograph``: a converter of Python control flow (tf.function gives AutoGraph's).
+    return Function(func, jit_compile=jit_compile, input_signature=input_signature, name=name,
+                    reduce_retracing=reduce_retracing or bool(experimental_relax_shapes),
+                    autograph=autograph if callable(autograph) else None)

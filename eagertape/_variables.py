@@ -64,16 +64,20 @@ class Variable(_TensorLike):
                     value = value.astype(dtype)
             else:
                 value = _to_array(initial_value, dtype, "initial_value")
-        if isinstance(value, jax.core.Tracer):
-            raise ValueError(
-                "argument `initial_value` is a value traced inside an eagertape.function; "
-                "create the Variable outside the function, pass a callable initial_value "
-                "(it runs outside the trace, as in TF), or compute the value under "
-                "`with tf.init_scope():`")
-        self._val = value
         self._trainable = True if trainable is None else bool(trainable)
         self._name = f"{local.state.name_scope}{name or 'Variable'}:0"
         self._uid = next(_uid)
+        c = local.state.capture
+        if c is not None:
+            # Made while a function traces: the trace decides (TF lifts a first
+            # trace's initial values out of the function and refuses later ones).
+            value = c.create(self, value)
+        elif isinstance(value, jax.core.Tracer):
+            raise ValueError(
+                "argument `initial_value` is a value traced by JAX (inside jax.jit or "
+                "jax.grad); create the Variable outside the traced function, or pass a "
+                "callable initial_value")
+        self._val = value
 
     # In fused mode an assignment joins the pending graph (``_assign``): the
     # store then holds a ``Pending`` until the value is first needed, so that a

@@ -120,6 +120,11 @@ def __getattr__(name):
             mod = _own_optimizers
         globals()[name] = mod
         return mod
+    if name == "autograph":
+        # tf.autograph (imported on first use, as tf.function's AutoGraph is).
+        from ._autograph import namespace as mod
+        globals()[name] = mod
+        return mod
     if name == "keras":
         # Keras 3 on JAX, imported on first use (it is an optional extra, and
         # slow to import); its fit/evaluate/predict take this facade's tf.data.Dataset.
@@ -176,22 +181,36 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
 def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              reduce_retracing=False, experimental_relax_shapes=None, name=None, **ignored):
     """``tf.function``: ``func`` traced once per input signature and run as one XLA
-    executable (``eagertape.function``). ``jit_compile`` is accepted and ignored:
-    JAX always compiles with XLA. ``tf.config.run_functions_eagerly(True)``
+    executable (``eagertape.function``), with TF's rules: Python ``if``/``for``/
+    ``while`` on Tensors converted by AutoGraph, one Function per instance for a
+    method (``input_signature`` without ``self``), Variables made on the first
+    trace only, ``get_concrete_function``. ``jit_compile`` is accepted and
+    ignored: JAX always compiles with XLA. ``tf.config.run_functions_eagerly(True)``
     runs every function as plain Python instead.
 
     >>> import eagertape.tf as tf
     >>> @tf.function
     ... def step(x):
-    ...     return tf.reduce_sum(x * x)
-    >>> float(step(tf.constant([1.0, 2.0])))
-    5.0
+    ...     if tf.reduce_sum(x) > 0:          # AutoGraph: a tf.cond
+    ...         x = x * x
+    ...     return tf.reduce_sum(x)
+    >>> float(step(tf.constant([1.0, 2.0]))), float(step(tf.constant([-1.0, -2.0])))
+    (5.0, -3.0)
     >>> step.experimental_get_tracing_count()
     1
     """
     if func is None:
-        return lambda f: function(f, input_signature=input_signature, name=name)
-    return _function.function(func, input_signature=input_signature, name=name)
+        return lambda f: function(f, input_signature=input_signature, autograph=autograph,
+                                  reduce_retracing=reduce_retracing,
+                                  experimental_relax_shapes=experimental_relax_shapes,
+                                  name=name)
+    from . import _autograph
+    f = _function.function(func, input_signature=input_signature, name=name,
+                           reduce_retracing=reduce_retracing,
+                           experimental_relax_shapes=experimental_relax_shapes,
+                           autograph=_autograph.convert if autograph else False)
+    f._tensor_outputs = True
+    return f
 
 
 def executing_eagerly():
@@ -215,10 +234,31 @@ def transpose(a, perm=None, conjugate=False, name=None):
 
 
 def concat(values, axis, name=None):
-    return _np.concatenate([_t(v) for v in values], axis=axis)
+    """Join ``values`` along ``axis``. Their dtypes are TF's one ``T``: Python
+    values take the first Tensor's (``[x64, [0.3]]``: 0.3 in float64, not float32
+    widened), and Tensors of two dtypes raise InvalidArgumentError.
+
+    >>> import eagertape.tf as tf
+    >>> tf.concat([tf.constant([1.0], tf.float64), [0.3]], 0).numpy()
+    array([1. , 0.3])
+    """
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        return _np.concatenate([_t(values[0])], axis=axis)
+    return _np.concatenate(_same(*values), axis=axis)
 
 
 def stack(values, axis=0, name=None):
+    """Stack ``values`` along a new ``axis``; with a Tensor among them, their
+    dtypes are TF's one ``T`` (as ``concat``).
+
+    >>> import eagertape.tf as tf
+    >>> tf.stack([tf.constant(1.0, tf.float64), 0.3]).numpy()
+    array([1. , 0.3])
+    """
+    if any(isinstance(v, _TensorLike) for v in values):
+        return _np.stack(_same(*values), axis=axis)
     return _np.stack([_t(v) for v in values], axis=axis)
 
 

@@ -20,6 +20,8 @@ records.
 >>> float(tape.gradient(y, x))
 6.0
 """
+import functools
+
 import jax
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
@@ -371,18 +373,54 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
 
 
 # -- host Python -------------------------------------------------------------------
-def py_function(func, inp, Tout, name=None):
+def _decorator_form(op, func, inp, Tout, **kw):
+    """TF's decorator forms: ``op(Tout=...)`` and ``op(func, Tout=...)`` make a
+    function of the Tensors (``@tf.numpy_function(Tout=tf.float32)``)."""
+    if Tout is None:
+        raise TypeError(f"argument `Tout` of tf.{op.__name__} must be given (the dtype, or "
+                        "a list of dtypes, of what `func` returns)")
+
+    def decorate(f):
+        @functools.wraps(f)
+        def wrapped(*args):
+            return op(f, list(args), Tout, **kw)
+        return wrapped
+    return decorate if func is None else decorate(func)
+
+
+def py_function(func=None, inp=None, Tout=None, name=None):
     """``func(*inp)`` run as Python on Tensors: eagerly its ops are recorded, so
-    gradients flow through it, as TF's."""
+    gradients flow through it, as TF's. Without ``inp``, a decorator (TF's form).
+
+    >>> import eagertape.tf as tf
+    >>> @tf.py_function(Tout=tf.float32)
+    ... def plus(x, y):
+    ...     return x + y
+    >>> float(plus(tf.constant(1.0), tf.constant(2.0)))
+    3.0
+    """
+    if inp is None:
+        return _decorator_form(py_function, func, inp, Tout, name=name)
     out = func(*inp)
     return _cast_out(out, Tout)
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     """``func`` on NumPy arrays, its results converted to ``Tout`` (no gradient, as
     TF). Inside a tf.function it runs on the host when the compiled function runs
     (``jax.pure_callback``); its output shapes are found by one call on zeros of
-    the inputs' shapes when the function is traced."""
+    the inputs' shapes when the function is traced. Without ``inp``, a decorator.
+
+    >>> import eagertape.tf as tf
+    >>> import numpy as np
+    >>> @tf.numpy_function(Tout=tf.float32)
+    ... def twice(x):
+    ...     return (2 * x).astype(np.float32)
+    >>> twice(tf.constant([1.0, 2.0])).numpy()
+    array([2., 4.], dtype=float32)
+    """
+    if inp is None:
+        return _decorator_form(numpy_function, func, inp, Tout, stateful=stateful, name=name)
     args = [_t(x) for x in inp]
     raws = [a._value for a in args]
     if not any(isinstance(r, jax.core.Tracer) for r in raws):
