@@ -29,16 +29,23 @@ Restoring checks every matched value's shape and dtype before it assigns any,
 and refuses the whole restore, naming each path, when one differs. Objects
 the checkpoint lacks, and saved values no object takes, are left as TF leaves
 them: the returned status's ``assert_consumed()`` /
-``assert_existing_objects_matched()`` report them. TF defers values for
-variables not yet created; eagertape does so only for optimizer slots (it
-creates them, or builds a Keras optimizer for the variables it was built for in
-the checkpoint). A Keras layer that is not built yet is an error: build the
-model (call it once) before restore.
+``assert_existing_objects_matched()`` report them, as things stand when asked.
+A saved value whose Variable does not exist yet waits for it, as in TF
+(deferred restoration): it is assigned when the Variable appears at its path,
+attached as an attribute of a Checkpoint or ``tf.Module``, or made as a Keras
+layer's or optimizer's weight (once Keras gives it its initial value), so a
+model built on its first call starts from the checkpoint. A waiting value of
+the wrong shape or dtype raises there, once. Optimizer slots are made for the
+variables the checkpoint has them for (a Keras optimizer is built for the
+variables it was built for in the checkpoint once they all exist). A Variable
+put into a list or dict in place (``ckpt.items.append(v)``) is not announced,
+so it waits; TF's tracked list wrappers would restore it.
 """
 import collections
 import inspect
 import json
 import os
+import re
 import shutil
 import time
 import uuid
@@ -50,6 +57,7 @@ import numpy as np
 from .. import _keras
 from .. import optimizers as _optimizers
 from .._tensor import standin as _standin
+from .._errors import InvalidArgumentError
 from .._variables import Variable
 from ._module import Module
 from ._util import _Unsupported, left_out as _left_out
@@ -132,11 +140,11 @@ def _escape(name):
 class _Graph:
     """The Variables reachable from a root, each under its first breadth-first path."""
 
-    def __init__(self, root):
-        self.variables, self.paths = {}, {}
-        self.optimizers, self.keras_optimizers, self.unbuilt = [], [], []
+    def __init__(self, root, prefix=""):
+        self.variables, self.paths, self.objects = {}, {}, []
+        self.optimizers, self.keras_optimizers = [], []
         k = _keras_classes()
-        queue = collections.deque([("", root)])
+        queue = collections.deque([(prefix, root)])
         while queue:
             path, obj = queue.popleft()
             obj = _canonical(obj)
@@ -146,12 +154,12 @@ class _Graph:
             if isinstance(obj, Variable):
                 self.variables[path] = obj
                 continue
+            if not isinstance(obj, (list, tuple, dict)):
+                self.objects.append((path, obj))
             if isinstance(obj, _optimizers.Optimizer):
                 self.optimizers.append((path, obj))
             elif k is not None and isinstance(obj, k[1]):
                 self.keras_optimizers.append((path, obj))
-            elif k is not None and isinstance(obj, k[0]) and not obj.built:
-                self.unbuilt.append(path)
             for name, child in _children(obj):
                 if _trackable(child):
                     queue.append((f"{path}/{_escape(name)}" if path else _escape(name), child))
@@ -220,6 +228,7 @@ class Checkpoint:
         if name == "save_counter":
             raise ValueError("`save_counter` is the Checkpoint's own; use another name")
         self._deps[name] = value
+        _new_dependency(name)
 
     def __getattr__(self, name):
         try:
@@ -273,9 +282,20 @@ class Checkpoint:
 
     def restore(self, save_path, options=None):
         """Restore the values saved at ``save_path`` (as returned by ``save`` or
-        ``latest_checkpoint``; None restores nothing). Returns a status whose
-        ``assert_consumed()`` raises if a saved value found no object or an
-        object found no value."""
+        ``latest_checkpoint``; None restores nothing). A value whose Variable is
+        not made yet is assigned when it is (see the module's notes). Returns a
+        status whose ``assert_consumed()`` raises if a saved value found no object
+        (yet) or an object found no value.
+
+        >>> import eagertape.tf as tf, tempfile, os
+        >>> path = tf.train.Checkpoint(w=tf.Variable([3.0, 4.0])).save(
+        ...     os.path.join(tempfile.mkdtemp(), "ckpt"))
+        >>> later = tf.train.Checkpoint()
+        >>> status = later.restore(path)
+        >>> later.w = tf.Variable([0.0, 0.0])      # made after the restore: restored now
+        >>> later.w.numpy(), status.assert_consumed() is status
+        (array([3., 4.], dtype=float32), True)
+        """
         if save_path is None:
             return _InitializationOnlyStatus()
         self.save_counter        # noqa: B018  (made now, as TF's restore does)
@@ -286,44 +306,233 @@ class Checkpoint:
         ``save_counter`` first."""
         save_path = os.fspath(save_path)
         meta, arrays = _orbax_load(save_path)
-        graph = _Graph(self)
-        saved = {key: (tuple(shape), jnp.dtype(dtype), str(i))
-                 for i, (key, shape, dtype) in enumerate(meta["values"])}
-        commit, fresh = _prepare_slots(graph, meta, saved)
-        errors = []
-        for path in graph.unbuilt:
-            if any(k.startswith(path + "/") for k in saved):
-                errors.append(f"{path}: this Keras layer is not built yet; build the model "
-                              "(call it once) before restore")
-        for key in sorted(saved.keys() & graph.variables.keys()):
-            v, (shape, dtype, _) = graph.variables[key], saved[key]
-            if tuple(v.shape) != shape or (np.dtype(v.dtype) != np.dtype(dtype)
-                                           and key not in fresh):
+        record = _Restore(self, save_path, meta, arrays)
+        record.apply(strict=True)
+        record.register()
+        return LoadStatus(record, self)
+
+
+# -- deferred restoration ----------------------------------------------------------
+# TF queues the values of a restore that found no Variable yet and assigns each when
+# its Variable appears at the path (an attribute set on a Checkpoint or Module, a
+# Keras layer's or optimizer's new weight): a model built lazily takes the
+# checkpoint's values before its first use. A _Restore is that queue. It is kept
+# alive by the objects of the graph it was restored into (weakly keyed on each, as
+# TF keeps its restore coordinator on the objects), not by the Checkpoint, which a
+# program often drops at once (``tf.train.Checkpoint(model=m).restore(path)``).
+_RESTORES_OF = weakref.WeakKeyDictionary()    # trackable object -> [_Restore, ...]
+_PENDING = weakref.WeakSet()                   # _Restores with values still unclaimed
+_RESOLVING = []                                # re-entry guard: building makes weights
+
+
+class _Restore:
+    """One restore: the saved values, which are still waiting for their Variable,
+    and which Variables took one."""
+
+    def __init__(self, root, save_path, meta, arrays):
+        self.save_path, self.meta, self.arrays = save_path, meta, arrays
+        self.saved = {key: (tuple(shape), jnp.dtype(dtype), str(i))
+                      for i, (key, shape, dtype) in enumerate(meta["values"])}
+        self.pending = set(self.saved)
+        self.restored = {}                 # id -> Variable given a value by this restore
+        self.restored_keys = set()
+        self.anchors = [("", weakref.ref(root))]
+        self._held = set()                 # ids of the objects that keep this restore
+        # the path components a new dependency's name is looked up in; a repeated
+        # Keras weight name's "_<i>" suffix dropped too (a weight knows its bare name)
+        self.components = set()
+        for key in self.saved:
+            for part in key.split("/"):
+                self.components.update((part, re.sub(r"_\d+$", "", part)))
+
+    def _graphs(self):
+        """The graphs of the anchors still alive, each walked from the highest one
+        (the root while it lives; else the objects it held, under their paths)."""
+        alive = [(p, o) for p, ref in self.anchors if (o := ref()) is not None]
+        alive.sort(key=lambda po: po[0].count("/") + (po[0] != ""))
+        graphs, covered = [], []
+        for path, obj in alive:
+            if any(path == c or c == "" or path.startswith(c + "/") for c in covered):
+                continue
+            covered.append(path)
+            graphs.append(_Graph(obj, path))
+        return graphs
+
+    def live_variables(self):
+        out = {}
+        for g in self._graphs():
+            for key, v in g.variables.items():
+                out.setdefault(key, v)
+        return out
+
+    def apply(self, strict):
+        """Assign the waiting values whose Variables exist now. ``strict`` (the
+        restore call itself): a shape or dtype that differs raises before any
+        Variable changes; later (a Variable made after the restore), it raises too,
+        as TF's does, and that value keeps waiting."""
+        graphs = self._graphs()
+        todo, commits = {}, []
+        pending = {k: self.saved[k] for k in self.pending}
+        for graph in graphs:
+            commit, fresh = _prepare_slots(graph, self.meta, pending, strict)
+            commits += commit
+            for key in sorted(self.pending & graph.variables.keys()):
+                v = graph.variables[key]
+                if key not in todo and id(v) not in self.restored and not _unset(v):
+                    todo[key] = (v, key in fresh)
+        errors, shapes_differ = [], False
+        for key, (v, fresh) in list(todo.items()):
+            shape, dtype, _ = self.saved[key]
+            shapes_differ |= tuple(v.shape) != shape
+            if tuple(v.shape) != shape or (np.dtype(v.dtype) != np.dtype(dtype) and not fresh):
                 errors.append(f"{key}: the checkpoint has shape {shape} dtype "
                               f"{np.dtype(dtype).name}, the object's Variable has {_describe(v)}")
-        if errors:
-            raise ValueError(f"cannot restore {save_path!r} (no Variable was changed):\n  "
+                if not strict:      # said once, where that Variable was attached (TF alike)
+                    del todo[key]
+                    self.pending.discard(key)
+        # TF's restore op refuses a dtype with InvalidArgumentError (a ValueError)
+        error = ValueError if shapes_differ else InvalidArgumentError
+        if errors and strict:
+            raise error(f"cannot restore {self.save_path!r} (no Variable was changed):\n  "
                              + "\n  ".join(errors))
-        for fn in commit:
+        for fn in commits:
             fn()
-        for key in saved.keys() & graph.variables.keys():
-            shape, dtype, i = saved[key]
-            value = arrays[i] if i in arrays else np.zeros(shape, dtype)
+        for key, (v, fresh) in todo.items():
+            shape, dtype, i = self.saved[key]
+            value = self.arrays.pop(i) if i in self.arrays else np.zeros(shape, dtype)
             # A jax array: eagertape takes NumPy's bfloat16 (kind "V") only so.
             value = jnp.asarray(value, dtype)
-            if key in fresh:      # a slot's dtype after a step may not be its initial one
-                graph.variables[key]._value = value
+            if fresh:      # a slot's dtype after a step may not be its initial one
+                v._value = value
             else:
-                graph.variables[key].assign(value, read_value=False)
-        return LoadStatus(save_path, saved.keys() - graph.variables.keys(),
-                          graph.variables.keys() - saved.keys(),
-                          saved.keys() & graph.variables.keys())
+                v.assign(value, read_value=False)
+            self.pending.discard(key)
+            self.restored[id(v)] = v
+            self.restored_keys.add(key)
+        if self.pending:
+            for graph in graphs:
+                self._anchor(graph)
+        else:
+            self.release()
+        if errors:
+            raise error(f"cannot restore {errors[0].split(':')[0]!r} from "
+                             f"{self.save_path!r} into the Variable just attached (it keeps its "
+                             f"value):\n  " + "\n  ".join(errors))
+
+    def release(self):
+        """Nothing waits any more: the objects stop holding this restore (a status
+        the program kept still reads it)."""
+        _PENDING.discard(self)
+        self.arrays = {}
+        for _, ref in self.anchors:
+            held = _RESTORES_OF.get(ref()) if ref() is not None else None
+            if held is not None and self in held:
+                held.remove(self)
+        self._held.clear()
+
+    def _anchor(self, graph):
+        for path, obj in graph.objects:
+            if id(obj) in self._held:
+                continue
+            try:
+                _RESTORES_OF.setdefault(obj, []).append(self)
+            except TypeError:        # not weakly referable or not hashable: its parent holds
+                continue
+            self._held.add(id(obj))
+            if path:
+                self.anchors.append((path, weakref.ref(obj)))
+
+    def register(self):
+        """Wait for the values not restored yet; an older restore into these objects
+        gives up the paths this one has (the newest restore wins, as in TF)."""
+        if not self.pending:
+            return
+        mine = {id(ref()) for _, ref in self.anchors if ref() is not None}
+        for old in list(_PENDING):
+            if any(id(ref()) in mine for _, ref in old.anchors if ref() is not None):
+                old.pending -= self.saved.keys()
+                if not old.pending:
+                    old.release()
+        _PENDING.add(self)
+        _install_hooks()
 
 
-def _prepare_slots(graph, meta, saved):
+def _unset(v):
+    # A Keras weight made in Keras's symbolic build: no value until Keras gives it
+    # its initial one, which would overwrite a restored value.
+    kv = getattr(v, "_kv", None)
+    return kv is not None and getattr(kv, "_value", 0) is None
+
+
+def _new_dependency(name=None):
+    """A trackable was attached (under ``name``, where known): give the waiting
+    values whose Variables exist now."""
+    if not _PENDING or _RESOLVING or (_keras._keras is not None and _keras._in_stateless_scope()):
+        return
+    _RESOLVING.append(True)
+    failed = None
+    try:
+        for record in list(_PENDING):
+            if name is None or _escape(str(name)) in record.components:
+                try:
+                    record.apply(strict=False)
+                except ValueError as e:       # the other restores still take theirs
+                    failed = failed or e
+    finally:
+        _RESOLVING.pop()
+    if failed is not None:
+        raise failed
+
+
+_HOOKED = []
+
+
+def _install_hooks():
+    # Installed at the first deferred restore only: no program that never defers
+    # pays for a hook on every attribute set.
+    if Module not in _HOOKED:
+        _HOOKED.append(Module)
+        base = Module.__setattr__
+
+        def __setattr__(self, name, value):
+            base(self, name, value)
+            if _PENDING and _trackable(value):
+                _new_dependency(name)
+        Module.__setattr__ = __setattr__
+    k = _keras_classes()
+    if k is None:
+        return
+    for cls, named in ((k[0], True), (k[1], False)):
+        if cls in _HOOKED:
+            continue
+        _HOOKED.append(cls)
+        track = cls._track_variable
+
+        def _track_variable(self, variable, _track=track, _named=named):
+            _track(self, variable)
+            # A weight made in Keras's symbolic build has no value until Keras
+            # initializes it on leaving that scope: restored then (below).
+            if _PENDING:
+                _new_dependency(getattr(variable, "name", None) if _named else None)
+        cls._track_variable = _track_variable
+    var_cls = _keras._keras.Variable
+    if var_cls not in _HOOKED:
+        _HOOKED.append(var_cls)
+        initialize = var_cls._deferred_initialize
+
+        def _deferred_initialize(self):
+            initialize(self)
+            if _PENDING:
+                _new_dependency(getattr(self, "name", None))
+        var_cls._deferred_initialize = _deferred_initialize
+
+
+def _prepare_slots(graph, meta, saved, strict=True):
     """Make the optimizer slots the checkpoint has values for (TF restores them
     when they are made); returns what to commit once everything is checked, and
-    the keys of the slots made (they take the saved dtype)."""
+    the keys of the slots made (they take the saved dtype). Not ``strict`` (a
+    deferred restore, perhaps inside the optimizer's own build): an optimizer
+    built for other variables is left alone."""
     commit, fresh = [], set()
     for path, opt in graph.optimizers:
         have = set(graph.slots.get(path, ()))
@@ -347,44 +556,58 @@ def _prepare_slots(graph, meta, saved):
             opt.build([_keras._keras_variable(opt, v) for v in live])
             for i, x in enumerate(opt.variables):
                 graph.variables[f"{path}/{i}"] = _canonical(x)
-        elif graph.keras_built_for(opt) != want:
+        elif graph.keras_built_for(opt) != want and strict:
             raise ValueError(f"cannot restore: the Keras optimizer {path!r} was built for the "
                              f"variables {graph.keras_built_for(opt)}, the checkpoint's for {want}")
     return commit, fresh
 
 
 class LoadStatus:
-    """What ``Checkpoint.restore`` returns: assertions about what was matched."""
+    """What ``Checkpoint.restore`` returns: assertions about what was matched, as
+    things stand when asked (a value still waiting for its Variable, which a
+    later-built model makes, counts as unresolved until then, as in TF)."""
 
-    def __init__(self, path, unused_values, unmatched_objects, matched=()):
-        self._path = path
-        self._matched = [k for k in matched if k != "save_counter"]
-        self._unused = sorted(unused_values)
-        self._unmatched = sorted(unmatched_objects)
+    def __init__(self, record, root=None):
+        self._record = record
+        self._root = root        # the status keeps the Checkpoint alive, as TF's does
 
     def assert_consumed(self):
         """Raise AssertionError unless every saved value was restored into an
         object and every object's Variable got a value. Returns self."""
-        self.assert_existing_objects_matched()
-        if self._unused:
-            raise AssertionError(f"values in checkpoint {self._path!r} found no object to "
-                                 f"restore into: {self._unused}")
-        return self
+        r = self._record
+        if r is not None and r.pending:
+            raise AssertionError(
+                f"values in checkpoint {r.save_path!r} found no object to restore into (TF "
+                f"gives each when its Variable is made, and these were not made): "
+                f"{sorted(r.pending)}")
+        return self.assert_existing_objects_matched()
 
     def assert_existing_objects_matched(self):
-        """Raise AssertionError if a Variable reachable from the Checkpoint got no
-        value from the checkpoint. Returns self."""
-        if self._unmatched:
-            raise AssertionError(f"{len(self._unmatched)} Variables were not found in checkpoint "
-                                 f"{self._path!r}: {self._unmatched}")
+        """Raise AssertionError if a Variable reachable from the Checkpoint now got
+        no value from the checkpoint. Returns self."""
+        r = self._record
+        live = r.live_variables()
+        unmatched = sorted(k for k, v in live.items() if id(v) not in r.restored)
+        if unmatched:
+            hidden = [k for k in unmatched if k in r.pending]
+            hint = (f" ({hidden} have values waiting: they were put where no attribute set "
+                    "announced them, such as a list or dict changed in place; attach them "
+                    "with an attribute set or restore again)") if hidden else ""
+            raise AssertionError(f"{len(unmatched)} Variables were not found in checkpoint "
+                                 f"{r.save_path!r}: {unmatched}{hint}")
         return self
 
     def assert_nontrivial_match(self):
         """Raise AssertionError if nothing but ``save_counter`` was restored.
         Returns self."""
-        if not self._matched:
-            raise AssertionError(f"nothing was restored from checkpoint {self._path!r} but "
-                                 "(perhaps) save_counter: is it a checkpoint of these objects?")
+        r = self._record
+        # TF counts any object matched, a node on the way to a value included.
+        inner = {key.rsplit("/", i)[0] for key in r.saved for i in range(1, key.count("/") + 1)}
+        reached = any(path in inner for g in r._graphs() for path, _ in g.objects)
+        if not (r.restored_keys - {"save_counter"} or reached):
+            raise AssertionError(f"nothing was restored from checkpoint "
+                                 f"{self._record.save_path!r} but (perhaps) save_counter: is "
+                                 "it a checkpoint of these objects?")
         return self
 
     def expect_partial(self):
@@ -399,7 +622,7 @@ class LoadStatus:
 class _InitializationOnlyStatus(LoadStatus):
     # restore(None): nothing restored, as TF's InitializationOnlyStatus.
     def __init__(self):
-        super().__init__(None, [], [])
+        super().__init__(None)
 
     def assert_existing_objects_matched(self):
         raise AssertionError("No checkpoint specified (save_path=None); nothing is being "
