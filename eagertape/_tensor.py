@@ -182,6 +182,35 @@ class _TensorLike:
     # knows them without being computed.
     @property
     def shape(self): return _new_shape(TensorShape, self._aval().shape)
+
+    def get_shape(self):
+        """The ``shape`` (TF's older spelling).
+
+        >>> import eagertape.tf as tf
+        >>> tf.zeros([2, 3]).get_shape()
+        TensorShape([2, 3])
+        """
+        return self.shape
+
+    def set_shape(self, shape):
+        """Check that ``shape`` (a TensorShape, or a list with None for a size not
+        stated, or None) fits this value's shape, as TF's ``set_shape`` does
+        eagerly: nothing changes (the shape is always fully known here, traced or
+        not); a shape that does not fit raises ValueError.
+
+        >>> import eagertape.tf as tf
+        >>> x = tf.zeros([2, 3])
+        >>> x.set_shape([None, 3])
+        >>> x.set_shape([3, 3])
+        Traceback (most recent call last):
+        ...
+        ValueError: Tensor's shape (2, 3) is not compatible with supplied shape (3, 3).
+        """
+        want = TensorShape(shape)
+        if not self.shape.is_compatible_with(want):
+            have = tuple(self.shape)
+            raise ValueError(f"Tensor's shape {have} is not compatible with supplied shape "
+                             f"{tuple(want)}.")
     @property
     def dtype(self): return tf_dtype(np.dtype(self._aval().dtype))
     @property
@@ -689,4 +718,9 @@ def _to_array(value, dtype, argname):
 def _host(v):
     """``v`` on the host: a NumPy array, or a NumPy scalar for a 0-d value (TF's ``numpy()``)."""
     a = np.asarray(v)
-    return a[()] if a.ndim == 0 else a
+    if a.ndim == 0:
+        return a[()]
+    # TF's numpy() is a copy the program owns: writable (Keras's preprocess_input
+    # divides it in place) and changing it leaves the tensor as it was. np.asarray
+    # of a Tensor stays the zero-copy, read-only view, as TF's does.
+    return a.copy()
