@@ -989,6 +989,7 @@ def _base_name(v):
 
 # -- reading checkpoints -------------------------------------------------------
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"      # TF's name for a Variable's value
+_OBJECT_GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 def _resolve(ckpt_dir_or_file):
@@ -1017,6 +1018,10 @@ class CheckpointReader:
         meta, self._arrays = _orbax_load(path)
         self._entries = {key + _VALUE_SUFFIX: (tuple(shape), jnp.dtype(dtype), str(i))
                          for i, (key, shape, dtype) in enumerate(meta["values"])}
+        # TF's scalar string entry holding the object graph: here eagertape's index
+        # (JSON: each value's path, shape and dtype), in place of TF's proto.
+        self._graph = json.dumps({"values": meta["values"]}).encode()
+        self._entries[_OBJECT_GRAPH] = ((), np.dtype(object), None)
 
     def _key(self, name):
         # The bare object path is taken too: eagertape's index holds no other kind.
@@ -1032,6 +1037,8 @@ class CheckpointReader:
         if key not in self._entries:
             from .errors import NotFoundError
             raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
+        if key == _OBJECT_GRAPH:
+            return self._graph
         shape, dtype, i = self._entries[key]
         return np.asarray(self._arrays[i]) if i in self._arrays else np.zeros(shape, dtype)
 
@@ -1042,7 +1049,9 @@ class CheckpointReader:
     def get_variable_to_dtype_map(self):
         """``{name: tf.DType}`` for every value."""
         from .dtypes import as_dtype
-        return {k: as_dtype(dtype) for k, (_, dtype, _) in self._entries.items()}
+        # TF's _CHECKPOINTABLE_OBJECT_GRAPH is tf.string, a dtype eagertape leaves out
+        return {k: as_dtype(dtype) for k, (_, dtype, _) in self._entries.items()
+                if k != _OBJECT_GRAPH}
 
 
 def load_checkpoint(ckpt_dir_or_file):
@@ -1054,8 +1063,10 @@ def load_checkpoint(ckpt_dir_or_file):
     ``<path>/.ATTRIBUTES/VARIABLE_VALUE`` (``net/layers/0/kernel/...``): the same
     as TF's for Variables held by Checkpoints, Modules, lists and dicts. An
     optimizer's slots (``<optimizer>/.slots/<variable path>/<i>``) and Keras
-    objects (weights by name) are under eagertape's own paths; there is no
-    ``_CHECKPOINTABLE_OBJECT_GRAPH`` entry.
+    objects (weights by name) are under eagertape's own paths. The
+    ``_CHECKPOINTABLE_OBJECT_GRAPH`` entry is there, as in TF (a scalar); its
+    bytes are eagertape's JSON index, not TF's proto, and it has no dtype in
+    ``get_variable_to_dtype_map`` (eagertape has no ``tf.string``).
 
     >>> import eagertape.tf as tf, tempfile
     >>> d = tempfile.mkdtemp()
@@ -1078,7 +1089,7 @@ def list_variables(ckpt_dir_or_file):
     >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).write(
     ...     os.path.join(tempfile.mkdtemp(), "x"))
     >>> tf.train.list_variables(path)
-    [('v/.ATTRIBUTES/VARIABLE_VALUE', [2])]
+    [('_CHECKPOINTABLE_OBJECT_GRAPH', []), ('v/.ATTRIBUTES/VARIABLE_VALUE', [2])]
     """
     shapes = load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map()
     return [(name, shapes[name]) for name in sorted(shapes)]
