@@ -137,11 +137,12 @@ class _TensorLike:
         v = self._read()
         if isinstance(v, jax.core.Tracer):
             raise TypeError(
-                "a Python `if`, `while` or `and`/`or` on a Tensor whose value is traced by "
-                "tf.function (eagertape.function): eagertape does not rewrite Python control "
-                "flow into graph ops as TF's AutoGraph does. Use tf.cond / tf.while_loop (or "
-                "jax.lax.cond), compute the condition from Python values, or run the function "
-                "eagerly (tf.config.run_functions_eagerly(True))")
+                "a Python `if`, `while` or `and`/`or` on a Tensor whose value is traced, in "
+                "code that AutoGraph did not convert (eagertape.function, a library's code, "
+                "a function marked do_not_convert, or tf.function(autograph=False)); "
+                "tf.function converts the code it can read the source of. Use tf.cond / "
+                "tf.while_loop (or jax.lax.cond), compute the condition from Python values, "
+                "or run the function eagerly (tf.config.run_functions_eagerly(True))")
         return bool(v)
 
     def __array__(self, dtype=None, copy=None):

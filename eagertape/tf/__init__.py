@@ -66,7 +66,7 @@ from .math import realdiv  # noqa: F401,E402
 from .math import approx_max_k as approx_top_k  # noqa: F401,E402
 from ._control_flow import (case, cond, foldl, foldr, map_fn, numpy_function,  # noqa: F401
                             py_function, scan, switch_case, vectorized_map, while_loop)
-from .linalg import einsum, eye, norm  # noqa: F401
+from .linalg import einsum, eye, norm, tensordot  # noqa: F401
 from ._clip import clip_by_global_norm, clip_by_norm, clip_by_value  # noqa: F401
 from ._util import _Unsupported, concrete as _concrete, same_dtype as _same, tensor as _t
 from ._util import ints as _ints
@@ -402,10 +402,6 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     return linalg.matmul(a, b, transpose_a, transpose_b, adjoint_a, adjoint_b)
 
 
-def tensordot(a, b, axes, name=None):
-    return _np.tensordot(_t(a), _t(b), axes=axes)
-
-
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     x = _np.sort(_t(values), axis=axis)
     return _np.flip(x, axis) if _check_direction(direction) else x
@@ -427,11 +423,35 @@ def _check_direction(direction):
 
 
 def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=None, name=None):  # noqa: A001
-    """Print Tensors by value (``tf.print``); to stderr by default, as TF."""
-    stream = sys.stderr if output_stream is None else output_stream
-    text = sep.join(np.array2string(np.asarray(x.numpy())) if isinstance(x, _TensorLike)
-                    else str(x) for x in inputs)
-    builtins.print(text, end=end, file=stream)
+    """Print Tensors by value (``tf.print``); to stderr by default, as TF. Inside a
+    ``tf.function`` it prints when the function runs, at every call (a host
+    callback in the compiled program), not when it is traced.
+
+    >>> import sys
+    >>> import eagertape.tf as tf
+    >>> @tf.function
+    ... def f(x):
+    ...     tf.print("x is", x, output_stream=sys.stdout)
+    >>> f(tf.constant([1, 2])); f(tf.constant([3, 4]))
+    x is [1 2]
+    x is [3 4]
+    """
+    def now(*xs):
+        stream = sys.stderr if output_stream is None else output_stream
+        text = sep.join(np.array2string(np.asarray(x.numpy())) if isinstance(x, _TensorLike)
+                        else str(x) for x in xs)
+        builtins.print(text, end=end, file=stream)
+
+    if _local.state.capture is None:
+        return now(*inputs)
+    pos = [k for k, a in enumerate(inputs) if isinstance(a, _TensorLike)]
+
+    def host(*vals):
+        full = list(inputs)
+        for k, v in zip(pos, vals):
+            full[k] = Tensor(_jnp.asarray(v))
+        now(*full)
+    jax.debug.callback(host, *(inputs[k]._value for k in pos), ordered=True)
 
 
 # -- optimizers, autodiff, TF 1 spellings -------------------------------------------

@@ -40,6 +40,7 @@ import functools
 import importlib.metadata
 import inspect
 import logging
+import os
 import sys
 
 import jax
@@ -130,8 +131,27 @@ def _is_tensor(x):
     return isinstance(x, _TensorLike)
 
 
+def _library_dirs():
+    dirs = []
+    for lib in _LIBRARIES:
+        m = sys.modules.get(lib)
+        path = getattr(m, "__file__", None)
+        if path:    # a package's folder, a single module's file
+            path = os.path.abspath(path)
+            dirs.append(os.path.dirname(path) + os.sep if hasattr(m, "__path__") else path)
+    return tuple(dirs)
+
+
 def _library(f):
-    """Whether ``f`` belongs to a library that is never converted."""
+    """Whether ``f`` belongs to a library that is never converted: by where its code
+    is written where it has Python code (a doctest's function runs in a library's
+    globals, yet is the user's), else by its module's name."""
+    code = getattr(getattr(f, "__func__", f), "__code__", None)
+    if code is not None:
+        name = code.co_filename
+        if name.startswith("<"):
+            return False
+        return os.path.abspath(name).startswith(_library_dirs())
     names = []
     m = inspect.getmodule(f)
     if m is not None:
@@ -501,6 +521,8 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     a ``tf.data.Dataset``) a Python loop."""
     if _is_tensor(iter_):
         return _tensor_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
+    if isinstance(iter_, _TracedRange):
+        return _range_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts)
     test = _py_extra_test(extra_test)
     if not test():
         return
@@ -508,6 +530,33 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
         body(target)
         if not test():
             break
+
+
+def _range_for(r, extra_test, body, get_state, set_state, symbol_names, opts):
+    """``for i in tf.range(n)`` with ``n`` traced: a ``tf.while_loop`` over ``i``."""
+    i = r.start
+
+    def aug_get():
+        return (i,) + tuple(get_state())
+
+    def aug_set(vals):
+        nonlocal i
+        i = vals[0]
+        set_state(tuple(vals[1:]))
+
+    def aug_body():
+        nonlocal i
+        body(i)
+        i = i + r.delta
+
+    def aug_test():
+        from . import where
+        main = where(r.delta > 0, i < r.limit, i > r.limit)
+        if extra_test is None:
+            return main
+        return and_(lambda: main, extra_test)
+    _tf_while(aug_test, aug_body, aug_get, aug_set,
+              ("<internal iterate>",) + tuple(symbol_names), dict(opts))
 
 
 def _tensor_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
@@ -678,9 +727,45 @@ def _stand_ins(body, get_state, set_state, init, nulls, names):
 _RANGES = {}
 
 
+class _TracedRange:
+    """``tf.range`` with bounds traced (a Tensor argument of the function): no array
+    of it can have a static length, so it exists only as the iterable of a ``for``,
+    a ``tf.while_loop`` over its index (TF's ``_tf_range_for_stmt``)."""
+
+    def __init__(self, start, limit, delta, dtype, error):
+        self.start, self.limit, self.delta, self.dtype = start, limit, delta, dtype
+        self.error = error
+
+    def __array__(self, *a, **k):
+        raise self.error
+
+    def __iter__(self):
+        raise self.error
+
+
+def _range_bounds(args, kwargs):
+    names = ("start", "limit", "delta")
+    bound = dict(zip(names, args))
+    bound.update({k: v for k, v in (kwargs or {}).items() if k in names})
+    if "limit" not in bound:
+        bound["start"], bound["limit"] = 0, bound.get("start", 0)
+    return bound.get("start", 0), bound["limit"], bound.get("delta", 1)
+
+
 def _tf_range(f, args, kwargs):
     import weakref
-    out = _call(f, args, kwargs)
+    try:
+        out = _call(f, args, kwargs)
+    except TypeError as e:
+        if not any(_is_tensor(a) for a in list(args) + list((kwargs or {}).values())):
+            raise
+        start, limit, delta = _range_bounds(args, kwargs)
+        from .dtypes import cast
+        dtype = (kwargs or {}).get("dtype") or next(
+            a.dtype for a in (start, limit, delta) if _is_tensor(a))
+        start, limit, delta = (cast(a, dtype) if _is_tensor(a) else _wrap(np.asarray(
+            a, np.dtype(getattr(dtype, "as_numpy_dtype", dtype)))) for a in (start, limit, delta))
+        return _TracedRange(start, limit, delta, dtype, e)
     try:
         vals = np.arange(*[np.asarray(a._value) if _is_tensor(a) else a for a in
                            (list(args) + [kwargs[k] for k in ("start", "limit", "delta")
@@ -723,19 +808,8 @@ def _tf_print():
 
 
 def _print(args, kwargs):
-    """``tf.print`` inside converted code: at run time, also inside compiled loops."""
-    kwargs = kwargs or {}
-    if not any(isinstance(getattr(a, "_value", None), jax.core.Tracer) for a in args):
-        return _tf_print()(*args, **kwargs)
-    pos = [k for k, a in enumerate(args) if _is_tensor(a)]
-
-    def host(*vals):
-        from .._tensor import _wrap
-        full = list(args)
-        for k, v in zip(pos, vals):
-            full[k] = _wrap(np.asarray(v))
-        _tf_print()(*full, **kwargs)
-    jax.debug.callback(host, *(args[k]._value for k in pos), ordered=True)
+    """``tf.print`` inside converted code (it prints when the function runs)."""
+    return _tf_print()(*args, **(kwargs or {}))
 
 
 _OPERATORS = {

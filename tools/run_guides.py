@@ -1,0 +1,141 @@
+"""Run the code cells of TF guide notebooks under TensorFlow and under eagertape.tf,
+cell by cell, and compare what each prints and whether it raises.
+
+A guide is a notebook of tensorflow/docs (site/en/guide/*.ipynb, fetched by you;
+this tool reads local files). Each backend runs the cells in order in one
+namespace, in its own process, with ``import tensorflow as tf`` replaced by
+``import eagertape.tf as tf`` for eagertape; shell (``!``) and magic (``%``) lines
+are dropped. A cell agrees when both runs print the same lines (numbers compared
+to 4 significant digits, memory addresses and timings ignored) and raise the same
+exception class or none. The lines TF prints while tracing (``Tracing ...``) are
+how the guides show retracing, so agreeing output is agreeing trace counts.
+
+    python tools/run_guides.py guides/function.ipynb guides/intro_to_graphs.ipynb
+    python tools/run_guides.py --show 12 guides/function.ipynb   # both outputs of cell 12
+"""
+import argparse
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import signal
+import hashlib
+import traceback
+import contextlib
+
+_TIMEOUT = 1800
+_CELL_SECONDS = 120
+
+
+def cells(path):
+    nb = json.load(open(path))
+    out = []
+    for c in nb["cells"]:
+        if c["cell_type"] != "code":
+            continue
+        src = "".join(c["source"])
+        lines = [ln for ln in src.splitlines() if not ln.lstrip().startswith(("!", "%"))]
+        out.append("\n".join(lines))
+    return out
+
+
+def _run(backend, path):
+    """In the worker: run every cell, one JSON line per cell on the real stdout."""
+    real = sys.stdout
+
+    def timeout(*_):
+        raise TimeoutError(f"cell ran past {_CELL_SECONDS} s")
+    signal.signal(signal.SIGALRM, timeout)
+    ns = {"__name__": "__main__"}
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    for src in cells(path):
+        if backend == "et":
+            src = re.sub(r"^(\s*)import tensorflow as tf\b", r"\1import eagertape.tf as tf",
+                         src, flags=re.M)
+        buf = io.StringIO()
+        err = None
+        signal.alarm(_CELL_SECONDS)
+        try:
+            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()):
+                exec(compile(src, "<cell>", "exec"), ns)
+        except BaseException as e:   # a cell's failure is a result, not the end of the run
+            err = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            if os.environ.get("RUN_GUIDES_TRACEBACK"):
+                err += "\n" + "".join(traceback.format_exception(e)[-6:])
+        finally:
+            signal.alarm(0)
+        real.write(json.dumps({"out": buf.getvalue(), "err": err}) + "\n")
+        real.flush()
+
+
+_NUM = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
+
+
+def _norm(text):
+    text = re.sub(r"0x[0-9a-f]+", "0x?", text)
+    text = re.sub(r"\d+\.\d+ ?(?:s|ms|seconds)\b", "<time>", text)
+    text = _NUM.sub(lambda m: f"{float(m.group()):.4g}", text)
+    return [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+
+
+def run(backend, path):
+    """One backend's rows; TensorFlow's are cached by the notebook's text and TF's version."""
+    cache = None
+    if backend == "tf":
+        import importlib.metadata as md
+        key = hashlib.sha256(open(path, "rb").read() + md.version("tensorflow-cpu").encode())
+        d = os.path.join(os.path.expanduser("~"), ".cache", "eagertape-guides")
+        os.makedirs(d, exist_ok=True)
+        cache = os.path.join(d, key.hexdigest()[:20] + ".json")
+        if os.path.exists(cache):
+            return json.load(open(cache))
+    p = subprocess.run([sys.executable, __file__, "--worker", backend, path],
+                       capture_output=True, text=True, timeout=_TIMEOUT)
+    rows = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
+    if p.returncode and len(rows) < len(cells(path)):
+        rows.append({"out": "", "err": f"worker died: {p.stderr[-300:]}"})
+    if cache:
+        json.dump(rows, open(cache, "w"))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("notebooks", nargs="+")
+    ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--show", type=int, default=None, help="print both runs of this cell")
+    if "--worker" in sys.argv:
+        i = sys.argv.index("--worker")
+        _run(sys.argv[i + 1], sys.argv[i + 2])
+        return 0
+    a = ap.parse_args()
+    total = agree = 0
+    for path in a.notebooks:
+        tf_rows, et_rows = run("tf", path), run("et", path)
+        n = len(cells(path))
+        good = 0
+        for i in range(n):
+            t = tf_rows[i] if i < len(tf_rows) else {"out": "", "err": "not run"}
+            e = et_rows[i] if i < len(et_rows) else {"out": "", "err": "not run"}
+            te = t["err"] and t["err"].split(":")[0]
+            ee = e["err"] and e["err"].split(":")[0]
+            same = te == ee and _norm(t["out"]) == _norm(e["out"])
+            good += same
+            if a.show == i or (a.show is None and not same):
+                print(f"-- {os.path.basename(path)} cell {i}: {'agree' if same else 'DIFFER'}")
+                if a.show == i or te != ee:
+                    print(f"   tf: {t['err']}\n   et: {e['err']}")
+                if a.show == i or te == ee:
+                    print("   tf out:", _norm(t["out"])[:12])
+                    print("   et out:", _norm(e["out"])[:12])
+        print(f"{os.path.basename(path)}: {good}/{n} cells agree")
+        total += n
+        agree += good
+    print(f"all: {agree}/{total} cells agree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
