@@ -75,6 +75,11 @@ class DType:
     >>> d = tf.constant([1.5]).dtype
     >>> d is tf.float32, d == np.float32, d.is_floating, d.as_numpy_dtype, d.min
     (True, True, True, <class 'numpy.float32'>, np.float32(-3.4028235e+38))
+
+    It prints as TF's (``.name`` is the bare name):
+
+    >>> d, str(d), d.name
+    (tf.float32, "<dtype: 'float32'>", 'float32')
     """
 
     __slots__ = ("dtype",)
@@ -117,10 +122,10 @@ class DType:
         return DType, (self.dtype,)
 
     def __repr__(self):
-        return repr(self.dtype)        # as NumPy prints it: dtype('float32')
+        return f"tf.{self.dtype.name}"              # as TF's
 
     def __str__(self):
-        return self.dtype.name
+        return f"<dtype: {self.dtype.name!r}>"      # as TF's (f-strings too)
 
     @property
     def name(self): return self.dtype.name

@@ -468,7 +468,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 
     >>> import eagertape as et
     >>> et.convert_to_tensor(1.5).dtype
-    dtype('float32')
+    tf.float32
     """
     dtype = _as_dtype(dtype)
     value = standin(value)
@@ -476,8 +476,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         t = value if isinstance(value, Tensor) else value.read_value()
         if dtype is not None and t.dtype != dtype:
             if is_inexact(t.dtype) and not is_inexact(dtype):
-                raise TypeError(f"argument `value`: a {t.dtype} tensor cannot be converted to "
-                                f"{dtype} implicitly; use .astype({dtype.name!r})")
+                raise TypeError(f"argument `value`: a {t.dtype.name} tensor cannot be converted "
+                                f"to {dtype.name} implicitly; use .astype({dtype.name!r})")
             return t.astype(dtype)
         return t
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
@@ -499,7 +499,7 @@ def constant(value, dtype=None, shape=None, name=None):
     >>> et.constant(3.0)
     <eagertape.Tensor: shape=(), dtype=float32, numpy=array(3., dtype=float32)>
     >>> et.constant([1, 2], dtype="float64").dtype
-    dtype('float64')
+    tf.float64
     """
     t = convert_to_tensor(value, dtype)
     if shape is not None:

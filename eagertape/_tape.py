@@ -485,8 +485,9 @@ def _flatten_output_gradients(output_gradients, flat_targets):
                                  f"target has shape {tshape}")
         if gv.dtype != tdtype:
             raise InvalidArgumentError(
-                f"argument `output_gradients`[{i}] has dtype {gv.dtype} but its target has dtype "
-                f"{tdtype}; as in TF it is not converted (Python floats are float32, ints int32): "
-                f"pass a Tensor or array of dtype {tdtype}")
+                f"argument `output_gradients`[{i}] has dtype {np.dtype(gv.dtype).name} but its "
+                f"target has dtype {np.dtype(tdtype).name}; as in TF it is not converted "
+                f"(Python floats are float32, ints int32): pass a Tensor or array of dtype "
+                f"{np.dtype(tdtype).name}")
         out.append(gv)
     return out

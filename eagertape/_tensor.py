@@ -11,7 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._dtypes import tf_dtype
+from ._dtypes import category, tf_dtype
 from ._graph import Pending
 from ._state import local, x64
 
@@ -484,7 +484,7 @@ class Tensor(_TensorLike):
     are recorded ops too; ``shape``, ``dtype``, ``ndim`` and ``size`` are read off:
 
     >>> t.reshape(2, 1).T.shape, t.mean().numpy(), t.astype("int32").dtype
-    (TensorShape([1, 2]), np.float32(1.5), dtype('int32'))
+    (TensorShape([1, 2]), np.float32(1.5), tf.int32)
     """
 
     # _v: a jax.Array, or in fused mode a Pending (shape and dtype known, value
@@ -698,14 +698,22 @@ def _to_array(value, dtype, argname):
     except TypeError as e:
         raise TypeError(f"argument `{argname}`: cannot convert {type(value).__name__} to a "
                         f"tensor ({e})") from None
-    if arr.dtype == object or arr.dtype.kind in "USV":
+    kind = arr.dtype.kind
+    # JAX's own number types (bfloat16, float8: ml_dtypes) are NumPy kind "V",
+    # as records and raw bytes are: told apart by their category.
+    if kind in "OUS" or (kind == "V" and category(arr.dtype) == "?"):
         raise TypeError(f"argument `{argname}`: cannot convert a value of type "
                         f"{type(value).__name__} (NumPy dtype {arr.dtype}) to a tensor; pass "
                         "numbers, nested lists of numbers, or arrays")
+    if kind == "V" and isinstance(value, (list, tuple)):
+        # TF converts such scalars alone or in arrays, not in Python lists.
+        raise ValueError(f"argument `{argname}`: Attempt to convert a value ({value!r}) with "
+                         f"an unsupported type (a list of NumPy {arr.dtype} scalars) to a "
+                         "Tensor; pass them as a NumPy array")
     if dtype is None:
         arr = _python_default_dtype(arr, value)
     else:
-        if (arr.dtype.kind == "f" and dtype.kind in "iub") or (arr.dtype.kind == "c" and dtype.kind != "c"):
+        if (category(arr.dtype) == "f" and dtype.kind in "iub") or (kind == "c" and dtype.kind != "c"):
             # TF takes no Python float as an integer, even 2.0; NumPy arrays cast
             # when nothing is lost.
             python = not isinstance(value, (np.ndarray, np.generic))

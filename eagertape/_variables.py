@@ -177,8 +177,9 @@ class Variable(_TensorLike):
             if type(new) is Pending and new.value is not None:
                 new = new.value
             if new.dtype != old.dtype:
-                raise TypeError(f"argument `{argname}` has dtype {new.dtype} but the Variable "
-                                f"{self._name!r} has dtype {old.dtype}; cast it first "
+                raise TypeError(f"argument `{argname}` has dtype {np.dtype(new.dtype).name} but "
+                                f"the Variable {self._name!r} has dtype "
+                                f"{np.dtype(old.dtype).name}; cast it first "
                                 f"with .astype({old.dtype.name!r})")
         else:
             new = _to_array(value, np.dtype(old.dtype), argname)

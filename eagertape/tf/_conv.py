@@ -231,13 +231,23 @@ for _f, _n in ((max_pool, "max_pool"), (avg_pool, "avg_pool")):
 
 # -- normalisation and the rest -----------------------------------------------------
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
-    """``(x - mean) * scale / sqrt(variance + eps) + offset``, in TF's order of ops."""
+    """``(x - mean) * scale / sqrt(variance + eps) + offset``, written as TF writes it:
+    the statistics' part is computed in their own dtype (Python numbers: float32)
+    and cast to ``x``'s.
+
+    >>> import eagertape.tf as tf
+    >>> x = tf.constant([1.0, 3.0], tf.float64)
+    >>> tf.nn.batch_normalization(x, 2.0, 1.0, None, None, 0.0).numpy()
+    array([-1.,  1.])
+    """
+    from .dtypes import cast
     from .math import rsqrt
     x = _t(x)
-    inv = rsqrt(_t(variance) + variance_epsilon)
+    inv = rsqrt(variance + variance_epsilon)
     if scale is not None:
-        inv = inv * scale
-    return x * inv + (offset - _t(mean) * inv if offset is not None else -_t(mean) * inv)
+        inv *= scale
+    return x * cast(inv, x.dtype) + cast(
+        offset - mean * inv if offset is not None else -mean * inv, x.dtype)
 
 
 def space_to_depth(input, block_size, data_format="NHWC", name=None):

@@ -76,6 +76,24 @@ def same_dtype(*values, fail=TypeError):
     return [_as_tensor(_convert_operand(v, d, fail)) for v in values]
 
 
+def each_alone(*values):
+    """TF's third rule, for ops whose Python wrapper converts each argument alone
+    (``add_n``, ``tensordot``): no argument's dtype guides another's (a Python
+    float is float32 beside a float64 Tensor), and two dtypes raise
+    InvalidArgumentError.
+
+    >>> import eagertape.tf as tf
+    >>> from eagertape.tf._util import each_alone
+    >>> [t.dtype for t in each_alone([1.0], tf.constant([2.0]))]
+    [tf.float32, tf.float32]
+    """
+    ts = [tensor(v) for v in values]
+    for t in ts[1:]:
+        if t.dtype != ts[0].dtype:
+            raise _mismatch(ts[0].dtype, t.dtype, InvalidArgumentError)
+    return ts
+
+
 def hinted(x, y, mismatch=InvalidArgumentError):
     """TF's ``x = convert_to_tensor(x); y = convert_to_tensor(y, dtype_hint=x.dtype)``
     (``tf.add``, ``tf.matmul``, ``tf.truediv``): ``x`` as it is, ``y`` in ``x``'s
@@ -86,7 +104,7 @@ def hinted(x, y, mismatch=InvalidArgumentError):
     >>> import eagertape.tf as tf
     >>> from eagertape.tf._util import hinted
     >>> [t.dtype for t in hinted(tf.constant([1., 2.]), [3, 4])]   # y takes x's dtype
-    [dtype('float32'), dtype('float32')]
+    [tf.float32, tf.float32]
     >>> hinted(np.array([1., 2.]), tf.constant([1., 2.]))          # float64, float32
     Traceback (most recent call last):
         ...
@@ -103,6 +121,39 @@ def hinted(x, y, mismatch=InvalidArgumentError):
     if yt.dtype != x.dtype:
         raise _mismatch(x.dtype, yt.dtype, mismatch)
     return x, yt
+
+
+def float_attr(value, argname):
+    """TF's conversion of a ``float`` attribute of an op (``leaky_relu``'s
+    ``alpha``, ``local_response_normalization``'s ``bias``): a real number (a
+    one-element NumPy array too), kept as a C ``float``, so the kernel computes
+    with it rounded to float32 even on float64 tensors, as here.
+
+    >>> from eagertape.tf._util import float_attr
+    >>> float_attr(0.3, "alpha"), float_attr(2, "alpha")
+    (0.30000001192092896, 2.0)
+    """
+    import numbers
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.item()
+    if not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        raise TypeError(f"argument `{argname}`: Expected float for argument '{argname}' "
+                        f"not {value!r}.")
+    return float(np.float32(value))
+
+
+def python_constant(value, dtype):
+    """TF's ``math_ops.cast(value, dtype)`` of a constant its Python code writes
+    (``gelu``'s 0.044715, ``silu``'s ``beta``): the value converted alone first
+    (a Python float to float32), then cast, as a NumPy scalar of ``dtype``.
+
+    >>> import numpy as np
+    >>> from eagertape.tf._util import python_constant
+    >>> python_constant(0.3, np.float64) == np.float64(np.float32(0.3))
+    np.True_
+    """
+    from .dtypes import cast
+    return np.asarray(cast(value, dtype))[()]
 
 
 def concrete(x, what=None):

@@ -15,7 +15,7 @@ import jax.numpy as _jnp
 
 from .. import numpy as _np
 from .._primitive import call as _call
-from .._dtypes import DType
+from .._dtypes import DType, category
 from .._tensor import _as_dtype, _TensorLike
 from .._variables import _Alias
 from ._util import STRINGS, _Unsupported, tensor as _t
@@ -46,9 +46,16 @@ def cast(x, dtype, name=None):
     Variable already of ``dtype`` comes back as it is (the same object, as TF's);
     what ``assign`` returns is read then (TF's ``_UnreadVariable`` too).
 
+    A float out of the integer type's range (NaN and infinities too) gives TF's
+    CPU answer, not XLA's clamp: the smallest int32 (int64) for int32 (int64),
+    and for narrower types that int32 wrapped to their bits (as TF does for
+    tensors of a few elements: see ``_float_to_int``).
+
     >>> import eagertape.tf as tf
     >>> tf.cast(tf.constant([1.7, -1.7]), tf.int32).numpy()
     array([ 1, -1], dtype=int32)
+    >>> tf.cast(tf.constant([3e9, float("nan")]), tf.int32).numpy()
+    array([-2147483648, -2147483648], dtype=int32)
     """
     dtype = _as_dtype(dtype)
     if isinstance(x, _TensorLike) and x.dtype == dtype:
@@ -56,7 +63,40 @@ def cast(x, dtype, name=None):
     x = _t(x)
     if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dtype, np.complexfloating):
         x = _np.real(x)
+    if dtype.kind in "iu" and category(x.dtype) == "f":
+        return _call(_float_to_int, (x, dtype.name))
     return x.astype(dtype)
+
+
+def _trunc_or_min(x, bits):
+    # x86's conversion (cvttss2si/cvttsd2si, what TF's C++ static_cast compiles
+    # to): truncation, and the "integer indefinite" (the type's minimum) for NaN,
+    # infinities and anything out of range.
+    it = _jnp.int32 if bits == 32 else _jnp.int64
+    lim = 2.0 ** (bits - 1)
+    bad = _jnp.isnan(x) | (x >= lim) | (x < -lim)
+    return _jnp.where(bad, _jnp.iinfo(it).min, _jnp.where(bad, 0, x).astype(it))
+
+
+def _float_to_int(x, name):
+    """TF's (CPU) float -> integer cast. int32, int64 and uint64 match TF for any
+    value; for int8, int16, uint8, uint16 and uint32, TF's answer out of range
+    depends on the tensor's length (its SIMD loop saturates, its scalar tail
+    wraps): this is the scalar rule, TF's for tensors of up to 8 elements or so.
+    In range, every rule is truncation toward zero."""
+    if x.dtype.itemsize < 4:          # float16, bfloat16: TF converts via float32
+        x = x.astype(_jnp.float32)
+    if name == "int64":
+        return _trunc_or_min(x, 64)
+    if name == "uint64":
+        # The compiler's unsigned conversion: values from 2**63 up are shifted
+        # into int64's range and get the top bit back.
+        lo = _jax.lax.bitcast_convert_type(_trunc_or_min(x, 64), _jnp.uint64)
+        hi = _jax.lax.bitcast_convert_type(_trunc_or_min(x - 2.0 ** 63, 64), _jnp.uint64)
+        return _jnp.where(x < 2.0 ** 63, lo, hi | _jnp.uint64(1 << 63))
+    # Narrower types: the int32 (uint32: int64) conversion, wrapped to their bits.
+    wide = _trunc_or_min(x, 64 if name == "uint32" else 32)
+    return wide.astype(name)
 
 
 def saturate_cast(value, dtype, name=None):

@@ -195,8 +195,16 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
 
 
 def tensordot(a, b, axes, name=None):
-    """Contract ``axes`` of ``a`` with ``axes`` of ``b`` (an int: the last/first ``axes``)."""
-    a, b = _hinted(a, b)
+    """Contract ``axes`` of ``a`` with ``axes`` of ``b`` (an int: the last/first
+    ``axes``). Each is converted alone, as TF does (``[0.3]`` is float32 even beside
+    a float64 Tensor, and two dtypes raise InvalidArgumentError).
+
+    >>> import eagertape.tf as tf
+    >>> tf.tensordot(tf.constant([1.0, 2.0]), [3.0, 4.0], 1).numpy()
+    np.float32(11.0)
+    """
+    from ._util import each_alone
+    a, b = each_alone(a, b)
     if isinstance(axes, _TensorLike):
         axes = _concrete(axes, "axes").tolist()
     return _np.tensordot(a, b, axes=axes)
@@ -379,7 +387,11 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     if a.ndim < 2 or b.ndim < 2 or a.shape[-2] != b.shape[-2]:
         raise InvalidArgumentError(f"lstsq: `matrix` [..., M, N] and `rhs` [..., M, K] "
                                    f"must share M, got {list(a.shape)} and {list(b.shape)}")
-    lam = _concrete(_t(l2_regularizer), "l2_regularizer")
+    # TF multiplies the identity by it: a Python number takes the matrix's dtype
+    # (float64 exactly), a Tensor keeps its own.
+    real = np.finfo(np.dtype(a.dtype)).dtype if np.dtype(a.dtype).kind == "c" else a.dtype
+    lam = _concrete(l2_regularizer if isinstance(l2_regularizer, _TensorLike)
+                    else _t(l2_regularizer, real), "l2_regularizer")
     if not fast and lam is not None and float(lam) != 0:
         raise NotImplementedError("lstsq: fast=False only supports l2_regularizer=0, as TF")
     return _call(_lstsq, (a, b, float(lam) if lam is not None else 0.0, bool(fast)))
@@ -767,7 +779,7 @@ class LinearOperator:
 
     def __repr__(self):
         return (f"<tf.linalg.{type(self).__name__} '{self.name}' shape={self.shape} "
-                f"dtype={self.dtype}>")
+                f"dtype={self.dtype.name}>")
 
     # the operations
     def to_dense(self, name="to_dense"):
@@ -1141,7 +1153,7 @@ def _operator_list(operators, hints, inherited):
         raise ValueError("Expected a non-empty list of operators.")
     if len({o.dtype for o in ops}) > 1:
         raise TypeError(f"Expected all operators to have one dtype, got "
-                        f"{[str(o.dtype) for o in ops]}")
+                        f"{[o.dtype.name for o in ops]}")
     hints = dict(hints)
     for h in inherited:
         if hints[h] is None and all(getattr(o, h) for o in ops):

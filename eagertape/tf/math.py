@@ -27,6 +27,7 @@ from .._operators import _convert_operand
 from .._tensor import _as_dtype, _TensorLike
 from .._errors import InvalidArgumentError
 from ._util import _Unsupported, hinted as _hinted, same_dtype as _same, tensor as _t
+from ._util import each_alone as _each_alone
 
 __getattr__ = _Unsupported("tf.math")
 
@@ -161,7 +162,7 @@ def add_n(inputs, name=None):
     """
     if isinstance(inputs, _TensorLike) or not isinstance(inputs, (list, tuple)) or not inputs:
         raise ValueError("argument `inputs` of add_n must be a non-empty list of tensors")
-    xs = _same(*inputs, fail=InvalidArgumentError)
+    xs = _each_alone(*inputs)      # TF converts each input alone
     shapes = {tuple(x.shape) for x in xs}
     if len(shapes) > 1:
         raise InvalidArgumentError(f"add_n: the inputs must have one shape, got {sorted(shapes)}")

@@ -13,12 +13,14 @@ import numpy as np
 from .. import nn as _jnn
 from .. import numpy as _np
 from .._primitive import call as _call
+from .._errors import InvalidArgumentError
 from .._primitive import stop_gradient as _stop_gradient
 from . import math as _math
 # TF's tf.nn and tf.math share these (the same functions).
 from .math import l2_normalize, log_softmax, softmax  # noqa: F401
 from ._util import SPARSE, _Unsupported, concrete as _concrete, left_out as _left_out
 from ._util import tensor as _t
+from ._util import float_attr as _float_attr
 from ._array import space_to_batch  # noqa: F401
 from ._conv import (atrous_conv2d, atrous_conv2d_transpose, avg_pool, avg_pool1d,  # noqa: F401
                     avg_pool2d, avg_pool3d, batch_normalization, conv1d, conv1d_transpose,
@@ -81,19 +83,61 @@ def sigmoid(x, name=None): return _jnn.sigmoid(_t(x))
 def tanh(x, name=None): return _np.tanh(_t(x))
 def softplus(features, name=None): return _jnn.softplus(_t(features))
 def softsign(features, name=None): return _jnn.soft_sign(_t(features))
-def silu(features, beta=1.0, name=None): return _t(features) * _jnn.sigmoid(beta * _t(features))
+def silu(features, beta=1.0, name=None):
+    """``features * sigmoid(beta * features)``; ``beta`` is converted alone and cast
+    to the features' dtype, as TF does (a Python float is rounded to float32 first).
+
+    >>> import eagertape.tf as tf
+    >>> tf.nn.silu(tf.constant([1.0, -1.0])).numpy()
+    array([ 0.7310586 , -0.26894143], dtype=float32)
+    """
+    from .dtypes import cast
+    x = _t(features)
+    b = cast(_t(beta), x.dtype)
+    return x * _jnn.sigmoid(b * x)
 
 
 swish = silu
 
 
 def gelu(features, approximate=False, name=None):
-    """TF's default is the exact (erf) GELU; JAX's is the tanh approximation."""
-    return _jnn.gelu(_t(features), approximate=bool(approximate))
+    """TF's GELU: by default the exact (erf) one (JAX's default is the tanh
+    approximation), in TF's formula, whose constants ``0.044715`` (approximate)
+    and ``1/sqrt(2)`` (exact) TF rounds to float32 before casting them to the
+    features' dtype: float64 results match TF's to the last bits.
+
+    >>> import eagertape.tf as tf
+    >>> tf.nn.gelu(tf.constant([-1.0, 1.0], tf.float64)).numpy()
+    array([-0.15865526,  0.84134474])
+    """
+    x = _t(features)
+    if not np.issubdtype(np.dtype(x.dtype), np.inexact):
+        raise ValueError("`features.dtype` must be a floating point tensor."
+                         f"Received:features.dtype={x.dtype}")
+    return _call(_gelu, (x, bool(approximate)))
+
+
+def _gelu(x, approximate):
+    def const(c):     # TF's math_ops.cast(c, dtype) of a Python float
+        return jnp.asarray(np.float32(c)).astype(x.dtype)
+    if approximate:
+        return 0.5 * x * (1.0 + jnp.tanh(0.7978845608028654 * (
+            x + const(0.044715) * jnp.power(x, jnp.asarray(3, x.dtype)))))
+    return 0.5 * x * jax.scipy.special.erfc(-x * const(0.7071067811865476))
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    return _call(_leaky_relu, (_t(features), float(alpha)))
+    """``features`` where positive, ``alpha * features`` elsewhere. ``alpha`` is a
+    ``float`` attribute of TF's op: float32, even for float64 features.
+
+    >>> import eagertape.tf as tf
+    >>> tf.nn.leaky_relu(tf.constant([-1.0, 2.0]), alpha=0.5).numpy()
+    array([-0.5,  2. ], dtype=float32)
+    """
+    x = _t(features)
+    if np.issubdtype(np.dtype(x.dtype), np.integer):
+        x = x.astype(np.float32)         # as TF
+    return _call(_leaky_relu, (x, _float_attr(alpha, "alpha")))
 
 
 def l2_loss(t, name=None):
@@ -255,7 +299,12 @@ def scale_regularization_loss(regularization_loss, name=None):
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):
     """``x / (bias + alpha * sum of squares over 2r+1 neighbouring channels) ** beta``."""
     x = _t(input)
-    return _call(_lrn, (x, int(depth_radius), float(bias), float(alpha), float(beta)))
+    if np.dtype(x.dtype).name not in ("float32", "float16", "bfloat16"):
+        # TF's kernel has these three (its attributes are C floats: float32 here).
+        raise InvalidArgumentError(f"argument `input`: local_response_normalization takes "
+                                   f"half, bfloat16 or float32 input, got {x.dtype.name}")
+    return _call(_lrn, (x, int(depth_radius), _float_attr(bias, "bias"),
+                        _float_attr(alpha, "alpha"), _float_attr(beta, "beta")))
 
 
 def _lrn(x, r, bias, alpha, beta):

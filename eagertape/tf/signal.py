@@ -340,14 +340,20 @@ def _kaiser(n, beta):
     return np.exp(num - beta) * (i0e(num) / i0e(beta))
 
 
+def _beta(beta, dtype):
+    # TF casts beta to the window's dtype (a Python float: float32 first).
+    from ._util import python_constant
+    return float(python_constant(beta, dtype))
+
+
 def kaiser_window(window_length, beta=12.0, dtype="float32", name=None):
     dtype = _window_dtype(dtype)
-    return _const(_kaiser(_int(window_length, "window_length"), float(beta)), dtype)
+    return _const(_kaiser(_int(window_length, "window_length"), _beta(beta, dtype)), dtype)
 
 
 def kaiser_bessel_derived_window(window_length, beta=12.0, dtype="float32", name=None):
     dtype = _window_dtype(dtype)
-    k = _kaiser(_int(window_length, "window_length") // 2 + 1, float(beta))
+    k = _kaiser(_int(window_length, "window_length") // 2 + 1, _beta(beta, dtype))
     c = np.cumsum(k)
     half = np.sqrt(c[:-1] / c[-1])
     return _const(np.concatenate([half, half[::-1]]), dtype)

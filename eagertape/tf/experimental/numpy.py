@@ -11,7 +11,7 @@ accepted and changes nothing.
 >>> import eagertape.tf as tf
 >>> tnp = tf.experimental.numpy
 >>> tnp.asarray([1.0, 2.0]).dtype, tnp.mean(tnp.asarray([1, 2])).numpy()
-(dtype('float64'), np.float64(1.5))
+(tf.float64, np.float64(1.5))
 """
 import functools as _functools
 
@@ -45,8 +45,12 @@ vstack where zeros zeros_like""".split()
 
 globals().update({n: getattr(_np, n) for n in _SAME})
 
+# TF-NumPy's scalar types are NumPy's own (``tnp.float64(0.3)`` is a NumPy float64);
+# JAX's of the same names make 32-bit arrays while JAX's 64-bit types are off.
+globals().update({n: getattr(_onp, n) for n in """bool_ complex128 complex64 float16 float32
+float64 inexact int16 int32 int64 int8 uint16 uint32 uint64 uint8""".split()})
 # NumPy's aliases TF keeps (NumPy 2 and JAX dropped them).
-float_, int_, complex_ = _jnp.float64, _jnp.int64, _jnp.complex128
+float_, int_, complex_ = _onp.float64, _onp.int64, _onp.complex128
 asanyarray = ascontiguousarray = _np.asarray
 flatten = _np.ravel
 fix = _np.trunc     # NumPy's fix, which JAX dropped: rounding toward zero
