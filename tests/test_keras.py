@@ -254,6 +254,49 @@ def test_subclassed_model_custom_layer_regularizer_dropout_and_watch_flag():
     """)
 
 
+def test_optimizer_steps_inside_a_cond_of_a_traced_step():
+    # A traced training step applying its gradients in one branch of a tf.cond
+    # (raised NotImplementedError before): in a tf.function, and in a Model's
+    # train_step under fit.
+    _same_as_tf("""
+keras = tf.keras
+w = tf.Variable([1.0, 2.0])
+opt = keras.optimizers.SGD(0.1)
+
+@tf.function
+def step(x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(w * w) * x
+    grads = tape.gradient(loss, [w])
+    tf.cond(x > 0, lambda: opt.apply_gradients(zip(grads, [w])),
+            lambda: tf.identity(opt.iterations))
+    return loss
+for i, x in enumerate([1.0, -1.0, 2.0]):
+    emit(f"loss{i}", step(tf.constant(x)))
+    emit(f"w{i}", w)
+emit("iterations", opt.iterations)
+
+class M(keras.Model):
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((self(x, training=True) - y) ** 2)
+        grads = tape.gradient(loss, self.trainable_variables)
+        tf.cond(loss > 0.5,
+                lambda: self.optimizer.apply_gradients(zip(grads, self.trainable_variables)),
+                lambda: tf.identity(self.optimizer.iterations))
+        return {"loss": loss}
+
+inp = keras.Input((2,))
+m = M(inp, keras.layers.Dense(1, kernel_initializer="ones")(inp))
+m.compile(optimizer=keras.optimizers.SGD(0.05))
+x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+y = np.array([[1.0], [2.0]], np.float32)
+m.fit(x, y, epochs=3, verbose=0, batch_size=2)
+emit("weights", [v.numpy() for v in m.trainable_variables])
+""")
+
+
 def test_keras_optimizers_update_tf_variables():
     _same_as_tf("""
     w = tf.Variable([[1.0, -2.0], [0.5, 3.0]])

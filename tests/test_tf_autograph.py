@@ -18,30 +18,8 @@ tf_oracle.require()
 pytestmark = pytest.mark.filterwarnings("error:AutoGraph could not transform")
 
 
-def _hooked():
-    """Whether eagertape's tf.function already applies AutoGraph itself."""
-    import eagertape.tf as etf
-
-    def probe(x):
-        if x > 0:
-            x = x + 1.0
-        return x
-    try:
-        etf.function(probe)(etf.constant(1.0))
-        return True
-    except Exception:  # noqa: BLE001 -- any failure: not converted
-        return False
-
-
-HOOKED = _hooked()
-
-
 def fn(tf, f, **kw):
-    """``tf.function(f)``; in eagertape, until tf.function converts by itself, the
-    function converted first (what the hook will do at the first trace)."""
-    if tf.__name__ == "eagertape.tf" and not HOOKED:
-        from eagertape.tf import _autograph
-        f = _autograph.convert(f)
+    """``tf.function(f)``: TF's and eagertape's each convert ``f`` at its first trace."""
     return tf.function(f, **kw)
 
 

@@ -323,6 +323,20 @@ def numpy_function_as_decorator(tf):
     return run(tf.constant([1.0, 2.0])), env_step(tf.constant([3.0]))
 
 
+@program
+def cond_branches_assign_variables(tf):
+    v = tf.Variable(1.0)
+    w = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def f(x):
+        tf.cond(x > 0, lambda: v.assign_add(x), lambda: v.assign_sub(x))
+        if x > 1:                      # AutoGraph: a tf.cond, assigning in one branch
+            w.assign(w * x)
+        return v.read_value() + tf.reduce_sum(w)
+    return [f(tf.constant(2.0)), f(tf.constant(-3.0)), f(tf.constant(0.5)), v, w]
+
+
 @pytest.mark.parametrize("name", sorted(P))
 def test_same_as_tensorflow(name):
     tf_oracle.check(P[name], rtol=1e-5, atol=1e-6)

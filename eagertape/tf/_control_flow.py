@@ -71,13 +71,14 @@ class _Pure:
 
     def __init__(self, fn, name):
         self.fn, self.name, self.treedef = fn, name, None
+        self.writes_ok = False
 
     def __call__(self, *raw):
         cap = local.state.capture
         written = dict(cap.written) if cap is not None else None
         with switched(tapes=[], accumulators=[]):
             out = self.fn(*(_wrap_tree(r) for r in raw))
-        if cap is not None and cap.written.keys() != written.keys():
+        if cap is not None and not self.writes_ok and cap.written.keys() != written.keys():
             raise NotImplementedError(
                 f"a Variable assigned inside tf.{self.name} on a value traced by tf.function "
                 "is not supported yet; assign it after the control flow, from its result")
@@ -111,9 +112,77 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if p is not None:
         return true_fn() if p else false_fn()
     _traced_only("cond")
+    if local.state.capture is not None:
+        return _cond_writing(_t(pred)._value.reshape(()), true_fn, false_fn)
     t, f = _Pure(lambda _: true_fn(), "cond"), _Pure(lambda _: false_fn(), "cond")
     out = jax.lax.cond(_t(pred)._value.reshape(()), t, f, None)
     return tree_unflatten(t.treedef, [_wrap(o) for o in out])
+
+
+def _branch(fn, cap):
+    """One branch of a cond traced on its own: its jaxpr, its output structure, and
+    the Variables it assigns (the trace's record of them left as it was)."""
+    before = dict(cap.current)
+    written = dict(cap.written)
+    pure = _Pure(lambda: fn(), "cond")
+    box = {}
+
+    def run():
+        with _writes_allowed(pure):
+            out = pure()
+        ids = [k for k in cap.written if cap.current[k] is not before.get(k)]
+        box["ids"] = ids
+        return out, [cap.current[k] for k in ids]
+    try:
+        closed = jax.make_jaxpr(run)()
+        vs = {k: cap.written[k] for k in box["ids"]}
+    finally:
+        # Variables first read in the branch keep their stand-ins (constants of its
+        # jaxpr that the function makes inputs); what it assigned is undone.
+        read = {k: val for k, (v, val) in cap.reads.items() if k not in before}
+        cap.current.clear()
+        cap.current.update(before)
+        cap.current.update(read)
+        cap.written.clear()
+        cap.written.update(written)
+    return closed, pure.treedef, box["ids"], vs
+
+
+class _writes_allowed:
+    def __init__(self, pure):
+        self.pure = pure
+
+    def __enter__(self):
+        self.pure.writes_ok = True
+
+    def __exit__(self, *exc):
+        self.pure.writes_ok = False
+
+
+def _cond_writing(pred, true_fn, false_fn):
+    """A cond inside a tf.function whose branches may assign Variables (a training
+    step's optimizer update, say): each Variable either branch assigns is an output
+    of the cond, its value from the branch taken (TF's stateful cond)."""
+    cap = local.state.capture
+    (tj, tt, tids, tvs), (fj, ft, fids, fvs) = _branch(true_fn, cap), _branch(false_fn, cap)
+    if tt != ft:
+        raise ValueError(f"the branches of tf.cond must return the same structure, got {tt} "
+                         f"and {ft}")
+    variables = {**tvs, **fvs}
+    order = list(dict.fromkeys(tids + fids))
+    pre = {k: cap.current[k] if k in cap.current else cap.read(variables[k]) for k in order}
+    n = tt.num_leaves
+
+    def as_branch(closed, ids):
+        def go(_):
+            flat = jax.core.eval_jaxpr(closed.jaxpr, closed.consts)
+            outs, got = flat[:n], dict(zip(ids, flat[n:]))
+            return outs, [got.get(k, pre[k]) for k in order]
+        return go
+    outs, news = jax.lax.cond(pred, as_branch(tj, tids), as_branch(fj, fids), None)
+    for k, new in zip(order, news):
+        cap.write(variables[k], new)
+    return tree_unflatten(tt, [_wrap(o) for o in outs])
 
 
 def switch_case(branch_index, branch_fns, default=None, name=None):
