@@ -90,7 +90,7 @@ class _Trace:
     """One input signature: the jaxpr, the Variables it reads and writes, the outputs."""
 
     def __init__(self, fn, treedef, leaves, dyn, dyn_vals, remat=False, creating=None,
-                 arg_vars=(), tensor_outputs=False):
+                 arg_vars=(), tensor_outputs=False, relaxed=None):
         self.name = getattr(fn, "__name__", "function")
         cap = _Capture(creating)
         box = {}
@@ -117,8 +117,19 @@ class _Trace:
                 inits = [val for _, val in cap.created if val is not None]
             return arrays, written, inits
 
-        closed = jax.make_jaxpr(pure)(*dyn_vals)
+        self.relaxed = relaxed
+        if relaxed is None:
+            specs = dyn_vals
+            closed = jax.make_jaxpr(pure)(*specs)
+        else:
+            specs = _symbolic(dyn_vals, relaxed)
+            try:
+                closed = jax.make_jaxpr(pure)(*specs)
+            except Exception as e:     # (a size asked for as a number, say): per size
+                raise _Unrelaxable(str(e)) from e
         self.created = cap.created
+        if self.created and relaxed is not None:
+            raise _Unrelaxable("Variables made on a trace of any size")
         if self.created:
             # Variables were made: their initial values are what this trace computes
             # from this call's inputs; the function is traced again to run.
@@ -160,7 +171,17 @@ class _Trace:
             # keeping its intermediates.
             run = jax.checkpoint(run)
         self.remat = remat
-        self.run = jax.jit(run)
+        if relaxed is None:
+            self.run = jax.jit(run)
+        else:
+            # One trace for every size of the None dimensions: JAX's shape
+            # polymorphism (jax.export), compiled for each size it meets.
+            var_specs = [jax.ShapeDtypeStruct(np.shape(closed.consts[i]),
+                                              closed.consts[i].dtype) for i in var_pos]
+            try:
+                self.run = jax.export.export(jax.jit(run))(var_specs, list(specs)).call
+            except Exception as e:
+                raise _Unrelaxable(str(e)) from e
 
         def call_run(var_vals, vals):     # what a tape records: one op, as in TF
             return self.run(var_vals, vals)
@@ -185,12 +206,56 @@ _NUMBERS = (bool, int, float, complex)
 _TF_DTYPES = {bool: np.bool_, int: np.int32, float: np.float32, complex: np.complex128}
 
 
+class _Unrelaxable(Exception):
+    """A trace with None dimensions failed: the function is traced per size instead."""
+
+
+def _symbolic(vals, relaxed):
+    """Stand-ins of ``vals`` with JAX symbolic sizes where ``relaxed`` has None."""
+    scope = jax.export.SymbolicScope()
+    out, k = [], 0
+    for v, shape in zip(vals, relaxed):
+        if shape is None or None not in shape:
+            out.append(v)
+            continue
+        dims = []
+        for d in shape:
+            dims.append(str(d) if d is not None else f"_d{k}")
+            k += d is None
+        sym = jax.export.symbolic_shape(",".join(dims), scope=scope) if dims else ()
+        out.append(jax.ShapeDtypeStruct(sym, v.dtype, weak_type=getattr(v, "weak_type", False)))
+    return out
+
+
 class _Slot:
     """In a trace's Variable lists: the Variable passed as argument leaf ``i``."""
     __slots__ = ("i",)
 
     def __init__(self, i):
         self.i = i
+
+
+_UNRELAXABLE = object()     # a relaxed key whose trace failed: traced per size
+_FORWARD = object()         # marks the key of a trace of fixed sizes for forward mode
+
+
+def _generalized(key, other, dyn):
+    """The shapes (None where sizes differ) generalizing ``key`` and an earlier key
+    ``other`` of the same structure and ranks, or None."""
+    if len(other) != len(key) or other[0] != key[0]:
+        return None
+    dyn = set(dyn)
+    shapes = {}
+    for i, (a, b) in enumerate(zip(key[1:], other[1:])):
+        if i not in dyn:
+            if a != b:
+                return None
+            continue
+        if a[1:] != b[1:] or len(a[0]) != len(b[0]):
+            return None
+        if a[0] != b[0]:
+            shapes[i] = tuple(x if x == y else None for x, y in zip(a[0], b[0]))
+    return shapes
 
 
 def _resolve(vs, leaves):
@@ -326,16 +391,58 @@ class Function:
             vals.append(v)
             static[i] = None
         key = tuple(key)
+        forward = bool(local.state.accumulators)
+        if forward and getattr(self._traces.get(key), "relaxed", None):
+            # JAX differentiates a trace of any size in reverse mode only: forward
+            # mode gets a trace of these sizes.
+            key = (_FORWARD,) + key
         trace = self._traces.get(key)
         if trace is None:
-            trace = self._trace(treedef, static, dyn, vals, arg_vars)
+            rkey = None if forward else self._relaxed_key(key, dyn)
+            if rkey is not None:
+                trace = self._traces.get(rkey)
+                if trace is None:
+                    relaxed = [rkey[1 + i][0] for i in dyn]
+                    try:
+                        trace = self._trace(treedef, static, dyn, vals, arg_vars, relaxed)
+                    except _Unrelaxable:
+                        trace = _UNRELAXABLE
+                    self._traces[rkey] = trace
+            if trace is None or trace is _UNRELAXABLE:
+                trace = self._trace(treedef, static, dyn, vals, arg_vars)
             self._traces[key] = trace
         return trace, leaves, objs, vals
 
-    def _trace(self, treedef, static, dyn, vals, arg_vars):
+    def _relaxed_key(self, key, dyn):
+        """The key of the trace with None dimensions that serves ``key``: by the
+        input_signature's None dimensions, or (``reduce_retracing``) those where an
+        earlier trace of the same structure had other sizes, as TF generalizes."""
+        if self._signature is not None:
+            shapes = {}
+            for i in dyn:
+                spec = self._signature[i] if i < len(self._signature) else None
+                want = None if spec is None or spec.shape is None else tuple(spec.shape)
+                if want is not None and None in want:
+                    shapes[i] = want
+        elif self._reduce_retracing:
+            shapes = None
+            for other in reversed(list(self._traces)):
+                shapes = _generalized(key, other, dyn)
+                if shapes:
+                    break
+        else:
+            return None
+        if not shapes or any(0 in key[1 + i][0] for i in shapes):
+            return None        # (a size 0 cannot stand for a symbolic size)
+        out = list(key)
+        for i, shape in shapes.items():
+            out[1 + i] = (shape,) + key[1 + i][1:]
+        return tuple(out)
+
+    def _trace(self, treedef, static, dyn, vals, arg_vars, relaxed=None):
         fn = self._python()
         trace = _Trace(fn, treedef, static, dyn, vals, self._remat, creating=not self._count,
-                       arg_vars=arg_vars, tensor_outputs=self._tensor_outputs)
+                       arg_vars=arg_vars, tensor_outputs=self._tensor_outputs, relaxed=relaxed)
         self._count += 1
         if trace.created:
             # TF: a first trace that made Variables is traced again, making none.

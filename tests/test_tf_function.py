@@ -190,7 +190,47 @@ def signature_with_none_accepts_sizes(tf):
     def next_collatz(x):
         return tf.where(x % 2 == 0, x // 2, 3 * x + 1)
     return next_collatz(tf.constant([1, 2])), next_collatz(tf.constant([3, 4, 5])), \
-        next_collatz([6, 7])
+        next_collatz([6, 7]), next_collatz.experimental_get_tracing_count()
+
+
+@program
+def reduce_retracing_generalizes(tf):
+    # The guide: the second shape traces once more, with the size unknown; no more.
+    traced = []
+
+    @tf.function(reduce_retracing=True)
+    def g(x):
+        traced.append(x.shape.rank)
+        return x * 2
+    outs = [g(tf.constant([1, 2, 3])), g(tf.constant([1, 2, 3, 4, 5])),
+            g(tf.constant([1, 2, 3, 4, 5, 6, 7])), g(tf.constant(list(range(9))))]
+    return outs, traced, g.experimental_get_tracing_count()
+
+
+@program
+def signature_with_none_under_tapes(tf):
+    # One trace serves every batch size, differentiated at first and second order.
+    class Model(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable([[1.0], [-2.0]])
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+        def __call__(self, x):
+            n = tf.cast(tf.shape(x)[0], tf.float32)
+            return tf.reduce_sum(tf.tanh(x @ self.w)) / n
+
+    m = Model()
+    out = []
+    for n in (1, 3, 4):
+        x = tf.reshape(tf.range(2 * n, dtype=tf.float32), [n, 2]) / 4.0
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = m(x)
+            gx, gw = inner.gradient(y, [x, m.w])
+        out += [y, gx, gw, outer.gradient(gx, x)]
+    return out, m.__call__.experimental_get_tracing_count()
 
 
 @program

@@ -326,8 +326,14 @@ def _identity_n(xs):
 
 def shape(input, out_type="int32", name=None):
     """The shape as an int32 Tensor (TF's default ``out_type``); a concrete value even
-    inside a tf.function (shapes are static there), so it can shape other tensors."""
-    return _constant_now(np.array(_t(input).shape, dtype=_as_dtype(out_type)))
+    inside a tf.function (shapes are static there), so it can shape other tensors;
+    computed where a tf.function is traced for any size of a None dimension."""
+    dims = _t(input).shape
+    if all(type(d) is int for d in dims):
+        return _constant_now(np.array(dims, dtype=_as_dtype(out_type)))
+    import jax
+    from .._tensor import _wrap
+    return _wrap(jax.numpy.asarray(tuple(dims), _as_dtype(out_type)))
 
 
 def rank(input, name=None):
