@@ -81,7 +81,14 @@ class _Gen:
         self.feat = {f: self.r.random() < p for f, p in [
             ("lists", 0.3), ("numpy", 0.25), ("custom", 0.3), ("function", 0.15),
             ("cflow", 0.2), ("assign", 0.25), ("int", 0.15), ("bool", 0.1),
-            ("f64", 0.15), ("clash", 0.03), ("shape_ops", 0.4), ("stop", 0.1)]}
+            ("f64", 0.15), ("clash", 0.03), ("shape_ops", 0.4), ("stop", 0.1),
+            ("pyargs", 0.35), ("bf16", 0.06)]}
+        if self.feat["pyargs"] and self.r.random() < 0.5:
+            # Python numbers as op arguments are where TF's conversions differ by
+            # op (a float attribute is float32, a constant its code casts is
+            # rounded to float32 first, an operand takes the tensor's dtype):
+            # float64 programs show each, to the last bits.
+            self.feat["f64"] = True
 
     # -- small helpers ------------------------------------------------------------
     def name(self, p):
@@ -192,6 +199,10 @@ class _Gen:
             kinds.append(("clash", 4))
         if any(v.dtype in ("int32", "bool") for v in self.pool):
             kinds.append(("intbool", 8))
+        if self.feat["pyargs"]:
+            kinds.append(("pyarg", 30))
+        if self.feat["bf16"]:
+            kinds.append(("bf16", 14))
         for _ in range(10):
             k = r.choices([k for k, _ in kinds], [w for _, w in kinds])[0]
             v = getattr(self, "op_" + k)(ind)
@@ -281,6 +292,84 @@ class _Gen:
                 (f"1.0 / ({self.positive(a)})", True, 10)]
         e, pos, b = r.choice(opts)
         return self.add(ind, e, a.dtype, a.shape, pos, b)
+
+    def op_pyarg(self, ind):
+        """An op given Python numbers as arguments (an activation's ``alpha``, a
+        clip value, an epsilon, batch statistics, a list element)."""
+        a = self.pick(lambda v: v.float)
+        if a is None:
+            return None
+        r, n, s, b = self.r, a.name, a.shape, a.bound
+        c, c2 = abs(self.num(pos=True)), abs(self.num(pos=True))
+        lo, hi = -min(c, c2), max(c, c2)
+        opts = [
+            (f"tf.nn.leaky_relu({n}, alpha={c / 4:.3g})", False, b),
+            (f"tf.nn.leaky_relu({n})", False, b),
+            (f"tf.nn.gelu({n})", False, b), (f"tf.nn.gelu({n}, approximate=True)", False, b),
+            (f"tf.nn.silu({n})", False, b), (f"tf.nn.silu({n}, beta={c})", False, b),
+            (f"tf.nn.elu({n})", False, b), (f"tf.nn.selu({n})", False, 2 * b),
+            (f"tf.nn.softplus({n})", True, b + 1), (f"tf.math.log_sigmoid({n})", False, b + 1),
+            (f"tf.clip_by_value({n}, {lo}, {hi})", False, hi),
+            (f"tf.clip_by_norm({n}, {c})", False, c),
+            (f"tf.math.scalar_mul({c}, {n})", a.pos, b * c),
+            (f"tf.pow({self.positive(a)}, {c})", True, 1e3),
+            (f"tf.math.squared_difference({n}, {c})", True, (b + c) ** 2),
+            (f"tf.maximum({n}, {c})", True, max(b, c)), (f"tf.minimum({c}, {n})", False, max(b, c)),
+            (f"tf.math.multiply_no_nan({n}, {c})", a.pos, b * c),
+            (f"tf.math.divide_no_nan({n}, {c})", a.pos, b / c),
+            (f"tf.where({n} > {lo}, {n}, {c})", False, max(b, c)),
+            (f"tf.nn.weighted_cross_entropy_with_logits(tf.sigmoid({n}), {n}, {c})", False, 3 * b + 3),
+            (f"tf.nn.batch_normalization({n}, {self.num()}, {c}, {self.num()}, {c2}, 0.001)",
+             False, 3 * (b + 2) * c2 / math.sqrt(c)),
+        ]
+        if b < 100:
+            opts.append((f"tf.math.l2_normalize({n}, epsilon={c / 10:.3g})", False, 1 / math.sqrt(c / 10)))
+        if len(s) == 1:
+            opts.append((f"tf.concat([{n}, [{c}, {lo}]], 0)", False, max(b, c), (s[0] + 2,)))
+        if not s:
+            opts += [(f"tf.stack([{n}, {c}])", False, max(b, c), (2,)),
+                     (f"tf.stack([{lo}, {n}], axis=0)", False, max(b, c), (2,))]
+        o = r.choice(opts)
+        return self.add(ind, o[0], a.dtype, o[3] if len(o) > 3 else s, o[1], o[2])
+
+    def op_bf16(self, ind):
+        """bfloat16 values with Python and NumPy numbers as operands (NumPy's
+        bfloat16 scalars and arrays too, as ``tf.bfloat16.as_numpy_dtype``)."""
+        r = self.r
+        a = self.pick(lambda v: v.dtype == "bfloat16")
+        if a is None:
+            f = self.pick(lambda v: v.float and v.bound < 100)
+            if f is None or r.random() < 0.5:
+                sh = r.choice(SHAPES)
+                nm = self.name("x")
+                self.emit(ind, f"{nm} = tf.constant({self.literal(sh, 'float32')}, dtype=tf.bfloat16)")
+                a = _V(nm, "bfloat16", sh, leaf=True)
+                self.pool.append(a)
+            else:
+                return self.add(ind, f"tf.cast({f.name}, tf.bfloat16)", "bfloat16", f.shape, f.pos, f.bound)
+        n, c = a.name, abs(self.num(pos=True))
+        bf = "tf.bfloat16.as_numpy_dtype"
+        lit, ls = self.plist(a.shape)
+        num = r.choice([repr(c), f"np.float32({c})", f"np.float64({c})", f"{bf}({c})",
+                        f"np.array({c}, dtype={bf})", f"np.array({lit}, dtype={bf})",
+                        f"np.array({lit}, dtype=np.float32)"])
+        s = _bshape(a.shape, ls) if lit in num else a.shape
+        if s is None:
+            return None
+        scalar = lit not in num
+        opts = [(f"{n} * {num}", s), (f"{num} + {n}", s), (f"{n} - {num}", s),
+                (f"tf.add({n}, {num})", s), (f"tf.multiply({n}, {num})", s),
+                (f"tf.maximum({n}, {num})", s), (f"tf.where({n} > 0.5, {n}, {num})", s),
+                (f"tf.nn.relu({n})", a.shape), (f"tf.square({n})", a.shape),
+                (f"tf.nn.leaky_relu({n}, alpha={c / 4:.3g})", a.shape)]
+        if scalar:
+            opts.append((f"tf.clip_by_value({n}, -{c}, {num})", a.shape))
+        if a.bound < 30:
+            opts.append((f"tf.cast({n}, tf.float32) * {c}", a.shape))
+        e, sh = r.choice(opts)
+        if e.startswith("tf.cast("):
+            return self.add(ind, e, "float32", sh, False, a.bound * c)
+        return self.add(ind, e, "bfloat16", sh, False, a.bound * (c + 1) + c)
 
     def op_list(self, ind):
         a = self.pick(lambda v: v.float)
@@ -1057,7 +1146,12 @@ def _close(x, y, dtype):
         return x == y
     x, y = _arr(x), _arr(y)
     if dtype == "float64":
-        rtol, atol = 1e-6, 1e-9
+        # Tight: a constant rounded to float32 on one side only (TF's float
+        # attributes, constants its code casts) is off by ~1e-8 relative.
+        rtol, atol = 1e-9, 1e-12
+    elif dtype == "bfloat16":
+        # 8 bits of mantissa: one rounding of an op's float32 result either way
+        rtol, atol = 2e-2, 2e-2
     else:
         # Cancellation (1 - tanh(x)**2 near saturation, second derivatives of a
         # saturated softmax) costs float32 several digits in both frameworks,
