@@ -377,14 +377,7 @@ def _kind_vjp(kind, vals, diff, cts):
         flat = tree_flatten(f(*xs))[0]
         return [flat[j] for j in live]
     _, pullback = jax.vjp(live_outputs, *[vals[i] for i in diff])
-    out = pullback([cts[j] for j in live])
-    if getattr(kind.fn, "one_op", False):
-        # TF's backward function of a tf.function call reads the call's inputs: a
-        # gradient taken through it is connected to them (zeros, not None, one
-        # order up, where the first derivative is constant).
-        reads = [v for v in vals if is_inexact(jnp.result_type(v))]
-        out = [_connected.tie(c, reads) if is_inexact(c.dtype) else c for c in out]
-    return out
+    return pullback([cts[j] for j in live])
 
 
 # ---------------------------------------------------------------------------

@@ -319,24 +319,6 @@ def init_scope_in_a_method(tf):
 
 
 @program
-def second_order_through_a_function(tf):
-    # TF's backward function of a call reads its inputs: zeros, not None, where the
-    # first derivative is constant.
-    @tf.function
-    def f(x, y):
-        return x * 3.0 + y * y
-
-    x, y = tf.constant(2.0), tf.constant(1.5)
-    with tf.GradientTape(persistent=True) as outer:
-        outer.watch([x, y])
-        with tf.GradientTape() as inner:
-            inner.watch([x, y])
-            z = f(x, y)
-        dx, dy = inner.gradient(z, [x, y])
-    return outer.gradient(dx, [x, y]), outer.gradient(dy, [x, y])
-
-
-@program
 def watched_variables_read_inside(tf):
     v = tf.Variable(2.0, name="v")
     w = tf.Variable(3.0, name="w", trainable=False)
