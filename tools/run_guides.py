@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import select
 import signal
 import hashlib
 import traceback
@@ -41,7 +42,7 @@ def cells(path):
     return out
 
 
-def _run(backend, path):
+def _run(backend, path, skip=()):
     """In the worker: run every cell, one JSON line per cell on the real stdout."""
     real = sys.stdout
 
@@ -50,7 +51,11 @@ def _run(backend, path):
     signal.signal(signal.SIGALRM, timeout)
     ns = {"__name__": "__main__"}
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    for src in cells(path):
+    for k, src in enumerate(cells(path)):
+        if k in skip:
+            real.write(json.dumps({"out": "", "err": "skipped"}) + "\n")
+            real.flush()
+            continue
         if backend == "et":
             src = re.sub(r"^(\s*)import tensorflow as tf\b", r"\1import eagertape.tf as tf",
                          src, flags=re.M)
@@ -91,14 +96,43 @@ def run(backend, path):
         cache = os.path.join(d, key.hexdigest()[:20] + ".json")
         if os.path.exists(cache):
             return json.load(open(cache))
-    p = subprocess.run([sys.executable, __file__, "--worker", backend, path],
-                       capture_output=True, text=True, timeout=_TIMEOUT)
-    rows = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
-    if p.returncode and len(rows) < len(cells(path)):
-        rows.append({"out": "", "err": f"worker died: {p.stderr[-300:]}"})
+    rows, skip = [], []
+    n = len(cells(path))
+    while len(rows) < n:
+        # A cell that hangs in native code (no Python signal reaches it) is given
+        # up: the worker is killed and run again from the start without it.
+        got = _worker_rows(backend, path, skip, len(rows))
+        rows += got
+        if len(rows) < n:
+            rows.append({"out": "", "err": f"TimeoutError: no result in {_CELL_SECONDS * 2} s, "
+                                       "or the worker died"})
+            skip.append(len(rows) - 1)
     if cache:
         json.dump(rows, open(cache, "w"))
     return rows
+
+
+def _worker_rows(backend, path, skip, start):
+    """The rows of cells ``start``... from one worker, until it ends or a cell hangs."""
+    p = subprocess.Popen([sys.executable, __file__, "--worker", backend, path,
+                          "--skip", ",".join(map(str, skip))],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    rows, i = [], 0
+    try:
+        while True:
+            ready, _, _ = select.select([p.stdout], [], [], _CELL_SECONDS * 2)
+            if not ready:
+                return rows
+            line = p.stdout.readline()
+            if not line:
+                return rows
+            if line.startswith("{"):
+                if i >= start:
+                    rows.append(json.loads(line))
+                i += 1
+    finally:
+        p.kill()
+        p.wait()
 
 
 def main():
@@ -108,7 +142,8 @@ def main():
     ap.add_argument("--show", type=int, default=None, help="print both runs of this cell")
     if "--worker" in sys.argv:
         i = sys.argv.index("--worker")
-        _run(sys.argv[i + 1], sys.argv[i + 2])
+        skip = sys.argv[sys.argv.index("--skip") + 1] if "--skip" in sys.argv else ""
+        _run(sys.argv[i + 1], sys.argv[i + 2], {int(k) for k in skip.split(",") if k})
         return 0
     a = ap.parse_args()
     total = agree = 0
