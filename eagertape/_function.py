@@ -295,7 +295,13 @@ class Function:
 
     @property
     def input_signature(self) -> Any:
-        """The ``input_signature`` given, as a tuple, or None."""
+        """The ``input_signature`` given, as a tuple, or None.
+
+        >>> import eagertape.tf as tf
+        >>> f = tf.function(lambda x: x, input_signature=[tf.TensorSpec([None], tf.float32)])
+        >>> f.input_signature
+        (TensorSpec(shape=(None,), dtype=tf.float32, name=None),)
+        """
         return None if self._signature is None else tuple(self._signature)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -520,7 +526,18 @@ class Function:
         return ConcreteFunction(self, args, kwargs)
 
     def pretty_printed_concrete_signatures(self) -> str:
-        """The signatures traced so far, one paragraph each, as TF prints them."""
+        """The signatures traced so far, one paragraph each, as TF prints them.
+
+        >>> import eagertape.tf as tf
+        >>> f = tf.function(lambda x: x * 2.0)
+        >>> _ = f(tf.constant([1.0]))
+        >>> print(f.pretty_printed_concrete_signatures())
+        Input Parameters:
+        Output Type:
+          TensorSpec(shape=(1,), dtype=tf.float32, name=None)
+        Captures:
+          None
+        """
         return "\n\n".join(c.pretty_printed_signature() for c in self._concretes())
 
     def _concretes(self):

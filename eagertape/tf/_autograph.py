@@ -47,6 +47,7 @@ import jax
 import numpy as np
 
 from .._state import local
+from .._state import x64_modules as _x64_modules
 from .._tensor import _TensorLike, _wrap
 from . import _control_flow
 
@@ -827,3 +828,7 @@ namespace = type(sys)("tf.autograph")
 namespace.experimental = experimental
 namespace.to_code = to_code
 namespace.to_graph = convert
+
+# Imported on first use, after the facade scoped its modules: its public functions
+# run with TF's 64-bit types on as theirs do.
+_x64_modules([__name__])
