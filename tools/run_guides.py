@@ -21,7 +21,9 @@ import re
 import subprocess
 import sys
 import select
+import shutil
 import signal
+import tempfile
 import hashlib
 import traceback
 import contextlib
@@ -114,8 +116,11 @@ def run(backend, path):
 
 def _worker_rows(backend, path, skip, start):
     """The rows of cells ``start``... from one worker, until it ends or a cell hangs."""
-    p = subprocess.Popen([sys.executable, __file__, "--worker", backend, path,
-                          "--skip", ",".join(map(str, skip))],
+    # In a scratch folder: the guides write checkpoints and logs where they run.
+    scratch = tempfile.mkdtemp(prefix="run_guides_")
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", backend,
+                          os.path.abspath(path), "--skip", ",".join(map(str, skip))],
+                         cwd=scratch,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     rows, i = [], 0
     try:
@@ -133,6 +138,7 @@ def _worker_rows(backend, path, skip, start):
     finally:
         p.kill()
         p.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main():
