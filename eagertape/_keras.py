@@ -738,12 +738,22 @@ def _make_convert_assigned(convert):
 def _make_variable_init(init):
     # A variable made while a function is traced (an optimizer's slots, built
     # on its first step) gets a real initial value, not one of the trace.
+    # As TF's: made on a function's first trace only (that trace is then made
+    # again), refused on a later one.
+    from ._function import _SINGLETON
+
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        if local.state.capture is None:
+        cap = local.state.capture
+        if cap is None:
             return init(self, *args, **kwargs)
+        creating = getattr(cap, "creating", None)
+        if creating is False:
+            raise ValueError(_SINGLETON)
         with switched(capture=None), jax.ensure_compile_time_eval():
             init(self, *args, **kwargs)
+        if creating:
+            cap.created.append((self, None))
     return __init__
 
 

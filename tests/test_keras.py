@@ -297,6 +297,52 @@ emit("weights", [v.numpy() for v in m.trainable_variables])
 """)
 
 
+def test_keras_variables_made_on_a_later_trace_are_refused_as_tfs():
+    # TF's tf.function guide: a Keras optimizer builds its slots on the first trace
+    # (traced again: count 2); a second optimizer's, on a later trace, is refused.
+    _same_as_tf("""
+opt1 = tf.keras.optimizers.Adam(learning_rate=1e-2)
+opt2 = tf.keras.optimizers.Adam(learning_rate=1e-3)
+
+@tf.function
+def train_step(w, x, y, optimizer):
+    with tf.GradientTape() as tape:
+        L = tf.reduce_sum(tf.square(w * x - y))
+    gradients = tape.gradient(L, [w])
+    optimizer.apply_gradients(zip(gradients, [w]))
+
+w = tf.Variable(2.)
+x, y = tf.constant([-1.]), tf.constant([2.])
+train_step(w, x, y, opt1)
+emit("count", train_step.experimental_get_tracing_count())
+emit("w", w)
+try:
+    train_step(w, x, y, opt2)
+    emit("refused", 0)
+except ValueError:
+    emit("refused", 1)
+
+class TrainStep(tf.Module):
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+
+    @tf.function
+    def __call__(self, w, x, y):
+        with tf.GradientTape() as tape:
+            L = tf.reduce_sum(tf.square(w * x - y))
+        gradients = tape.gradient(L, [w])
+        self.optimizer.apply_gradients(zip(gradients, [w]))
+
+a = TrainStep(tf.keras.optimizers.Adam(learning_rate=1e-2))
+b = TrainStep(tf.keras.optimizers.Adam(learning_rate=1e-3))
+a(w, x, y)
+b(w, x, y)
+emit("w2", w)
+emit("counts", [a.__call__.experimental_get_tracing_count(),
+                b.__call__.experimental_get_tracing_count()])
+""")
+
+
 def test_keras_optimizers_update_tf_variables():
     _same_as_tf("""
     w = tf.Variable([[1.0, -2.0], [0.5, 3.0]])

@@ -567,6 +567,16 @@ class _Gen:
             return None
         if r.random() < 0.5:
             args.append(self.partner(args[0]))
+        if r.random() < 0.2:
+            # An argument computed by an eager Python branch on a Tensor's value.
+            a, b = args[0], self.name("b")
+            self.emit(ind, f"if tf.reduce_sum({a.name}) > 0:")
+            self.emit(ind + 1, f"{b} = {a.name} * 1.5")
+            self.emit(ind, "else:")
+            self.emit(ind + 1, f"{b} = {a.name} - 0.5")
+            args[0] = _V(b, a.dtype, a.shape, False, min(a.bound * 1.5 + 0.5, 1e6),
+                         noisy=a.noisy)
+            self.pool.append(args[0])
         nm = self.name("f")
         params = ["p", "q"][:len(args)]
         self.emit(ind, "@tf.function")
@@ -742,6 +752,11 @@ class _Gen:
         for _ in range(r.randint(1, 3) if pers else (2 if r.random() < 0.05 else 1)):
             self.gradient_call(2 if inside else 1, t, targets, pers, out,
                                allow=("gradient", "jacobian", "batch_jacobian"))
+        if r.random() < 0.2:
+            # Which Variables the tape watched (read inside a tf.function too).
+            w = self.name("w")
+            self.emit(1, f"{w} = sorted(v.name for v in {t}.watched_variables())")
+            out.append(w)
         return out
 
     def watch(self, ind, t, wav=False):
