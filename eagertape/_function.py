@@ -583,7 +583,8 @@ class ConcreteFunction:
                               if _is_spec(v) or isinstance(v, (_TensorLike,) + _ARRAYS)]
         self._specs = {k: _spec_of(bound[k]) for k in self._tensor_names}
         self._trace = None
-        if all(None not in tuple(s.shape) for s in self._specs.values() if s.shape is not None):
+        if all(s.shape is not None and None not in tuple(s.shape)
+               for s in self._specs.values()):
             # Traced now, as TF traces: zeros of each spec stand for the Tensors.
             self._trace = self._traced({k: jnp.zeros(tuple(s.shape), s.dtype)
                                         for k, s in self._specs.items()})

@@ -166,7 +166,14 @@ class _TensorLike:
         >>> et.constant(2.5).numpy()
         np.float32(2.5)
         """
-        return _host(self._read())
+        v = self._read()
+        if isinstance(v, jax.core.Tracer):
+            # TF's symbolic Tensors have no numpy() either (AttributeError there).
+            raise AttributeError(
+                "numpy() of a Tensor traced inside a tf.function (or another JAX trace): "
+                "it has no value until the function runs; return it from the function, "
+                "or use tf.print to see it when the function runs")
+        return _host(v)
 
     def jax(self):
         """The underlying ``jax.Array``: no copy, device and sharding kept.
@@ -526,10 +533,14 @@ class Tensor(_TensorLike):
         return self._value.__dlpack_device__()
 
     def __repr__(self):
+        if isinstance(self._value, jax.core.Tracer):      # as TF shows a symbolic Tensor
+            return f"<eagertape.Tensor 'traced' shape={self.shape} dtype={self.dtype.name}>"
         return (f"<eagertape.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
                 f"numpy={_shown(self._value, repr)}>")
 
     def __str__(self):
+        if isinstance(self._value, jax.core.Tracer):
+            return f'Tensor("traced", shape={self.shape}, dtype={self.dtype.name})'
         return f"Tensor({_shown(self._value, str)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __reduce__(self):

@@ -359,6 +359,24 @@ def cond_branches_assign_variables(tf):
     return [f(tf.constant(2.0)), f(tf.constant(-3.0)), f(tf.constant(0.5)), v, w]
 
 
+@program
+def a_traced_tensor_prints_and_has_no_value(tf):
+    # The guide's "Tracing with" prints a traced Tensor; numpy() of it raises
+    # AttributeError (TF's symbolic Tensor has none).
+    seen = []
+
+    @tf.function
+    def f(a):
+        seen.append(str(a).startswith("Tensor(") and "shape=(2,), dtype=int32" in str(a))
+        try:
+            a.numpy()
+            seen.append("value")
+        except AttributeError:
+            seen.append("AttributeError")
+        return a + 1
+    return f(tf.constant([1, 2])), seen
+
+
 @pytest.mark.parametrize("name", sorted(P))
 def test_same_as_tensorflow(name):
     tf_oracle.check(P[name], rtol=1e-5, atol=1e-6)
