@@ -237,12 +237,14 @@ class _Slot:
 
 _UNRELAXABLE = object()     # a relaxed key whose trace failed: traced per size
 _FORWARD = object()         # marks the key of a trace of fixed sizes for forward mode
+_INLINE = object()          # a signature this function was traced with inside another
 
 
 def _generalized(key, other, dyn):
     """The shapes (None where sizes differ) generalizing ``key`` and an earlier key
     ``other`` of the same structure and ranks, or None."""
-    if len(other) != len(key) or other[0] != key[0]:
+    # (`==`, not `!=`: a PyTreeDef's `!=` with another type says False)
+    if len(other) != len(key) or not other[0] == key[0]:
         return None
     dyn = set(dyn)
     shapes = {}
@@ -364,7 +366,9 @@ class Function:
             # jit_compile=False, or tf.config.run_functions_eagerly: plain Python.
             return self._fn(*args, **kwargs)
         if local.state.capture is not None:
-            # Called from a function being traced: part of that trace.
+            # Called from a function being traced: part of that trace, counted as
+            # TF counts the trace it makes of the inner function (once a signature).
+            self._count_inline(args, kwargs)
             return self._python()(*args, **kwargs)
         trace, leaves, objs, vals = self._lookup(args, kwargs)
         return self._run(trace, leaves, objs, vals)
@@ -418,6 +422,22 @@ class Function:
                 trace = self._trace(treedef, static, dyn, vals, arg_vars)
             self._traces[key] = trace
         return trace, leaves, objs, vals
+
+    def _count_inline(self, args, kwargs):
+        leaves, treedef = tree_flatten((args, kwargs), is_leaf=is_tensor_like)
+        key = [treedef]
+        for i, leaf in enumerate(leaves):
+            if isinstance(leaf, _TensorLike) or isinstance(leaf, _ARRAYS):
+                key.append((tuple(np.shape(leaf)), np.dtype(leaf.dtype)))
+            else:
+                try:
+                    key.append(_hashable(leaf, i, self.__name__))
+                except TypeError:
+                    key.append(("unhashable", id(leaf)))
+        key = ("inline",) + tuple(key)
+        if key not in self._traces:
+            self._traces[key] = _INLINE
+            self._count += 1
 
     def _relaxed_key(self, key, dyn):
         """The key of the trace with None dimensions that serves ``key``: by the
@@ -541,9 +561,11 @@ class Function:
         return "\n\n".join(c.pretty_printed_signature() for c in self._concretes())
 
     def _concretes(self):
-        out = []
+        out, seen = [], set()
         for key, trace in self._traces.items():
-            out.append(ConcreteFunction._of_trace(self, key, trace))
+            if isinstance(trace, _Trace) and id(trace) not in seen:
+                seen.add(id(trace))
+                out.append(ConcreteFunction._of_trace(self, key, trace))
         return out
 
 

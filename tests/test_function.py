@@ -242,7 +242,8 @@ def test_method_and_nested_functions():
         y = m(x)
     np.testing.assert_allclose(tape.gradient(y, m.w), [[0.5 * (1 - np.tanh(1.0) ** 2)]],
                                rtol=1e-6)
-    assert inner.experimental_get_tracing_count() == 0
+    # Traced as part of the caller's trace, counted as TF counts its own trace of it.
+    assert inner.experimental_get_tracing_count() == 1
 
 
 def test_input_signature_is_checked():

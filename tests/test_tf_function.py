@@ -377,6 +377,21 @@ def a_traced_tensor_prints_and_has_no_value(tf):
     return f(tf.constant([1, 2])), seen
 
 
+@program
+def a_function_called_from_a_function(tf):
+    # TF traces the inner function too, once per signature: its count says so.
+    @tf.function
+    def inner(x):
+        return x * 2.0
+
+    @tf.function
+    def outer(x):
+        return inner(x) + inner(x + 1.0) + inner(tf.reduce_sum(x))
+    outs = [outer(tf.constant([1.0, 2.0])), outer(tf.constant([3.0, 4.0])),
+            outer(tf.constant([1.0]))]
+    return outs, inner.experimental_get_tracing_count(), outer.experimental_get_tracing_count()
+
+
 @pytest.mark.parametrize("name", sorted(P))
 def test_same_as_tensorflow(name):
     tf_oracle.check(P[name], rtol=1e-5, atol=1e-6)
