@@ -90,15 +90,19 @@ class _Trace:
     """One input signature: the jaxpr, the Variables it reads and writes, the outputs."""
 
     def __init__(self, fn, treedef, leaves, dyn, dyn_vals, remat=False, creating=None,
-                 arg_vars=(), tensor_outputs=False, relaxed=None):
+                 arg_vars=(), tensor_outputs=False, relaxed=None, names=None):
         self.name = getattr(fn, "__name__", "function")
         cap = _Capture(creating)
         box = {}
+
+        cap.names = {}
 
         def pure(*vals):
             filled = list(leaves)
             for p, v in zip(dyn, vals):
                 filled[p] = _wrap(v)
+                if names and names.get(p):
+                    cap.names[id(v)] = names[p]
             args, kwargs = tree_unflatten(treedef, filled)
             # Traced ops run at once (fused mode would hold tracers in a pending graph).
             with switched(tapes=[], accumulators=[], capture=cap, fused=False):
@@ -118,6 +122,7 @@ class _Trace:
             return arrays, written, inits
 
         self.relaxed = relaxed
+        self.names = names or {}
         if relaxed is None:
             specs = dyn_vals
             closed = jax.make_jaxpr(pure)(*specs)
@@ -467,15 +472,44 @@ class Function:
 
     def _trace(self, treedef, static, dyn, vals, arg_vars, relaxed=None):
         fn = self._python()
+        names = self._leaf_names(treedef)
         trace = _Trace(fn, treedef, static, dyn, vals, self._remat, creating=not self._count,
-                       arg_vars=arg_vars, tensor_outputs=self._tensor_outputs, relaxed=relaxed)
+                       arg_vars=arg_vars, tensor_outputs=self._tensor_outputs, relaxed=relaxed,
+                       names=names)
         self._count += 1
         if trace.created:
             # TF: a first trace that made Variables is traced again, making none.
             trace = _Trace(fn, treedef, static, dyn, vals, self._remat, creating=False,
-                           arg_vars=arg_vars, tensor_outputs=self._tensor_outputs)
+                           arg_vars=arg_vars, tensor_outputs=self._tensor_outputs, names=names)
             self._count += 1
+        trace.inputs = [(names.get(i, f"arg{i}"), v) for i, v in enumerate(static)]
+        trace.shapes = dict(zip(dyn, relaxed or [None] * len(dyn)))
+        trace.values = dict(zip(dyn, vals))
         return trace
+
+    def _leaf_names(self, treedef):
+        """Leaf position -> the name TF gives a traced argument: its parameter's, for
+        an argument that is one Tensor."""
+        params = self._parameters()
+        if params is None:
+            return {}
+        args_tree, kwargs_tree = treedef.children()
+        out, pos = {}, 0
+        for k, sub in enumerate(args_tree.children() if args_tree.num_leaves else []):
+            if k < len(params) and sub.num_leaves == 1 and params[k].kind in (
+                    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+                out[pos] = params[k].name
+            pos += sub.num_leaves
+        pos = args_tree.num_leaves
+        try:
+            keys = list(kwargs_tree.node_data()[1]) if kwargs_tree.num_leaves else []
+        except (TypeError, IndexError):
+            keys = []
+        for key, sub in zip(keys, kwargs_tree.children()):
+            if sub.num_leaves == 1:
+                out[pos] = key
+            pos += sub.num_leaves
+        return out
 
     def _run(self, trace, leaves, objs, vals):
         variables = _resolve(trace.variables, leaves)
@@ -553,6 +587,7 @@ class Function:
         >>> _ = f(tf.constant([1.0]))
         >>> print(f.pretty_printed_concrete_signatures())
         Input Parameters:
+          x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(1,), dtype=tf.float32, name=None)
         Output Type:
           TensorSpec(shape=(1,), dtype=tf.float32, name=None)
         Captures:
@@ -701,6 +736,20 @@ class ConcreteFunction:
             for k, v in self._template.items():
                 shown = self._specs[k] if k in self._specs else f"Literal[{v!r}]"
                 lines.append(f"  {k} (POSITIONAL_OR_KEYWORD): {_show_spec(shown)}")
+        elif self._trace is not None:
+            t = self._trace
+            for i, (k, v) in enumerate(getattr(t, "inputs", ())):
+                if i in t.values:
+                    val = t.values[i]
+                    shape = t.shapes.get(i) or val.shape
+                    shown = _show_spec(jax.ShapeDtypeStruct((), val.dtype)).replace(
+                        "shape=()", f"shape={tuple(shape)}")
+                elif isinstance(v, _TensorLike):
+                    shown = (f"VariableSpec(shape={tuple(v.shape)}, "
+                             f"dtype=tf.{np.dtype(v.dtype).name}, trainable={v.trainable})")
+                else:
+                    shown = f"Literal[{v!r}]"
+                lines.append(f"  {k} (POSITIONAL_OR_KEYWORD): {shown}")
         lines.append("Output Type:")
         if self._trace is not None:
             outs = jax.tree_util.tree_leaves(self._trace.specs())
@@ -734,7 +783,9 @@ def _show_spec(s):
         return s
     if not hasattr(s, "shape"):
         return f"Literal[{s!r}]"
-    shape = None if s.shape is None else tuple(None if d is None else int(d) for d in s.shape)
+    if s.shape is None:
+        return f"TensorSpec(shape=<unknown>, dtype=tf.{np.dtype(s.dtype).name}, name=None)"
+    shape = tuple(d if type(d) is int else None for d in s.shape)
     return f"TensorSpec(shape={shape}, dtype=tf.{np.dtype(s.dtype).name}, name=None)"
 
 

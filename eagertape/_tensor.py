@@ -534,17 +534,29 @@ class Tensor(_TensorLike):
 
     def __repr__(self):
         if isinstance(self._value, jax.core.Tracer):      # as TF shows a symbolic Tensor
-            return f"<eagertape.Tensor 'traced' shape={self.shape} dtype={self.dtype.name}>"
+            name, shape = _traced(self._value)
+            return f"<eagertape.Tensor '{name}' shape={shape} dtype={self.dtype.name}>"
         return (f"<eagertape.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
                 f"numpy={_shown(self._value, repr)}>")
 
     def __str__(self):
         if isinstance(self._value, jax.core.Tracer):
-            return f'Tensor("traced", shape={self.shape}, dtype={self.dtype.name})'
+            name, shape = _traced(self._value)
+            return f'Tensor("{name}", shape={shape}, dtype={self.dtype.name})'
         return f"Tensor({_shown(self._value, str)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __reduce__(self):
         return (_unpickle, (np.asarray(self._value),))
+
+
+def _traced(value):
+    """A traced value's name and shape as TF prints a symbolic Tensor: its argument's
+    name where it is one of the function's arguments, None for a size any size fills."""
+    from ._state import local
+    cap = local.state.capture
+    name = getattr(cap, "names", {}).get(id(value)) if cap is not None else None
+    shape = tuple(d if type(d) is int else None for d in value.shape)
+    return f"{name or 'traced'}:0", shape
 
 
 def _shown(value, how):
