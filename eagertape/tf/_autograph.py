@@ -533,57 +533,45 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
             break
 
 
-def _range_for(r, extra_test, body, get_state, set_state, symbol_names, opts):
-    """``for i in tf.range(n)`` with ``n`` traced: a ``tf.while_loop`` over ``i``."""
-    i = r.start
+def _indexed(i0, more, element, step, extra_test, body, get_state, set_state):
+    """The state functions of a loop over an index ``i`` (from ``i0``, while
+    ``more(i)``, the body given ``element(i)``): the loop's variables, ``i`` first."""
+    box = [i0]
 
     def aug_get():
-        return (i,) + tuple(get_state())
+        return (box[0],) + tuple(get_state())
 
     def aug_set(vals):
-        nonlocal i
-        i = vals[0]
+        box[0] = vals[0]
         set_state(tuple(vals[1:]))
 
     def aug_body():
-        nonlocal i
-        body(i)
-        i = i + r.delta
+        body(element(box[0]))
+        box[0] = step(box[0])
 
     def aug_test():
-        from . import where
-        main = where(r.delta > 0, i < r.limit, i > r.limit)
+        main = more(box[0])
         if extra_test is None:
             return main
         return and_(lambda: main, extra_test)
-    _tf_while(aug_test, aug_body, aug_get, aug_set,
-              ("<internal iterate>",) + tuple(symbol_names), dict(opts))
+    return aug_test, aug_body, aug_get, aug_set
+
+
+def _range_for(r, extra_test, body, get_state, set_state, symbol_names, opts):
+    """``for i in tf.range(n)`` with ``n`` traced: a ``tf.while_loop`` over ``i``."""
+    from . import where
+    fns = _indexed(r.start, lambda i: where(r.delta > 0, i < r.limit, i > r.limit),
+                   lambda i: i, lambda i: i + r.delta, extra_test, body, get_state, set_state)
+    _tf_while(*fns, ("<internal iterate>",) + tuple(symbol_names), dict(opts))
 
 
 def _tensor_for(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     if iter_.ndim == 0:
         raise TypeError("Cannot iterate over a scalar tensor.")
     n = int(iter_.shape[0])
-    i = 0
-
-    def aug_get():
-        return (i,) + tuple(get_state())
-
-    def aug_set(vals):
-        nonlocal i
-        i = vals[0]
-        set_state(tuple(vals[1:]))
-
-    def aug_body():
-        nonlocal i
-        body(iter_[i])
-        i = i + 1
-
-    def aug_test():
-        main = i < n
-        if extra_test is None:
-            return main
-        return and_(lambda: main, extra_test)
+    aug_test, aug_body, aug_get, aug_set = _indexed(
+        0, lambda i: i < n, lambda i: iter_[i], lambda i: i + 1, extra_test, body,
+        get_state, set_state)
     opts = dict(opts)
     opts.setdefault("maximum_iterations", n)
     init = tuple(get_state())
