@@ -790,6 +790,10 @@ def _show_spec(s):
 
 
 def _hashable(leaf, i, name):
+    tracing_type = getattr(type(leaf), "__tf_tracing_type__", None)
+    if tracing_type is not None:
+        # TF's protocol: the argument says which calls share a trace.
+        return ("trace type", tracing_type(leaf, None))
     try:
         hash(leaf)
     except TypeError:

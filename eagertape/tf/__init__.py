@@ -15,7 +15,7 @@ array([2., 4.], dtype=float32)
 """
 import builtins
 import sys
-import types
+import types as _types
 
 import jax
 import jax.numpy as _jnp
@@ -456,7 +456,7 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=None, name=N
 
 # -- optimizers, autodiff, TF 1 spellings -------------------------------------------
 def _namespace(name, **attrs):
-    mod = types.ModuleType(name)
+    mod = _types.ModuleType(name)
     mod.__dict__.update(attrs)
     mod.__getattr__ = _Unsupported(name)
     return mod
@@ -471,6 +471,33 @@ contrib = _namespace("tf.contrib", eager=_namespace(
     executing_eagerly=executing_eagerly, enable_eager_execution=enable_eager_execution))
 autodiff = _namespace("tf.autodiff", GradientTape=GradientTape,
                       ForwardAccumulator=_ForwardAccumulator)
+
+
+class _TraceType:
+    """``tf.types.experimental.TraceType``: what a ``tf.function`` argument's
+    ``__tf_tracing_type__(context)`` returns to say which calls share a trace;
+    subclasses define ``__eq__`` and ``__hash__`` (and may define TF's other
+    methods, which eagertape does not call). Calls whose arguments give equal trace
+    types share a trace.
+
+    >>> import eagertape.tf as tf
+    >>> class Kind(tf.types.experimental.TraceType):
+    ...     def __init__(self, k): self.k = k
+    ...     def __eq__(self, other): return isinstance(other, Kind) and other.k == self.k
+    ...     def __hash__(self): return hash(self.k)
+    >>> class Fruit:
+    ...     def __init__(self, k): self.k = k
+    ...     def __tf_tracing_type__(self, context): return Kind(self.k)
+    >>> f = tf.function(lambda fruit, x: x * fruit.k)
+    >>> _ = f(Fruit(2), tf.constant(1.0)); _ = f(Fruit(2), tf.constant(2.0))
+    >>> f.experimental_get_tracing_count()
+    1
+    """
+
+
+_TraceType.__name__ = _TraceType.__qualname__ = "TraceType"
+types = _namespace("tf.types", experimental=_namespace(
+    "tf.types.experimental", TraceType=_TraceType, TensorLike=_TensorLike))
 
 from . import config  # noqa: E402,F401  (tf.config: JAX's devices in TF's form)
 
