@@ -104,6 +104,10 @@ class _Transformer(_ag_api.PyToPy):
     """malt's AutoGraph transformer, its converted code calling this module's
     operators instead of malt's Python-only ones."""
 
+    def get_transformed_name(self, node):
+        # TF's name for the converted function (tf.autograph.to_code shows it).
+        return "tf__" + super(_ag_api.PyToPy, self).get_transformed_name(node)
+
     def get_extra_locals(self):
         if self._extra_locals is None:
             extra = super().get_extra_locals()
