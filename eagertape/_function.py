@@ -378,7 +378,7 @@ class Function:
         trace, leaves, objs, vals = self._lookup(args, kwargs)
         return self._run(trace, leaves, objs, vals)
 
-    def _lookup(self, args, kwargs, strict=False):
+    def _lookup(self, args, kwargs):
         """The trace for these arguments (made if new), and the arguments' values."""
         if self._signature is not None:
             args, kwargs = self._bind_signature(args, kwargs)
