@@ -310,7 +310,7 @@ CASES = [
      "does not match its input_signature"),
     ("function-signature-count",
      lambda: et.function(lambda x: x, input_signature=[TensorSpec([2], "float32")])(1.0, 2.0),
-     TypeError, "has input_signature of 1 argument"),
+     TypeError, "input_signature has 1 argument"),
     ("function-unhashable", _function_unhashable, TypeError, "unhashable set"),
     ("function-raises-after-assign", _function_raising_after_assign, KeyError, "boom in the function"),
     # optimizers: a failed apply_gradients changes no Variable

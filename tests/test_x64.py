@@ -67,7 +67,7 @@ x = tf.Variable(tf.constant([1.0, 2.0], tf.float64))
 with tf.GradientTape() as tape:
     y = tf.reduce_sum(tf.sin(x) * x)
 g = tape.gradient(y, x)
-print(before, jax.config.jax_enable_x64, jnp.ones(2).dtype, g.dtype, tf.argmax(x).dtype)
+print(before, jax.config.jax_enable_x64, jnp.ones(2).dtype, g.dtype.name, tf.argmax(x).dtype.name)
 """
     out = _python(code, **({} if env is None else {"JAX_ENABLE_X64": env}))
     on = env == "1"

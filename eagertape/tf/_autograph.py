@@ -46,6 +46,7 @@ import sys
 import jax
 import numpy as np
 
+from .. import numpy as _tnp
 from .._state import local
 from .._state import x64_modules as _x64_modules
 from .._tensor import _TensorLike, _wrap
@@ -563,8 +564,7 @@ def _indexed(i0, more, element, step, extra_test, body, get_state, set_state):
 
 def _range_for(r, extra_test, body, get_state, set_state, symbol_names, opts):
     """``for i in tf.range(n)`` with ``n`` traced: a ``tf.while_loop`` over ``i``."""
-    from . import where
-    fns = _indexed(r.start, lambda i: where(r.delta > 0, i < r.limit, i > r.limit),
+    fns = _indexed(r.start, lambda i: _tnp.where(r.delta > 0, i < r.limit, i > r.limit),
                    lambda i: i, lambda i: i + r.delta, extra_test, body, get_state, set_state)
     _tf_while(*fns, ("<internal iterate>",) + tuple(symbol_names), dict(opts))
 
@@ -774,8 +774,7 @@ def _tf_range(f, args, kwargs):
 # -- builtins on Tensors (TF's AutoGraph overloads) ---------------------------------------
 def _range(*args):
     if any(_is_tensor(a) for a in args):
-        from . import range as tf_range
-        return tf_range(*args)
+        return sys.modules["eagertape.tf"].range(*args)   # (the facade, loaded: no import)
     return range(*args)
 
 

@@ -142,20 +142,6 @@ def float_attr(value, argname):
     return float(np.float32(value))
 
 
-def python_constant(value, dtype):
-    """TF's ``math_ops.cast(value, dtype)`` of a constant its Python code writes
-    (``gelu``'s 0.044715, ``silu``'s ``beta``): the value converted alone first
-    (a Python float to float32), then cast, as a NumPy scalar of ``dtype``.
-
-    >>> import numpy as np
-    >>> from eagertape.tf._util import python_constant
-    >>> python_constant(0.3, np.float64) == np.float64(np.float32(0.3))
-    np.True_
-    """
-    from .dtypes import cast
-    return np.asarray(cast(value, dtype))[()]
-
-
 def concrete(x, what=None):
     """``x``'s value as a NumPy array; None while ``eagertape.function`` traces it
     (or, with ``what``, a clear error: that argument must be known when tracing)."""

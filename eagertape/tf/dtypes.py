@@ -130,3 +130,16 @@ __getattr__ = _Unsupported("tf.dtypes", {
 
 def __dir__():
     return sorted(n for n in globals() if not n.startswith("_"))
+
+
+def _python_constant(value, dtype):
+    """TF's ``math_ops.cast(value, dtype)`` of a constant its Python code writes
+    (``gelu``'s 0.044715, ``silu``'s ``beta``): the value converted alone first
+    (a Python float to float32), then cast, as a NumPy scalar of ``dtype``.
+
+    >>> import numpy as np
+    >>> from eagertape.tf.dtypes import _python_constant
+    >>> _python_constant(0.3, np.float64) == np.float64(np.float32(0.3))
+    np.True_
+    """
+    return np.asarray(cast(value, dtype))[()]

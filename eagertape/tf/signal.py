@@ -342,8 +342,8 @@ def _kaiser(n, beta):
 
 def _beta(beta, dtype):
     # TF casts beta to the window's dtype (a Python float: float32 first).
-    from ._util import python_constant
-    return float(python_constant(beta, dtype))
+    from .dtypes import _python_constant
+    return float(_python_constant(beta, dtype))
 
 
 def kaiser_window(window_length, beta=12.0, dtype="float32", name=None):
