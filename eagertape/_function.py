@@ -514,6 +514,14 @@ class Function:
     def _run(self, trace, leaves, objs, vals):
         variables = _resolve(trace.variables, leaves)
         reads = [v.read_value() for v in variables]
+        if local.state.tapes:
+            # A Variable passed to the function is read by the call even where the
+            # function does not use it: tapes watch it, as TF's do.
+            read = {id(v) for v in variables}
+            for leaf in leaves:
+                if isinstance(leaf, _TensorLike) and hasattr(leaf, "assign") \
+                        and id(leaf) not in read:
+                    leaf.read_value()
         if local.state.tapes or local.state.accumulators:
             arrays, written = call(trace.recorded, (reads, objs), jit=False, name=trace.name)
             written = [w._value for w in written]

@@ -326,9 +326,17 @@ def watched_variables_read_inside(tf):
     @tf.function
     def f(x):
         return x * v + w
+
+    @tf.function
+    def g(x, unused):
+        return x * 2.0
     with tf.GradientTape() as tape:
         y = f(tf.constant(1.0))
-    return [u.name for u in tape.watched_variables()], tape.gradient(y, [v, w])
+    u = tf.Variable(1.0, name="u")      # passed, not used: watched all the same (TF)
+    with tf.GradientTape() as tape2:
+        z = g(tf.constant(1.0), u)
+    return [u.name for u in tape.watched_variables()], tape.gradient(y, [v, w]), \
+        [v.name for v in tape2.watched_variables()], tape2.gradient(z, u)
 
 
 @program
