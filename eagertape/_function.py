@@ -265,6 +265,11 @@ def _generalized(key, other, dyn):
     return shapes
 
 
+def _is_variable(leaf):
+    # (a Variable, or an assignment's alias of one: both have `assign`)
+    return isinstance(leaf, _TensorLike) and hasattr(leaf, "assign")
+
+
 def _resolve(vs, leaves):
     return [leaves[v.i] if type(v) is _Slot else v for v in vs]
 
@@ -390,7 +395,7 @@ class Function:
                 v = leaf._value
             elif isinstance(leaf, _ARRAYS):
                 v = jnp.asarray(leaf)
-            elif isinstance(leaf, _TensorLike) and hasattr(leaf, "assign"):
+            elif _is_variable(leaf):
                 # A Variable: its shape, dtype and place among the Variables passed
                 # (one passed twice is not two), as TF's VariableSpec.
                 first = arg_vars.setdefault(id(leaf), _Slot(i))
@@ -519,8 +524,7 @@ class Function:
             # function does not use it: tapes watch it, as TF's do.
             read = {id(v) for v in variables}
             for leaf in leaves:
-                if isinstance(leaf, _TensorLike) and hasattr(leaf, "assign") \
-                        and id(leaf) not in read:
+                if _is_variable(leaf) and id(leaf) not in read:
                     leaf.read_value()
         if local.state.tapes or local.state.accumulators:
             arrays, written = call(trace.recorded, (reads, objs), jit=False, name=trace.name)
