@@ -241,6 +241,7 @@ class _Slot:
 
 
 _UNRELAXABLE = object()     # a relaxed key whose trace failed: traced per size
+_NARROWED = object()        # a relaxed key whose trace failed: see _narrowed
 _FORWARD = object()         # marks the key of a trace of fixed sizes for forward mode
 _INLINE = object()          # a signature this function was traced with inside another
 
@@ -263,6 +264,22 @@ def _generalized(key, other, dyn):
         if a[0] != b[0]:
             shapes[i] = tuple(x if x == y else None for x, y in zip(a[0], b[0]))
     return shapes
+
+
+def _narrowed(rkey, key, dyn):
+    """``rkey`` with only the first None dimension of each argument left None, the
+    others at ``key``'s sizes; None where that changes nothing."""
+    out, changed = list(rkey), False
+    for i in dyn:
+        shape = rkey[1 + i][0]
+        if shape is None or None not in shape:
+            continue
+        first = shape.index(None)
+        new = tuple(d if d is not None or k == first else key[1 + i][0][k]
+                    for k, d in enumerate(shape))
+        changed |= new != shape
+        out[1 + i] = (new,) + rkey[1 + i][1:]
+    return tuple(out) if changed else None
 
 
 def _is_variable(leaf):
@@ -421,12 +438,24 @@ class Function:
             rkey = None if forward else self._relaxed_key(key, dyn)
             if rkey is not None:
                 trace = self._traces.get(rkey)
-                if trace is None:
+                if trace is _NARROWED:
+                    rkey = _narrowed(rkey, key, dyn)
+                    trace = self._traces.get(rkey)
+                while trace is None:
                     relaxed = [rkey[1 + i][0] for i in dyn]
                     try:
                         trace = self._trace(treedef, static, dyn, vals, arg_vars, relaxed)
                     except _Unrelaxable:
-                        trace = _UNRELAXABLE
+                        # JAX could not follow every None dimension (a symbolic size
+                        # broadcast against a known one, say): each argument's first
+                        # None dimension alone, the others at this call's sizes.
+                        narrower = _narrowed(rkey, key, dyn)
+                        if narrower is None:
+                            trace = _UNRELAXABLE
+                        else:
+                            self._traces[rkey] = _NARROWED
+                            rkey = narrower
+                            continue
                     self._traces[rkey] = trace
             if trace is None or trace is _UNRELAXABLE:
                 trace = self._trace(treedef, static, dyn, vals, arg_vars)

@@ -234,6 +234,30 @@ def signature_with_none_under_tapes(tf):
 
 
 @program
+def signature_none_dimension_meets_a_known_size(tf):
+    # TF's Core-API quickstart exports with TensorSpec([None, None]) and subtracts a
+    # mean of 9 features from the one-hot-extended input: one trace in TF for every
+    # batch size, also where the feature size is only known by broadcasting.
+    mean = tf.constant([0.5, -1.0, 2.0, 0.25, 1.5])
+    w = tf.Variable([[1.0], [0.5], [-1.0], [2.0], [0.25]])
+
+    class Export(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec(shape=[None, None], dtype=tf.float32)])
+        def __call__(self, x):
+            x = tf.concat([x[:, :-1], tf.one_hot(tf.cast(x[:, -1], tf.int32), 3)], axis=1)
+            return tf.squeeze((x - mean) @ w, axis=1)
+
+    m = Export()
+    out = []
+    for n in (4, 2, 6):
+        x = tf.reshape(tf.range(3 * n, dtype=tf.float32), [n, 3]) % 3.0
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(m(x) ** 2)
+        out += [m(x), tape.gradient(y, w)]
+    return out, m.__call__.experimental_get_tracing_count()
+
+
+@program
 def signature_rank_mismatch(tf):
     @tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
     def f(x):
