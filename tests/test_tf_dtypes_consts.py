@@ -82,6 +82,28 @@ def test_conversions_that_raise_as_in_tensorflow(expr):
                     expr, tf_raises=True)
 
 
+# A Python first argument beside a float64 tensor: TF's eager path takes the
+# tensor's dtype, its graph (inside tf.function) converts the first argument alone
+# (float32) and raises TypeError; a tensor first converts the Python number to its
+# dtype in both.
+IN_FUNCTION = [
+    "tf.minimum(1.9, q)", "tf.maximum(1.9, q)", "tf.subtract(1.9, q)", "tf.multiply(1.9, q)",
+    "tf.add(1.9, q)", "tf.pow(1.9, q)", "tf.math.squared_difference(1.9, q)",
+    "tf.math.atan2(1.9, q)", "tf.equal(1.9, q)", "tf.minimum(q, 1.9)", "tf.add(q, 1.9)",
+    "tf.where(q > 1.0, q, 1.9)", "tf.maximum(2, tf.constant([1, 3]))",
+]
+
+
+@pytest.mark.parametrize("expr", IN_FUNCTION)
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "tf.function"])
+def test_python_first_argument_inside_and_outside_tf_function(expr, traced):
+    def prog(tf, e, traced):
+        q = tf.constant([1.0, 2.5], dtype=tf.float64)
+        f = lambda q: eval(e, {"tf": tf, "q": q})    # noqa: E731
+        return (tf.function(f) if traced else f)(q)
+    tf_oracle.check(prog, expr, traced, rtol=1e-12, atol=1e-15, errors="class")
+
+
 BFLOAT16 = [
     "x * 2.5", "2.5 * x", "x * np.float32(2.5)", "x * np.float64(2.5)", "x * bf(2.5)",
     "x + np.array(2.5, dtype=bf)", "x + np.array([2.5, 1, 3], dtype=bf)",

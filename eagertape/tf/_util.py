@@ -5,6 +5,7 @@ import numpy as np
 
 from .._errors import InvalidArgumentError
 from .._operators import _convert_operand, _mismatch, convert_to_tensor
+from .._state import local
 from .._tensor import Tensor, _TensorLike
 
 
@@ -68,12 +69,37 @@ def same_dtype(*values, fail=TypeError):
     >>> [t.numpy() for t in same_dtype(np.array([1.5, 2.0]), tf.constant([1, 2]))]
     [array([1, 2], dtype=int32), array([1, 2], dtype=int32)]
     """
+    if local.state.capture is not None:
+        return _in_order(values, fail)
     first = next((v for v in values if isinstance(v, _TensorLike)), None)
     if first is None:
         first = tensor(values[0])
         values = (first,) + tuple(values[1:])
     d = first.dtype
     return [_as_tensor(_convert_operand(v, d, fail)) for v in values]
+
+
+def _in_order(values, fail):
+    # Inside a tf.function TF builds a graph, whose ops infer ``T`` from their inputs
+    # in order: a Python first argument is converted alone (float32 for a float) and
+    # a later tensor of another dtype is a TypeError (TF's eager path picks the
+    # first tensor's dtype instead).
+    first = _as_tensor(values[0])
+    out = [first]
+    for v in values[1:]:
+        try:
+            out.append(_as_tensor(_convert_operand(v, first.dtype, fail)))
+        except InvalidArgumentError:
+            raise TypeError(_graph_mismatch(v.dtype, first.dtype)) from None
+    return out
+
+
+def _graph_mismatch(got, want):
+    return (f"an input has type {np.dtype(got).name} that does not match type "
+            f"{np.dtype(want).name} of the op's first argument (inside a tf.function, TF's "
+            "graph converts a Python first argument alone: float32 for a float, int32 for "
+            "an int); give it as a tensor of the dtype meant, e.g. "
+            "tf.constant(..., dtype=...)")
 
 
 def each_alone(*values):
@@ -119,6 +145,8 @@ def hinted(x, y, mismatch=InvalidArgumentError):
         except TypeError:
             yt = tensor(y)
     if yt.dtype != x.dtype:
+        if local.state.capture is not None:
+            raise TypeError(_graph_mismatch(yt.dtype, x.dtype))     # TF's graph: see _in_order
         raise _mismatch(x.dtype, yt.dtype, mismatch)
     return x, yt
 
