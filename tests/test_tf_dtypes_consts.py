@@ -63,6 +63,23 @@ def test_python_numbers_in_float64_programs(expr):
     tf_oracle.check(_float64_program, expr, rtol=1e-12, atol=1e-15)
 
 
+def _in_function_program(tf, expr):
+    # The same ops inside a tf.function, differentiated after its trace: a rule
+    # that closed over a traced Python number (leaky_relu's alpha did) fails there.
+    x = tf.constant(X, dtype=tf.float64)
+    p = tf.constant(P, dtype=tf.float64)
+    f = tf.function(lambda x, p: eval(expr, {"tf": tf, "np": np, "x": x, "p": p}))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, p])
+        y = f(x, p)
+    return y, tape.gradient(y, [x, p])
+
+
+@pytest.mark.parametrize("expr", FLOAT64_ARGUMENTS)
+def test_python_numbers_in_float64_programs_inside_tf_function(expr):
+    tf_oracle.check(_in_function_program, expr, rtol=1e-12, atol=1e-15, errors="class")
+
+
 # Where TF raises, as its conversions do (not a float32 quirk: the same rules).
 RAISES = [
     "tf.add_n([x, [0.3] * 6])",                      # each input converted alone

@@ -246,7 +246,7 @@ def concat(values, axis, name=None):
         values = [values]
     if len(values) == 1:
         return _np.concatenate([_t(values[0])], axis=axis)
-    return _np.concatenate(_same(*values), axis=axis)
+    return _np.concatenate(_same(*values, listed=True), axis=axis)
 
 
 def stack(values, axis=0, name=None):
@@ -258,7 +258,7 @@ def stack(values, axis=0, name=None):
     array([1. , 0.3])
     """
     if any(isinstance(v, _TensorLike) for v in values):
-        return _np.stack(_same(*values), axis=axis)
+        return _np.stack(_same(*values, listed=True), axis=axis)
     return _np.stack([_t(v) for v in values], axis=axis)
 
 

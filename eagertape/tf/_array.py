@@ -525,7 +525,7 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
 def dynamic_stitch(indices, data, name=None):
     """``merged[indices[m][i]] = data[m][i]``, later entries winning, as TF's."""
     idx = [np.asarray(_static(i, "indices"), np.int64) for i in indices]
-    parts = [_t(d) for d in _same(*data)]
+    parts = [_t(d) for d in _same(*data, listed=True)]
     inner = builtins.tuple(parts[0].shape[idx[0].ndim:])
     flat = _np.concatenate([_np.reshape(d, (-1,) + inner) for d in parts], axis=0)
     all_idx = np.concatenate([i.reshape(-1) for i in idx])

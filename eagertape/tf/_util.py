@@ -54,7 +54,7 @@ def _as_tensor(x):
 # TF's functions convert their arguments by one of two rules (checked against
 # TF 2.21 in tests/test_tf_conversions.py); eagertape.numpy keeps NumPy's.
 
-def same_dtype(*values, fail=TypeError):
+def same_dtype(*values, fail=TypeError, listed=False):
     """TF's rule for an op whose inputs share one dtype (``T`` in the op's
     signature: ``multiply``, ``subtract``, ``maximum``, ``pow``, ``equal``,
     ``where``, ...), as its eager fast path applies it: the first Tensor or
@@ -69,7 +69,8 @@ def same_dtype(*values, fail=TypeError):
     >>> [t.numpy() for t in same_dtype(np.array([1.5, 2.0]), tf.constant([1, 2]))]
     [array([1, 2], dtype=int32), array([1, 2], dtype=int32)]
     """
-    if local.state.capture is not None:
+    if local.state.capture is not None and not listed:
+        # (a list input, ``listed``: its first tensor fixes the dtype in TF's graph too)
         return _in_order(values, fail)
     first = next((v for v in values if isinstance(v, _TensorLike)), None)
     if first is None:

@@ -142,4 +142,10 @@ def _python_constant(value, dtype):
     >>> _python_constant(0.3, np.float64) == np.float64(np.float32(0.3))
     np.True_
     """
+    if type(value) in (bool, int, float):
+        # In NumPy: inside a tf.function a recorded cast would be a traced value.
+        alone = {bool: np.bool_, float: np.float32}.get(type(value))
+        if alone is None:
+            alone = np.int32 if -2 ** 31 <= value < 2 ** 31 else np.int64
+        return np.asarray(value, alone).astype(np.dtype(getattr(dtype, "as_numpy_dtype", dtype)))[()]
     return np.asarray(cast(value, dtype))[()]

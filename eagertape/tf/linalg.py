@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import numpy as _np
 from .._errors import InvalidArgumentError
+from .._operators import _convert_operand
 from .._primitive import call as _call
 from .._tensor import TensorShape, _as_dtype, _TensorLike
 from ._util import _Unsupported, concrete as _concrete, hinted as _hinted, tensor as _t
@@ -391,7 +392,7 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     # (float64 exactly), a Tensor keeps its own.
     real = np.finfo(np.dtype(a.dtype)).dtype if np.dtype(a.dtype).kind == "c" else a.dtype
     lam = _concrete(l2_regularizer if isinstance(l2_regularizer, _TensorLike)
-                    else _t(l2_regularizer, real), "l2_regularizer")
+                    else np.asarray(_convert_operand(l2_regularizer, real)), "l2_regularizer")
     if not fast and lam is not None and float(lam) != 0:
         raise NotImplementedError("lstsq: fast=False only supports l2_regularizer=0, as TF")
     return _call(_lstsq, (a, b, float(lam) if lam is not None else 0.0, bool(fast)))

@@ -298,7 +298,9 @@ def truncatediv(x, y, name=None): return _call(_truncatediv, tuple(_same(x, y)))
 def truncatemod(x, y, name=None):   # TF registers no gradient for TruncateMod
     return _call(jnp.fmod, tuple(_same(x, y)), constant_output=True)
 def logical_xor(x, y, name=None): return _np.logical_xor(*_bools(x, y))
-def scalar_mul(scalar, x, name=None): return multiply(scalar, x)
+def scalar_mul(scalar, x, name=None):
+    x = _t(x)    # TF converts the scalar with x's dtype (inside a tf.function too)
+    return multiply(_t(_convert_operand(scalar, x.dtype)), x)
 def nextafter(x1, x2, name=None): return _np.nextafter(*_same(x1, x2))
 
 

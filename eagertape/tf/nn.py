@@ -70,9 +70,18 @@ _relu = _tf_slope(jax.nn.relu, lambda x, y: jnp.sign(y))
 _relu6 = _tf_slope(jax.nn.relu6, lambda x, y: jnp.sign(y) * jnp.sign(6.0 - y))
 
 
+# ``alpha`` is an argument, not a closure: a tf.function's jaxpr keeps the rule and
+# runs it when differentiated later, when a closed-over traced alpha is gone.
+@jax.custom_jvp
 def _leaky_relu(x, alpha):
-    return _tf_slope(lambda x: jax.nn.leaky_relu(x, alpha),
-                     lambda x, y: alpha + (1.0 - alpha) * jnp.sign(jax.nn.relu(x)))(x)
+    return jax.nn.leaky_relu(x, alpha)
+
+
+@_leaky_relu.defjvp
+def _leaky_relu_jvp(primals, tangents):
+    x, alpha = primals     # (alpha is TF's float attribute: not differentiated)
+    return jax.nn.leaky_relu(x, alpha), \
+        tangents[0] * (alpha + (1.0 - alpha) * jnp.sign(jax.nn.relu(x)))
 
 
 def relu(features, name=None): return _call(_relu, (_t(features),))
