@@ -1062,7 +1062,9 @@ class Fuzzer:
         """(class or None, description, tf outcome, et outcome); class is
         ``known:<name>`` for a deliberate difference."""
         tfo, eto = self.outcomes(src, mode)
-        d = compare(tfo, eto, loose="float32" in src and "float64" in src)
+        # float64 values cast from float32 ones (written as such, or Python numbers'
+        # default) carry the two runtimes' float32 rounding
+        d = compare(tfo, eto, loose="float64" in src and ("float32" in src or "tf.cast(" in src))
         if d is None:
             return None, "", tfo, eto
         for name, pred in KNOWN.items():
@@ -1424,6 +1426,15 @@ def _wrt_output_reading_op(src, t, e):
     return True
 
 
+def _paused_reads_output(src):
+    """An op whose TF gradient reads its output runs while an outer tape is paused."""
+    for block in re.findall(r"\.stop_recording\(\):\n((?:\s{8,}.*\n)+)", src):
+        if any(re.search(rf"tf\.(?:math\.|nn\.)?{n}\(", block)
+               for n in _READS_OUTPUT + ("silu", "swish")):
+            return True
+    return False
+
+
 def _raises_on_none(e):
     """eagertape raised on a None it was given (a target, an operand)."""
     return "raises" in e and e["raises"] in ("TypeError", "ValueError", "AttributeError") \
@@ -1511,6 +1522,10 @@ KNOWN = {
     # ("Can not convert a NoneType").
     "tf_unread_variable_bug": lambda src, t, e: (
         ".assign" in src and (_tf_raises(t, text="_UnreadVariable") or (
+            # nor does it fix an op's dtype after a Python number (TF's C++ fast
+            # path does not take it for a Variable): tf.minimum(1.7, alias)
+            _tf_raises(t, "ValueError", "Incompatible type conversion requested")
+            and "UnreadVariable" in t["msg"]) or (
             "tf.function" in src
             and _tf_raises(t, "TypeError", "Can not convert a NoneType into a Tensor")))),
     # README "Clearer errors where TF's are accidents": batch_jacobian of a target
@@ -1546,6 +1561,8 @@ KNOWN = {
     "paused_outer_tape": lambda src, t, e: (
         ".stop_recording()" in src and src.count("GradientTape(") >= 2 and "returns" in e
         and (("returns" in t and _none_vs_value(t, e))
+             # or a value short of the terms through such an output (silu: a sigmoid)
+             or ("returns" in t and compare(t, e)[0] == "value" and _paused_reads_output(src))
              or _tf_raises(t, "TypeError", "received None")
              # TF's jacobian of that None
              or _tf_raises(t, "AttributeError", "'NoneType' object has no attribute 'shape'"))),
