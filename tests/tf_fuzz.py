@@ -1412,9 +1412,11 @@ def _wrt_output_reading_op(src, t, e):
     def wrt_reading(target, depth=3):
         # a gradient w.r.t. such an output, or a gradient of one (its difference
         # carried on)
-        m = re.search(rf"\b{re.escape(target)} = \w+\.gradient\((\w+), (\w+)", src)
-        return bool(m) and depth > 0 and (reads_output(m.group(2))
-                                          or wrt_reading(m.group(1), depth - 1))
+        # (the sources: a name, or a tuple or list of names)
+        m = re.search(rf"\b{re.escape(target)} = \w+\.gradient\((\w+), ([^\n]+)", src)
+        return bool(m) and depth > 0 and (
+            any(reads_output(n) for n in re.findall(r"\b(a\d+)\b", m.group(2)))
+            or wrt_reading(m.group(1), depth - 1))
     for p in paths:
         calls = []
         name = _source_at(src, p, calls)
