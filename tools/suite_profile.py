@@ -6,8 +6,8 @@ machine is, so two trees compare even on a shared machine.
 
 As a pytest plugin (one JSON-lines file per xdist worker in ``$SUITE_PROFILE``)::
 
-    SUITE_PROFILE=/tmp/p-head PYTHONPATH=tools python -m pytest -q -p suite_profile tests
-    python tools/suite_profile.py /tmp/p-base /tmp/p-head     # a table per module
+    SUITE_PROFILE=profile-head PYTHONPATH=tools python -m pytest -q -p suite_profile tests
+    python tools/suite_profile.py profile-base profile-head     # a table per module
 
 ``EAGERTAPE_TF_ORACLE=off`` makes TF run as from empty caches (its seconds show);
 JAX's compile cache stays warm unless ``EAGERTAPE_TEST_JAX_CACHE=off``, but the
