@@ -16,7 +16,7 @@ import jax.numpy as _jnp
 from .. import numpy as _np
 from .._primitive import call as _call
 from .._dtypes import DType, category
-from .._tensor import _as_dtype, _TensorLike
+from .._tensor import _as_dtype, _python_default_dtype, _TensorLike
 from .._variables import _Alias
 from ._util import STRINGS, _Unsupported, tensor as _t
 
@@ -144,8 +144,6 @@ def _python_constant(value, dtype):
     """
     if type(value) in (bool, int, float):
         # In NumPy: inside a tf.function a recorded cast would be a traced value.
-        alone = {bool: np.bool_, float: np.float32}.get(type(value))
-        if alone is None:
-            alone = np.int32 if -2 ** 31 <= value < 2 ** 31 else np.int64
-        return np.asarray(value, alone).astype(np.dtype(getattr(dtype, "as_numpy_dtype", dtype)))[()]
+        alone = _python_default_dtype(np.asarray(value), value)
+        return alone.astype(_as_dtype(dtype))[()]
     return np.asarray(cast(value, dtype))[()]
