@@ -1,4 +1,5 @@
-"""Every documented value of the seed documents (../shared/seeds), through eagertape."""
+"""Every value stated by the TF tutorials this project was first checked against
+(their code is examples/seed_programs.py), computed through eagertape."""
 import numpy as np
 import pytest
 

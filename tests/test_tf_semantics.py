@@ -1,6 +1,6 @@
 """eagertape against TensorFlow 2.21's GradientTape semantics.
 
-One test per numbered fact of shared/reference/tf_gradienttape_semantics.md,
+One test per numbered fact of docs/reference/tf_gradienttape_semantics.md,
 sections A-P (facts 1-111) and the core items of fact 128 (section T). Where
 eagertape deliberately diverges from an [X] fact, the test asserts eagertape's
 behaviour and a comment cites the fact.
