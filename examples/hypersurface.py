@@ -1,5 +1,5 @@
-"""The seed tutorial's walk-through: the 4-box hypersurface f4 and its gradient,
-by reverse mode written out by hand, by a tape, and by finite differences.
+"""The walk-through of the "TensorFlow Eager Mode" tutorial: the 4-box hypersurface f4
+and its gradient, by reverse mode written out by hand, by a tape, and by finite differences.
 
     python examples/hypersurface.py
 """

@@ -1,10 +1,14 @@
-# ruff: noqa: F401, F841, E261, E231  (the seeds' lines are kept as written)
-"""The seed tutorials' TensorFlow code, verbatim but for the import line.
+# ruff: noqa: F401, F841, E261, E231  (the tutorials' lines are kept as written)
+"""The code of the TF tutorials this project was first checked against, verbatim but
+for the import line.
 
-Seed 002 is TF 2 code; seeds 000 and 003 are TF 1.x eager code (they call
-``tf.enable_eager_execution()``), which gives them TF 1's ``watch`` rule: seed
-003's inner-tape-only ``watch`` of a constant still yields d2y/dx2 = 6.0, as it
-did in TF 1.x. The TF 2 seed runs first, before any program switches the rule.
+``seed_002`` is the TF 2.0 alpha notebook "Gradient Tape and Automatic
+Differentiation" (TF 2 code). ``seed_000`` is the "TensorFlow Eager Mode" tutorial and
+``seed_003`` notes after TF's eager automatic-differentiation tutorial, both TF 1.x
+eager code (they call ``tf.enable_eager_execution()``), which gives them TF 1's
+``watch`` rule: ``seed_003``'s inner-tape-only ``watch`` of a constant still yields
+d2y/dx2 = 6.0, as it did in TF 1.x. The TF 2 program runs first, before any program
+switches the rule.
 
     python examples/seed_programs.py
 """
