@@ -1,0 +1,99 @@
+"""TensorFlow's top-level namespaces that ``eagertape.tf`` leaves out, each with its own
+reason: why it has no place on JAX (or not yet), and what to use instead.
+
+``tf.summary`` and its like would otherwise get the hint meant for a single op not
+written yet (use ``eagertape.numpy``), which sends a user to the wrong place: nobody
+writes TensorBoard logs or SavedModels with ``jax.numpy``. The facade's module
+``__getattr__`` adds ``NAMESPACES`` to its table of left-out names, so each raises
+``AttributeError("tf.<name> is left out of eagertape's TensorFlow facade: <reason>")``.
+"""
+
+# Brought in by a later release; until then each reason says what works today.
+PLANNED = "not in eagertape yet (planned for a later release)"
+
+NAMESPACES = {
+    "summary": (
+        "it writes TensorBoard event files through TensorFlow's own runtime. Log "
+        "with a writer that needs no TensorFlow (tensorboardX's SummaryWriter), or in "
+        "Keras with tf.keras.callbacks.CSVLogger; tf.keras.callbacks.TensorBoard works "
+        "where tensorflow and tensorboard are installed (Keras imports TensorFlow only to "
+        "write the logs)"),
+    "distribute": (
+        "TF's distribution strategies drive TF's runtime. eagertape shards with JAX: give "
+        "Tensors and Variables sharded jax.Arrays (jax.sharding, jax.device_put) and XLA "
+        "adds the cross-device sums, so the training loop does not change; join several "
+        "processes with jax.distributed.initialize()"),
+    "estimator": (
+        "it was removed from TensorFlow itself (2.16); write the model with "
+        "tf.keras (compile and fit) or a tf.GradientTape training loop"),
+    "saved_model": (
+        f"SavedModel is {PLANNED}. Until then save weights with tf.train.Checkpoint, a "
+        "Keras model with model.save('model.keras'), and a compiled function for serving "
+        "with jax.export"),
+    "lite": (
+        "TensorFlow Lite converts TF graphs, and eagertape makes none (tf.function "
+        "compiles to XLA). Serialize a function with jax.export (StableHLO); for a .tflite "
+        "file, convert the JAX function with jax.experimental.jax2tf under TensorFlow"),
+    "tpu": (
+        "TF's TPU runtime API; JAX runs on TPUs itself: install jax[tpu] and eagertape's "
+        "ops run there (jax.devices() lists the cores)"),
+    "compat": (
+        "it holds TF 1's graph-mode API (tf.compat.v1) and TF's version switches, "
+        "which have no meaning in eager TF 2; use TF 2's names (tf.compat.v2 is "
+        "eagertape.tf itself). TF 1.x eager code runs with tf.enable_eager_execution() "
+        "and tf.contrib.eager"),
+    "sparse": (
+        f"sparse tensors are {PLANNED}. Until then use dense tensors with masks, or "
+        "jax.experimental.sparse in your own JAX code"),
+    "ragged": (
+        "JAX fixes every shape when it compiles, so ragged rows have no counterpart; pad "
+        "them to one length and carry a mask (tf.sequence_mask, tf.data's padded_batch, "
+        "Keras's Masking layer)"),
+    "strings": (
+        f"JAX has no string dtype, and string ops are {PLANNED}. Until then keep text as "
+        "integer ids (tokenize in Python or with a tokenizer) and pass arrays"),
+    "io": (
+        f"file reading, TFRecord, tf.train.Example parsing and image decoding are "
+        f"{PLANNED}. Until then read files with Python, NumPy or PIL and feed the arrays "
+        "(tf.data.Dataset.from_tensor_slices or from_generator); for tf.io.gfile, use "
+        "Python's open, os and glob"),
+    "feature_column": (
+        "it is deprecated in TensorFlow itself, in favour of Keras preprocessing "
+        "layers; use tf.keras.layers.Normalization, Discretization and "
+        "CategoryEncoding (they run on Keras's JAX backend), or NumPy before the data "
+        "reaches the model"),
+    "profiler": (
+        "TF's profiler records TF's runtime; profile eagertape's XLA programs with "
+        "jax.profiler (jax.profiler.trace(log_dir) writes a trace that TensorBoard's "
+        "profile plugin and Perfetto read)"),
+    "queue": (
+        "TF 1's graph-mode input queues; feed data with tf.data.Dataset, or pass it "
+        "between threads with Python's queue module"),
+    "xla": (
+        "it builds XLA ops inside TF graphs; eagertape already compiles through XLA "
+        "(every tf.function is one jax.jit program): write the op with jax.lax and make "
+        "it a recorded op with eagertape.primitive(fn)"),
+    "mlir": (
+        "TF's MLIR converters work on TF graphs, which eagertape does not make; to see "
+        "what XLA compiles, lower the JAX function: jax.jit(f).lower(*args).as_text()"),
+    "raw_ops": (
+        "TF's kernels by their op names; call the eagertape.tf function of the same op "
+        "(tf.math, tf.nn, ...) or record a JAX function with eagertape.primitive(fn)"),
+    "sets": (
+        "its ops return SparseTensors, which eagertape does not have; for 1-D tensors "
+        "use eagertape.numpy's intersect1d, union1d and setdiff1d"),
+    "lookup": (
+        "TF's lookup tables mostly map string keys, and JAX has no strings; map keys to "
+        "integer ids with a Python dict or NumPy before they become tensors"),
+    "audio": (
+        "it encodes and decodes WAV bytes held in string tensors; read audio with "
+        "Python's wave module, soundfile or scipy.io.wavfile and pass arrays "
+        "(tf.signal's stft and MFCCs are in the facade)"),
+    "quantization": (
+        "TF's quantized kernels and dtypes (qint8, ...) have no JAX counterpart; write "
+        "fake quantization with tf.round and tf.clip_by_value under a straight-through "
+        "tf.custom_gradient, or quantize with a JAX library such as AQT"),
+    "graph_util": (
+        "TF 1's graph utilities (freezing and pruning GraphDefs) have no meaning in "
+        "eager TF 2: eagertape makes no TF graphs"),
+}
