@@ -61,19 +61,40 @@ class _Capture:
         self.current[id(v)] = new
         self.written.setdefault(id(v), v)
 
-    def create(self, v, value):
-        """The value a Variable made while tracing holds until the call."""
+    def snapshot(self):
+        """What this trace knows of its Variables now, for ``restore``."""
+        return dict(self.reads), dict(self.current), dict(self.written)
+
+    def restore(self, snapshot):
+        """Forget what was read and written since ``snapshot()`` (a probe traced
+        and thrown away)."""
+        self.reads, self.current, self.written = (dict(d) for d in snapshot)
+
+    def may_create(self):
+        """Raise TF's error where no Variable may be made: on a later trace."""
         if self.creating is False:
             raise ValueError(_SINGLETON)
+
+    def admit(self, v):
+        """Variable ``v``, made on this trace from a value computed at once (not a
+        traced one), is kept: it belongs to the function, as TF lifts it."""
+        self.may_create()
+        if self.creating:
+            self.created.append((v, None))
+
+    def create(self, v, value):
+        """The value a Variable made while tracing holds until the call."""
+        self.may_create()
         traced = isinstance(value, jax.core.Tracer)
         if traced and self.creating is None:
             raise ValueError("argument `initial_value` is a value traced while Keras builds "
                              "the model symbolically; make the Variable in `build`, or pass "
                              "a callable initial_value")
-        if self.creating:
-            self.created.append((v, value if traced else None))
         if not traced:
+            self.admit(v)
             return value
+        if self.creating:
+            self.created.append((v, value))
         # Read as traced in this trace; its value is computed from the trace
         # before the function is traced again (TF lifts the initializer).
         self.current[id(v)] = value
@@ -293,7 +314,11 @@ def _resolve(vs, leaves):
 
 class Function:
     """A function traced once per input signature and run as one XLA executable
-    (as ``tf.function``). See :func:`function`, which makes them.
+    (as ``tf.function``). See :func:`function`, which makes them. A facade makes
+    them directly for what ``function`` does not take: ``autograph``, a converter
+    of Python control flow applied at the first trace (``eagertape.tf`` passes
+    AutoGraph's); ``tensor_outputs=True``, Python numbers returned as Tensors (as
+    ``tf.function`` returns them).
 
     >>> import eagertape as et
     >>> f = et.function(lambda x: x * 2.0)
@@ -304,7 +329,7 @@ class Function:
     def __init__(self, fn: Callable[..., Any], jit_compile: bool = True,
                  input_signature: Any = None, name: str | None = None,
                  remat: bool = False, autograph: Callable[[Any], Any] | None = None,
-                 reduce_retracing: bool = False) -> None:
+                 reduce_retracing: bool = False, tensor_outputs: bool = False) -> None:
         self.python_function = fn
         self._fn = fn                 # what runs: a bound Function's is the method on its instance
         self._convert = autograph     # tf.function's AutoGraph, applied at the first trace
@@ -317,7 +342,7 @@ class Function:
         self._traces = {}
         self._count = 0
         self._bound = weakref.WeakKeyDictionary()
-        self._tensor_outputs = False   # tf.function's: Python numbers returned as Tensors
+        self._tensor_outputs = bool(tensor_outputs)
         functools.update_wrapper(self, fn)
         if name:
             self.__name__ = name

@@ -16,11 +16,8 @@ from jax.tree_util import tree_flatten
 
 from . import _keys
 from ._cache import COMPILED, CompileCache
+from ._jax_private import ArrayImpl as _ArrayImpl
 from ._state import local, x64
-
-# The concrete array class, named without making an array: an array at import
-# would start XLA's backend, after which jax.distributed.initialize() fails.
-from jax._src.array import ArrayImpl as _ArrayImpl  # noqa: E402
 
 MAX_PROGRAMS = 512
 programs = CompileCache("fused programs", MAX_PROGRAMS)   # structure -> program

@@ -8,7 +8,7 @@ import functools
 import itertools
 import threading
 
-from jax._src.config import enable_x64 as _x64_flag
+from ._jax_private import x64_flag as _x64_flag
 
 from ._config import config
 

@@ -44,7 +44,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 NEEDS = {
     "eagertape.tf.train": ("orbax.checkpoint", "tf.train's checkpoint examples need "
                            "orbax-checkpoint: pip install 'eagertape[checkpoint]'"),
-    "eagertape._keras": ("keras", "needs Keras: pip install 'eagertape[keras]'"),
+    "eagertape.tf._keras": ("keras", "needs Keras: pip install 'eagertape[keras]'"),
     "eagertape._benchmark_keras": ("keras", "needs Keras: pip install 'eagertape[keras]'"),
 }
 

@@ -872,7 +872,7 @@ def test_built_in_layers_first_and_second_derivatives_are_tfs():
 def test_the_join_is_one_table_checked_first_and_undone_by_unjoin():
     got = _run("""
     import keras
-    from eagertape import _keras
+    from eagertape.tf import _keras
     plain_call = keras.Layer.__call__
     tf.keras.layers.Dense        # (already joined by the preload; unjoin, then join again)
     _keras.unjoin()
@@ -880,7 +880,7 @@ def test_the_join_is_one_table_checked_first_and_undone_by_unjoin():
     y = keras.layers.Dense(2)(np.ones((1, 3), "float32"))
     emit("unjoined", [plain_call.__module__.startswith("keras."), type(y).__module__.startswith("jax")])
     layer = tf.keras.layers.Dense(2)          # tf.keras joins again on its next use
-    emit("joined", [keras.Layer.__call__.__module__ == "eagertape._keras",
+    emit("joined", [keras.Layer.__call__.__module__ == "eagertape.tf._keras",
                     type(layer(tf.ones((1, 3)))).__name__])
     rows = _keras._rows()
     emit("rows", [len(rows) > 100, all(o.startswith("keras") for o, a, m in rows)])

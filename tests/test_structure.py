@@ -1,6 +1,8 @@
 """The package's structure: no import cycles, counting imports made inside
-functions (``tools/import_graph.py``), so the modules read in one order; Keras's
-private names in one declared place."""
+functions (``tools/import_graph.py``), so the modules read in one order; the TF
+facade (with its Keras join) built on the public core API only (``eagertape.extend``
+and the public modules); Keras's and JAX's private names in one declared place each."""
+import ast
 import os
 import subprocess
 import sys
@@ -55,4 +57,73 @@ def test_kerass_private_names_are_named_in_one_declared_place():
                     inside = False
                 elif "keras.src" in line and not inside:
                     outside.append(f"{os.path.relpath(path, root)}:{i}")
+    assert outside == []
+
+
+def _private_imports(package, facade):
+    """``file:line: what`` for each import in the subpackage ``facade`` of the
+    package directory ``package`` that reaches a private module or a private name
+    of the package outside ``facade`` (a name or module starting with ``_``)."""
+    package, found = Path(package), []
+    top = package.name
+    for path in sorted((package / facade).rglob("*.py")):
+        parts = [top] + list(path.relative_to(package).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+            here = parts
+        else:
+            here = parts[:-1]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [(a.name, None) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = here[:len(here) - node.level + 1] if node.level else []
+                mod = ".".join(base + ([node.module] if node.module else []))
+                targets = [(mod, a.name) for a in node.names]
+            else:
+                continue
+            for mod, name in targets:
+                comps = mod.split(".")
+                if comps[0] != top or comps[:2] == [top, facade]:
+                    continue
+                full = comps + ([name] if name and name != "*" else [])
+                if any(c.startswith("_") for c in full[1:]):
+                    found.append(f"{path.relative_to(package)}:{node.lineno}: {'.'.join(full)}")
+    return found
+
+
+def test_the_facade_uses_only_the_public_core_api():
+    # eagertape/tf/ (the TF facade and its Keras join) imports eagertape.extend and
+    # the public modules, never the core's private modules or names: the core may
+    # rename anything else (issue 36).
+    assert _private_imports(ROOT / "eagertape", "tf") == []
+
+
+def test_the_public_api_check_finds_a_private_import(tmp_path):
+    # The check above can fail: each way of reaching a private name is reported.
+    pkg = tmp_path / "pkg"
+    (pkg / "face").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_core.py").write_text("x = 1\n_y = 2\n")
+    (pkg / "extend.py").write_text("from ._core import x\n")
+    (pkg / "face" / "__init__.py").write_text("from .. import extend\nfrom ..extend import x\n")
+    (pkg / "face" / "a.py").write_text(
+        "from .._core import x\nfrom .. import _core\nimport pkg._core\n"
+        "def f():\n    from ..extend import _hidden\n")
+    (pkg / "face" / "b.py").write_text("from . import a\nfrom .a import f\n")
+    assert _private_imports(pkg, "face") == [
+        "face/a.py:1: pkg._core.x", "face/a.py:2: pkg._core", "face/a.py:3: pkg._core",
+        "face/a.py:5: pkg.extend._hidden"]
+
+
+def test_jaxs_private_names_are_imported_in_one_declared_place():
+    # eagertape/_jax_private.py imports JAX's private modules and says why for each;
+    # no other module of the package names jax._src (a JAX upgrade is checked there).
+    outside = []
+    for path in sorted((ROOT / "eagertape").rglob("*.py")):
+        if path.name == "_jax_private.py":
+            continue
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            if "jax._src" in line:
+                outside.append(f"{path.relative_to(ROOT)}:{i}")
     assert outside == []

@@ -24,17 +24,17 @@ import numpy as np
 from .. import numpy as _np
 from .. import optimizers as _optimizers
 # The core's names are the facade's (re-exported as they are).
-from .._custom import custom_gradient  # noqa: F401
-from .. import _function
-from .._forward import ForwardAccumulator as _ForwardAccumulator
-from .._primitive import call as _call
-from .._primitive import stop_gradient as _stop_gradient
-from .._state import local as _local
-from .._tape import GradientTape as _CoreTape
-from .._tape import UnconnectedGradients  # noqa: F401
-from .._operators import _convert_operand, constant, convert_to_tensor  # noqa: F401
-from .._tensor import Tensor, TensorShape, _as_dtype, _TensorLike  # noqa: F401
-from .._variables import Variable  # noqa: F401
+from ..extend import custom_gradient  # noqa: F401
+from .. import Function as _Function
+from .. import ForwardAccumulator as _ForwardAccumulator
+from ..extend import call as _call
+from ..extend import stop_gradient as _stop_gradient
+from .. import extend as _extend
+from .. import GradientTape as _CoreTape
+from .. import UnconnectedGradients  # noqa: F401
+from ..extend import convert_operand as _convert_operand, constant, convert_to_tensor  # noqa: F401
+from ..extend import Tensor, TensorShape, as_dtype as _as_dtype, TensorLike as _TensorLike  # noqa: F401
+from ..extend import Variable  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
 from . import debugging, experimental, nest  # noqa: F401
 from ._tensor_array import TensorArray  # noqa: F401
@@ -80,31 +80,28 @@ from .math import (abs, acos, add, add_n, argmax, argmin, asin, atan, atan2, cos
                    tan, tanh, truediv)
 from .math import (acosh, asinh, atanh, scalar_mul, truncatediv, truncatemod)  # noqa: F401,E402
 
-from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left_out as _excluded
-from ._left_out import NAMESPACES as _LEFT_OUT_NAMESPACES
+from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left_out as _left_out
 _unsupported = _Unsupported("tf", {
-    **_excluded(_STRINGS, "string as_string fingerprint"),
-    **_excluded(_SPARSE, "IndexedSlices IndexedSlicesSpec SparseTensor SparseTensorSpec "
+    **_left_out(_STRINGS, "string as_string fingerprint"),
+    **_left_out(_SPARSE, "IndexedSlices IndexedSlicesSpec SparseTensor SparseTensorSpec "
                 "RaggedTensor RaggedTensorSpec ragged_fill_empty_rows "
                 "ragged_fill_empty_rows_grad edit_distance"),
-    **_excluded(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
-    **_excluded("TF raises in eager mode too (a graph-only op); use tf.stack",
+    **_left_out(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
+    **_left_out("TF raises in eager mode too (a graph-only op); use tf.stack",
                 "parallel_stack"),
-    **_excluded("tf.gradients and tf.hessians raise in TF's eager mode too; use "
+    **_left_out("tf.gradients and tf.hessians raise in TF's eager mode too; use "
                 "tf.GradientTape (tape.gradient, tape.jacobian)", "gradients hessians"),
-    **_excluded("TF's gradient registry: eagertape takes every gradient from jax.vjp; "
+    **_left_out("TF's gradient registry: eagertape takes every gradient from jax.vjp; "
                 "use tf.custom_gradient (or tf.stop_gradient for none)",
                 "RegisterGradient no_gradient"),
-    **_excluded("TF runtime internals (custom kernels, protos, composite-tensor type specs, "
+    **_left_out("TF runtime internals (custom kernels, protos, composite-tensor type specs, "
                 "variable creators, pinned memory, serving batching) with no JAX counterpart",
                 "load_library load_op_library make_tensor_proto make_ndarray "
                 "register_tensor_conversion_function CriticalSection variable_creator_scope "
                 "check_pinned nondifferentiable_batch_function TypeSpec type_spec_from_value "
                 "NoneTensorSpec OptionalSpec TensorArraySpec DeviceSpec"),
-    **_excluded("TF's quantized and handle dtypes have no JAX dtype",
+    **_left_out("TF's quantized and handle dtypes have no JAX dtype",
                 "qint8 qint16 qint32 quint8 quint16 resource variant"),
-    # Whole namespaces (tf.summary, tf.io, ...): the op-level hint would mislead there.
-    **_LEFT_OUT_NAMESPACES,
 })
 
 
@@ -131,7 +128,7 @@ def __getattr__(name):
     if name == "keras":
         # Keras 3 on JAX, imported on first use (it is an optional extra, and
         # slow to import); its fit/evaluate/predict take this facade's tf.data.Dataset.
-        from .._keras import join_data, namespace
+        from ._keras import join_data, namespace
         mod = namespace()
         join_data(data.Dataset)
         globals()["keras"] = mod
@@ -166,7 +163,7 @@ class GradientTape(_CoreTape):
     def watch(self, tensor):
         super().watch(tensor)
         if _tf1["watch_all"]:
-            for tape in list(_local.state.tapes):
+            for tape in _extend.recording_tapes():
                 if tape is not self:
                     _CoreTape.watch(tape, tensor)
 
@@ -208,12 +205,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
                                   experimental_relax_shapes=experimental_relax_shapes,
                                   name=name)
     from . import _autograph
-    f = _function.function(func, input_signature=input_signature, name=name,
-                           reduce_retracing=reduce_retracing,
-                           experimental_relax_shapes=experimental_relax_shapes,
-                           autograph=_autograph.convert if autograph else False)
-    f._tensor_outputs = True
-    return f
+    return _Function(func, input_signature=input_signature, name=name,
+                     reduce_retracing=reduce_retracing or builtins.bool(experimental_relax_shapes),
+                     autograph=_autograph.convert if autograph else None, tensor_outputs=True)
 
 
 def executing_eagerly():
@@ -445,7 +439,7 @@ def print(*inputs, output_stream=None, sep=" ", end="\n", summarize=None, name=N
                         else str(x) for x in xs)
         builtins.print(text, end=end, file=stream)
 
-    if _local.state.capture is None:
+    if _extend.function_trace() is None:
         return now(*inputs)
     pos = [k for k, a in enumerate(inputs) if isinstance(a, _TensorLike)]
 
@@ -468,7 +462,7 @@ def _namespace(name, **attrs):
 _own_optimizers = _namespace("tf.optimizers", SGD=_optimizers.SGD, Adam=_optimizers.Adam,
                              RMSprop=_optimizers.RMSprop, Adagrad=_optimizers.Adagrad,
                              Optimizer=_optimizers.Optimizer)
-# TF 1.x eager spellings that TF's early eager tutorials use (tfe = tf.contrib.eager).
+# TF 1.x eager spellings the seed tutorials use (tfe = tf.contrib.eager).
 contrib = _namespace("tf.contrib", eager=_namespace(
     "tf.contrib.eager", Variable=Variable, GradientTape=GradientTape,
     executing_eagerly=executing_eagerly, enable_eager_execution=enable_eager_execution))
@@ -508,9 +502,10 @@ from . import config  # noqa: E402,F401  (tf.config: JAX's devices in TF's form)
 def _scope_x64():
     # After every facade module is loaded: their public functions run with TF's
     # 64-bit types on (see _state.x64_modules); the user's JAX keeps its setting.
-    from .._state import x64_modules
+    from ..extend import x64_modules
+    # Keras (tf.keras and its join) runs in JAX's default 32-bit mode, as tf.keras.
     x64_modules([n for n in sys.modules if n == __name__ or n.startswith(__name__ + ".")
-                 and not n.startswith(__name__ + ".keras")])
+                 and not n.startswith((__name__ + ".keras", __name__ + "._keras"))])
 
 
 _scope_x64()

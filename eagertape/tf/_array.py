@@ -19,10 +19,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import numpy as _np
-from .._errors import InvalidArgumentError
-from .._primitive import call as _call, stop_gradient
-from .._operators import _convert_operand, constant
-from .._tensor import _as_dtype, _TensorLike
+from ..extend import InvalidArgumentError
+from ..extend import call as _call, stop_gradient
+from ..extend import convert_operand as _convert_operand, constant
+from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike
 from ._util import concrete as _concrete, same_dtype as _same, tensor as _t
 from .dtypes import float32
 from .errors import UnimplementedError
@@ -319,7 +319,7 @@ def identity_n(input, name=None):
 
 
 def _identity_n(xs):
-    from .._connected import _inexact, tie
+    from ..extend import is_inexact as _inexact, tie
     floats = [x for x in xs if _inexact(x)]
     return [tie(x, floats) if _inexact(x) else x for x in xs]
 
@@ -332,7 +332,7 @@ def shape(input, out_type="int32", name=None):
     if all(type(d) is int for d in dims):
         return _constant_now(np.array(dims, dtype=_as_dtype(out_type)))
     import jax
-    from .._tensor import _wrap
+    from ..extend import wrap as _wrap
     return _wrap(jax.numpy.asarray(tuple(dims), _as_dtype(out_type)))
 
 

@@ -47,9 +47,9 @@ import jax
 import numpy as np
 
 from .. import numpy as _tnp
-from .._state import local
-from .._state import x64_modules as _x64_modules
-from .._tensor import _TensorLike, _wrap
+from .. import extend as _extend
+from ..extend import x64_modules as _x64_modules
+from ..extend import TensorLike as _TensorLike, wrap as _wrap
 from . import _control_flow
 
 # -- malt: every use of its internals is here, checked against its version -----------
@@ -311,7 +311,7 @@ def to_code(fn):
 # -- checks on the variables of staged control flow (TF's rules and messages) ----------
 def _condition(cond, tag):
     """A Tensor condition as a scalar bool Tensor, or TF's error."""
-    from .._operators import convert_to_tensor
+    from ..extend import convert_to_tensor
     from .. import numpy as _np
     c = convert_to_tensor(cond)
     if c.dtype.name != "bool":
@@ -336,7 +336,7 @@ class _Refusal(NotImplementedError):
 
 def _as_tensor_like(v):
     if isinstance(v, (bool, int, float, np.ndarray, np.generic)):
-        from .._operators import convert_to_tensor
+        from ..extend import convert_to_tensor
         return convert_to_tensor(v)
     return v
 
@@ -579,8 +579,8 @@ def _tensor_for(iter_, extra_test, body, get_state, set_state, symbol_names, opt
     opts = dict(opts)
     opts.setdefault("maximum_iterations", n)
     init = tuple(get_state())
-    cap = local.state.capture
-    saved = None if cap is None else (dict(cap.reads), dict(cap.current), dict(cap.written))
+    cap = _extend.function_trace()
+    saved = None if cap is None else cap.snapshot()
     try:
         _tf_while(aug_test, aug_body, aug_get, aug_set,
                   ("<internal iterate>",) + tuple(symbol_names), opts)
@@ -595,7 +595,7 @@ def _tensor_for(iter_, extra_test, body, get_state, set_state, symbol_names, opt
         why = e
     set_state(init)
     if saved is not None:
-        cap.reads, cap.current, cap.written = saved
+        cap.restore(saved)
     test = _py_extra_test(extra_test, why)
     known = _RANGES.get(id(iter_))
     for k in range(n):
@@ -675,10 +675,9 @@ def _tf_while(test, body, get_state, set_state, names, opts):
 def _stand_ins(body, get_state, set_state, init, nulls, names):
     """Zeros of the types one traced iteration gives the variables undefined before
     the loop (TF's ``_try_handling_undefineds``)."""
-    from .._tensor import _wrap
-    from .._state import switched
-    cap = local.state.capture
-    saved = None if cap is None else (dict(cap.reads), dict(cap.current), dict(cap.written))
+    from ..extend import wrap as _wrap
+    cap = _extend.function_trace()
+    saved = None if cap is None else cap.snapshot()
     defined = [None if n else v for v, n in zip(init, nulls)]
     failure = None
     try:
@@ -688,7 +687,7 @@ def _stand_ins(body, get_state, set_state, init, nulls, names):
         def probe(vals):
             state = jax.tree_util.tree_unflatten(tree, [_wrap(v) for v in vals])
             set_state(tuple(s if not n else u for s, n, u in zip(state, nulls, init)))
-            with switched(tapes=[], accumulators=[]):
+            with _extend.unrecorded():
                 body()
             out = _tensorize(tuple(get_state()))
             return [out[k]._value if _is_tensor(out[k]) else None
@@ -700,7 +699,7 @@ def _stand_ins(body, get_state, set_state, init, nulls, names):
     finally:
         set_state(init)
         if saved is not None:
-            cap.reads, cap.current, cap.written = saved
+            cap.restore(saved)
     if shapes is None:
         _init_vars(init, names, failure)
     from .. import numpy as _np

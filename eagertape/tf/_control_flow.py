@@ -27,8 +27,8 @@ import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from .. import numpy as _np
-from .._state import local, switched
-from .._tensor import _TensorLike, _wrap
+from .. import extend as _extend
+from ..extend import TensorLike as _TensorLike, wrap as _wrap
 from ._util import tensor as _t
 
 
@@ -55,8 +55,7 @@ def _known(pred, what):
 def _traced_only(name):
     """The checks before a lax form runs inside a trace: nothing records (its ops
     would be lost to the tape) and no Variable is assigned inside."""
-    h = local.state
-    if h.tapes or h.accumulators:
+    if _extend.recording():
         raise NotImplementedError(
             f"tf.{name} on a value traced by tf.function, while a GradientTape or "
             "ForwardAccumulator entered inside that function records, is not supported yet: "
@@ -74,9 +73,9 @@ class _Pure:
         self.writes_ok = False
 
     def __call__(self, *raw):
-        cap = local.state.capture
+        cap = _extend.function_trace()
         written = dict(cap.written) if cap is not None else None
-        with switched(tapes=[], accumulators=[]):
+        with _extend.unrecorded():
             out = self.fn(*(_wrap_tree(r) for r in raw))
         if cap is not None and not self.writes_ok and cap.written.keys() != written.keys():
             raise NotImplementedError(
@@ -112,7 +111,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if p is not None:
         return true_fn() if p else false_fn()
     _traced_only("cond")
-    if local.state.capture is not None:
+    if _extend.function_trace() is not None:
         return _cond_writing(_t(pred)._value.reshape(()), true_fn, false_fn)
     t, f = _Pure(lambda _: true_fn(), "cond"), _Pure(lambda _: false_fn(), "cond")
     out = jax.lax.cond(_t(pred)._value.reshape(()), t, f, None)
@@ -163,7 +162,7 @@ def _cond_writing(pred, true_fn, false_fn):
     """A cond inside a tf.function whose branches may assign Variables (a training
     step's optimizer update, say): each Variable either branch assigns is an output
     of the cond, its value from the branch taken (TF's stateful cond)."""
-    cap = local.state.capture
+    cap = _extend.function_trace()
     (tj, tt, tids, tvs), (fj, ft, fids, fvs) = _branch(true_fn, cap), _branch(false_fn, cap)
     if tt != ft:
         raise ValueError(f"the branches of tf.cond must return the same structure, got {tt} "
@@ -339,8 +338,7 @@ def _stack(outs):
 
 def _unrolled():
     """Whether the per-element form must run (eagerly, or a tape records in a trace)."""
-    h = local.state
-    return h.capture is None or bool(h.tapes or h.accumulators)
+    return _extend.function_trace() is None or _extend.recording()
 
 
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
@@ -432,8 +430,7 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     """``map_fn`` computed as one vectorised call (``jax.vmap``) when nothing
     records; per element, as TF's fallback, while a tape or accumulator records
     (so every op reaches it)."""
-    h = local.state
-    if h.tapes or h.accumulators:
+    if _extend.recording():
         return map_fn(fn, elems)
     leaves, treedef, n = _first_axis(elems)
     f = _Pure(lambda *xs: fn(tree_unflatten(treedef, list(xs))), "vectorized_map")
@@ -499,7 +496,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     single = not isinstance(Tout, (list, tuple))
     touts = [Tout] if single else list(Tout)
     probes = [probe] if single else list(probe)
-    from .._tensor import _as_dtype
+    from ..extend import as_dtype as _as_dtype
     shapes = [jax.ShapeDtypeStruct(np.shape(p), _as_dtype(d)) for p, d in zip(probes, touts)]
 
     def host(*xs):
@@ -512,8 +509,8 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
 
 
 def _cast_out(out, Tout, constant=False):
-    from .._primitive import stop_gradient
-    from .._operators import convert_to_tensor
+    from ..extend import stop_gradient
+    from ..extend import convert_to_tensor
     from .dtypes import cast
     if isinstance(Tout, (list, tuple)):
         if not isinstance(out, (list, tuple)) or len(out) != len(Tout):

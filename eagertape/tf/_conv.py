@@ -18,8 +18,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._errors import InvalidArgumentError
-from .._primitive import call as _call
+from ..extend import InvalidArgumentError
+from ..extend import call as _call
 from ._util import same_dtype as _same, tensor as _t
 
 
@@ -517,7 +517,7 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
     """Max pooling and the flattened index of each maximum: ``(y * width + x) *
     channels + c``, plus ``b * height * width * channels`` with
     ``include_batch_in_index``; the first maximum of a window wins, as in TF."""
-    from .._tensor import _as_dtype
+    from ..extend import as_dtype as _as_dtype
     x = _t(input)
     if data_format != "NHWC":
         raise ValueError(f"Data formats other than 'NHWC' are not yet supported, got "

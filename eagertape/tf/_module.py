@@ -9,8 +9,8 @@ is what it gets, and nothing can drift.
 import functools
 import re
 
-from .._state import local, switched
-from .._variables import Variable
+from .. import extend as _extend
+from ..extend import Variable
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _IDENTIFIER = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
@@ -42,14 +42,14 @@ class name_scope:  # noqa: N801  (TF's name)
         return self._name
 
     def __enter__(self):
-        name, old = self._name, local.state.name_scope
+        name, old = self._name, _extend.current_name_scope()
         if not name:
             scope = ""
         elif name.endswith("/"):
             scope = name
         else:
             scope = f"{old}{name}/"
-        s = switched(name_scope=scope)
+        s = _extend.in_name_scope(scope)
         s.__enter__()
         self._switch.append(s)      # a scope object may be entered again, nested
         return scope

@@ -18,11 +18,11 @@ import time
 import jax
 import numpy as np
 
-from .._custom import custom_gradient
-from .._state import local
-from .._variables import init_scope as _init_scope
-from .._operators import convert_to_tensor
-from .._tensor import _as_dtype, _TensorLike, _wrap
+from ..extend import custom_gradient
+from .. import extend as _extend
+from ..extend import init_scope as _init_scope
+from ..extend import convert_to_tensor
+from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
 
 
 @contextlib.contextmanager
@@ -64,7 +64,7 @@ def get_static_value(tensor, partial=False):
 
 def inside_function():
     """True while a tf.function traces its Python function."""
-    return local.state.capture is not None
+    return _extend.function_trace() is not None
 
 
 def is_symbolic_tensor(tensor):
@@ -79,7 +79,7 @@ def get_logger():
 
 def get_current_name_scope():
     """The name scope ``tf.name_scope`` opened, without its trailing ``/``."""
-    return local.state.name_scope.rstrip("/")
+    return _extend.current_name_scope().rstrip("/")
 
 
 def timestamp(name=None):
@@ -222,7 +222,7 @@ def recompute_grad(f):
     """``f`` whose intermediate values are not kept for its gradient but computed
     again in the backward pass (``jax.checkpoint``): the same values and gradients,
     less memory. Traced as a ``tf.function`` is: one op per call on the tape."""
-    from .._function import Function
+    from .. import Function
     return Function(f, name=getattr(f, "__name__", "recompute_grad"), remat=True)
 
 

@@ -7,7 +7,7 @@ TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)
 """
 import numpy as np
 
-from .._tensor import TensorShape, _as_dtype
+from ..extend import TensorShape, as_dtype as _as_dtype
 
 
 class TensorSpec:

@@ -26,10 +26,10 @@ import jax
 import numpy as np
 
 from .. import numpy as _np
-from .._primitive import call as _call
-from .._state import local
-from .._operators import convert_to_tensor
-from .._tensor import TensorShape, _as_dtype, _TensorLike
+from ..extend import call as _call
+from .. import extend as _extend
+from ..extend import convert_to_tensor
+from ..extend import TensorShape, as_dtype as _as_dtype, TensorLike as _TensorLike
 from .errors import InvalidArgumentError, OutOfRangeError
 from ._util import concrete
 
@@ -347,7 +347,7 @@ def _flatten(ta):
     # is one buffer (a fixed structure across iterations); otherwise its
     # written elements, so an eager loop keeps TF eager's list.
     meta = (ta._dtype, ta._dynamic_size, ta._clear_after_read, ta._infer_shape)
-    if ta._buf is None and local.state.capture is not None and not ta._dynamic_size:
+    if ta._buf is None and _extend.function_trace() is not None and not ta._dynamic_size:
         ta._to_buffer("carrying it through traced control flow")
     if ta._buf is not None:
         return [ta._buf], (meta, ta._element_shape, None, None)

@@ -3,10 +3,10 @@ unsupported-name hook."""
 import jax
 import numpy as np
 
-from .._errors import InvalidArgumentError
-from .._operators import _convert_operand, _mismatch, convert_to_tensor
-from .._state import local
-from .._tensor import Tensor, _TensorLike
+from ..extend import InvalidArgumentError
+from ..extend import convert_operand as _convert_operand, dtype_mismatch as _mismatch, convert_to_tensor
+from .. import extend as _extend
+from ..extend import Tensor, TensorLike as _TensorLike
 
 
 class _Unsupported:
@@ -69,7 +69,7 @@ def same_dtype(*values, fail=TypeError, listed=False):
     >>> [t.numpy() for t in same_dtype(np.array([1.5, 2.0]), tf.constant([1, 2]))]
     [array([1, 2], dtype=int32), array([1, 2], dtype=int32)]
     """
-    if local.state.capture is not None and not listed:
+    if _extend.function_trace() is not None and not listed:
         # (a list input, ``listed``: its first tensor fixes the dtype in TF's graph too)
         return _in_order(values, fail)
     first = next((v for v in values if isinstance(v, _TensorLike)), None)
@@ -146,7 +146,7 @@ def hinted(x, y, mismatch=InvalidArgumentError):
         except TypeError:
             yt = tensor(y)
     if yt.dtype != x.dtype:
-        if local.state.capture is not None:
+        if _extend.function_trace() is not None:
             raise TypeError(_graph_mismatch(yt.dtype, x.dtype))     # TF's graph: see _in_order
         raise _mismatch(x.dtype, yt.dtype, mismatch)
     return x, yt

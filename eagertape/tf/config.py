@@ -12,7 +12,7 @@ import types
 
 import jax
 
-from .. import _config
+from ..extend import config as _config
 from ._util import _Unsupported, left_out as _left_out
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -57,7 +57,7 @@ def run_functions_eagerly(run_eagerly):
     >>> tf.config.run_functions_eagerly(False); tf.config.functions_run_eagerly()
     False
     """
-    _config.config.run_functions_eagerly = builtins.bool(run_eagerly)
+    _config.run_functions_eagerly = builtins.bool(run_eagerly)
 
 
 def functions_run_eagerly():
@@ -67,7 +67,7 @@ def functions_run_eagerly():
     >>> tf.config.functions_run_eagerly()
     False
     """
-    return _config.config.run_functions_eagerly
+    return _config.run_functions_eagerly
 
 
 experimental_run_functions_eagerly = run_functions_eagerly

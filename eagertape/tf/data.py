@@ -29,11 +29,11 @@ import os
 
 import numpy as np
 
-from .. import _function
-from .._state import switched
-from .._errors import InvalidArgumentError
-from .._operators import convert_to_tensor
-from .._tensor import Tensor, _as_dtype, _TensorLike, _wrap
+from .. import extend as _extend
+from .. import function as _function
+from ..extend import InvalidArgumentError
+from ..extend import convert_to_tensor
+from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
 from ._control_flow import vectorized_map
 from ._spec import TensorSpec
 from ._util import _Unsupported, left_out
@@ -127,19 +127,19 @@ class _UserFn:
     def __init__(self, fn, what):
         self.fn, self.what = fn, what
         name = getattr(fn, "__name__", what)
-        self.compiled = _function.function(fn, name=name)
+        self.compiled = _function(fn, name=name)
         self.eager = False
         # ``map`` then ``batch``: the function vectorised over the batch (one XLA
         # call per batch, as TF's map-and-batch fusion), where that cannot change
         # its results: no random numbers, callbacks or Variable updates in it.
-        self.vectorized = _function.function(
+        self.vectorized = _function(
             lambda *args: vectorized_map(lambda e: fn(*e), args), name=name)
         self.vectorizable = None
 
     def __call__(self, element, index):
         args = _as_args(_map(_to_tensor, element))
         # Pipeline functions record on no tape and compute values, as TF's graphs.
-        with switched(tapes=[], accumulators=[], var_watchers=[], capture=None, fused=False):
+        with _extend.outside_recording():
             try:
                 if not self.eager:
                     try:
@@ -170,7 +170,7 @@ class _UserFn:
             stacked = _stack(elements, index)
         except InvalidArgumentError:
             return None                       # shapes differ: batch will say so
-        with switched(tapes=[], accumulators=[], var_watchers=[], capture=None, fused=False):
+        with _extend.outside_recording():
             try:
                 return self.vectorized(*_as_args(_map(_to_tensor, stacked)))
             except Exception:

@@ -27,9 +27,9 @@ import numpy as np
 
 from .. import debug as _debug
 from .. import numpy as _np
-from .._errors import InvalidArgumentError
-from .._operators import convert_to_tensor
-from .._tensor import Tensor, _as_dtype, _TensorLike
+from ..extend import InvalidArgumentError
+from ..extend import convert_to_tensor
+from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike
 from . import math as _math
 from ._util import _Unsupported, concrete
 

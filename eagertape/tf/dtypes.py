@@ -14,10 +14,10 @@ import numpy as np
 import jax.numpy as _jnp
 
 from .. import numpy as _np
-from .._primitive import call as _call
-from .._dtypes import DType, category
-from .._tensor import _as_dtype, _python_default_dtype, _TensorLike
-from .._variables import _Alias
+from ..extend import call as _call
+from ..extend import DType, dtype_category as category
+from ..extend import as_dtype as _as_dtype, python_default_dtype as _python_default_dtype, TensorLike as _TensorLike
+from ..extend import VariableAlias as _Alias
 from ._util import STRINGS, _Unsupported, tensor as _t
 
 float16, bfloat16 = DType("float16"), DType(_jnp.bfloat16)

@@ -15,7 +15,7 @@ True
 """
 # The core raises this InvalidArgumentError itself, for ops given shapes or
 # dtypes they cannot take (a ValueError and a TypeError too).
-from .._errors import InvalidArgumentError, OpError  # noqa: F401
+from ..extend import InvalidArgumentError, OpError  # noqa: F401
 from ._util import _Unsupported
 
 __getattr__ = _Unsupported("tf.errors")

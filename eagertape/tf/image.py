@@ -38,9 +38,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._errors import InvalidArgumentError
-from .._primitive import call as _call
-from .._tensor import _as_dtype, _TensorLike, _wrap
+from ..extend import InvalidArgumentError
+from ..extend import call as _call
+from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
 from . import random as _random
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
 from .errors import FailedPreconditionError, OutOfRangeError

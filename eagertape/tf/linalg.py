@@ -21,10 +21,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import numpy as _np
-from .._errors import InvalidArgumentError
-from .._operators import _convert_operand
-from .._primitive import call as _call
-from .._tensor import TensorShape, _as_dtype, _TensorLike
+from ..extend import InvalidArgumentError
+from ..extend import convert_operand as _convert_operand
+from ..extend import call as _call
+from ..extend import TensorShape, as_dtype as _as_dtype, TensorLike as _TensorLike
 from ._util import _Unsupported, concrete as _concrete, hinted as _hinted, tensor as _t
 from ._util import ints as _ints
 from ._array import one_hot as _one_hot

@@ -19,13 +19,13 @@ import numpy as np
 
 import jax.numpy as jnp
 
-from .. import _connected
 from .. import nn as _nn
 from .. import numpy as _np
-from .._primitive import call as _call, stop_gradient
-from .._operators import _convert_operand
-from .._tensor import _as_dtype, _TensorLike
-from .._errors import InvalidArgumentError
+from ..extend import call as _call, stop_gradient
+from ..extend import convert_operand as _convert_operand
+from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike
+from ..extend import InvalidArgumentError
+from ..extend import reading_inputs as _reading_inputs
 from ._util import _Unsupported, hinted as _hinted, same_dtype as _same, tensor as _t
 from ._util import each_alone as _each_alone
 
@@ -219,7 +219,7 @@ def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
 def _prod(x, axis, keepdims):
     # TF's ProdGrad reads the input even where the product has one factor (an
     # axis of size 1), so a second derivative is zeros there, not None.
-    return _connected.reading_inputs(jnp.prod)(x, axis=axis, keepdims=keepdims)
+    return _reading_inputs(jnp.prod)(x, axis=axis, keepdims=keepdims)
 
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
@@ -631,8 +631,8 @@ def sobol_sample(dim, num_results, skip=0, dtype="float32", name=None):
     import warnings
 
     from scipy.stats import qmc
-    from .._operators import convert_to_tensor
-    from .._tensor import _as_dtype
+    from ..extend import convert_to_tensor
+    from ..extend import as_dtype as _as_dtype
     dim, n, skip = (int(_t(v).numpy()) if hasattr(v, "numpy") else int(v)
                     for v in (dim, num_results, skip))
     if dim < 1 or n < 0 or skip < 0:

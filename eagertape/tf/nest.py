@@ -40,7 +40,7 @@ def is_nested(seq):
         return False
     if isinstance(seq, (list, tuple, _abc.Mapping, _abc.MappingView)):
         # A TensorShape is a tuple in eagertape, an atom in TF.
-        from .._tensor import TensorShape
+        from ..extend import TensorShape
         return not isinstance(seq, TensorShape)
     return isinstance(seq, _abc.Sequence)
 

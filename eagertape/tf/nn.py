@@ -12,9 +12,9 @@ import numpy as np
 
 from .. import nn as _jnn
 from .. import numpy as _np
-from .._primitive import call as _call
-from .._errors import InvalidArgumentError
-from .._primitive import stop_gradient as _stop_gradient
+from ..extend import call as _call
+from ..extend import InvalidArgumentError
+from ..extend import stop_gradient as _stop_gradient
 from . import math as _math
 # TF's tf.nn and tf.math share these (the same functions).
 from .math import l2_normalize, log_softmax, softmax  # noqa: F401
@@ -425,7 +425,7 @@ def collapse_repeated(labels, seq_length, name=None):
     out = np.zeros((lab.shape[0], int(new_len.max(initial=0))), lab.dtype)
     for i in range(lab.shape[0]):
         out[i, :new_len[i]] = lab[i][keep[i]]
-    from .._operators import constant
+    from ..extend import constant
     return constant(out), constant(new_len.astype(lengths.dtype))
 
 
@@ -440,7 +440,7 @@ def ctc_unique_labels(labels, name=None):
         for j, v in enumerate(row.tolist()):
             idx[i, j] = seen.setdefault(v, len(seen))
         ys[i, :len(seen)] = list(seen)
-    from .._operators import constant
+    from ..extend import constant
     return [constant(ys), constant(idx)]
 
 
@@ -506,7 +506,7 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     int32 rows, ``ids`` int64 positions in ``sampled_candidates``, ``weights``
     float32 ``-FLOAT_MAX)``, row by row and true class by true class; a candidate
     sampled twice is found at its last position, as in TF."""
-    from .._operators import constant
+    from ..extend import constant
     from .errors import InvalidArgumentError
     tc = _concrete(_t(true_classes), "true_classes")
     sc = _concrete(_t(sampled_candidates), "sampled_candidates")

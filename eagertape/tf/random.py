@@ -38,11 +38,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._errors import InvalidArgumentError
-from .._primitive import call as _call
-from .._state import local, switched
-from .._tensor import _as_dtype, _TensorLike, _wrap
-from .._variables import Variable
+from ..extend import InvalidArgumentError
+from ..extend import call as _call
+from .. import extend as _extend
+from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
+from ..extend import Variable
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
 
 __getattr__ = _Unsupported("tf.random", {
@@ -96,16 +96,15 @@ def _next_key(seed=None):
     var = _gen.streams.get(stream)
     if var is None:
         # (made on first use, perhaps while a tf.function traces: a concrete key)
-        with switched(capture=None, tapes=[], accumulators=[], var_watchers=[]), \
-                jax.ensure_compile_time_eval():
+        with _extend.init_scope():
             var = _gen.streams[stream] = Variable(np.asarray(_initial_key(stream)),
                                                   trainable=False, name="random_stream")
-    if local.state.capture is None:
+    if _extend.function_trace() is None:
         key, sub = jax.random.split(var._val)
         var._val = key
         return sub
     # Traced by tf.function: the key is read and written as the function runs.
-    with switched(tapes=[], accumulators=[], var_watchers=[]):
+    with _extend.unrecorded(watch_reads=False):
         key, sub = jax.random.split(var.read_value()._value)
         var.assign(_wrap(key))
     return sub

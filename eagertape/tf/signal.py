@@ -26,10 +26,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import numpy as _np
-from .._errors import InvalidArgumentError
-from .._primitive import call as _call
-from .._state import x64
-from .._tensor import _as_dtype, _TensorLike, _wrap
+from ..extend import InvalidArgumentError
+from ..extend import call as _call
+from ..extend import x64
+from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
 
 __getattr__ = _Unsupported("tf.signal")

@@ -54,11 +54,11 @@ import weakref
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _keras
+from . import _keras
 from .. import optimizers as _optimizers
-from .._tensor import standin as _standin
-from .._errors import InvalidArgumentError
-from .._variables import Variable
+from ..extend import standin as _standin
+from ..extend import InvalidArgumentError
+from ..extend import Variable
 from ._module import Module
 from ._util import _Unsupported, left_out as _left_out
 

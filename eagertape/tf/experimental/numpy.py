@@ -19,7 +19,7 @@ import jax.numpy as _jnp
 import numpy as _onp
 
 from ... import numpy as _np
-from ..._tensor import Tensor as ndarray  # noqa: F401
+from ...extend import Tensor as ndarray  # noqa: F401
 from .._util import _Unsupported
 
 # TF's names (TF 2.21) that are the recorded JAX function of the same name.

@@ -5,7 +5,7 @@ run as they are; what this module adds is how they meet the tape:
 
 - A Keras weight *is* an eagertape Variable: ``_KerasVariable`` reads and
   writes the Keras variable's own storage (no copy that could drift), and the
-  core finds it through ``_eagertape_variable`` (see ``_tensor.standin``). So
+  core finds it through ``_eagertape_variable`` (see ``extend.standin``). So
   tapes watch ``layer.kernel`` when it is read, ``tape.gradient(loss,
   model.trainable_variables)`` takes Keras's list, and optimizers update it in
   place.
@@ -35,12 +35,12 @@ import weakref
 import jax
 import numpy as np
 
-from ._cache import Table
-from ._connected import reading_inputs
-from ._primitive import call
-from ._state import local, switched
-from ._tensor import _TensorLike, _wrap, is_tensor_like, standin, tf_variable_error
-from ._variables import Variable, _uid, init_scope
+from .. import extend
+from ..extend import CacheTable as Table
+from ..extend import Variable, call, init_scope, is_tensor_like, reading_inputs, standin
+from ..extend import TensorLike as _TensorLike
+from ..extend import foreign_variable_error as tf_variable_error
+from ..extend import wrap as _wrap
 
 _keras = None          # the keras module once joined
 _in_stateless_scope = None
@@ -93,7 +93,7 @@ class _KerasVariable(Variable):
 
     def __init__(self, kv):
         self._kv = kv
-        self._uid = next(_uid)
+        self._uid = extend.new_variable_id()
 
     @property
     def _val(self):
@@ -149,8 +149,7 @@ def _quiet():
     # Keras's JAX backend is written for JAX's default 32-bit mode (with x64
     # on, its Python constants and int labels make float64 results, where
     # tf.keras gives float32).
-    with switched(tapes=[], accumulators=[], var_watchers=[], capture=None, fused=False), \
-            jax.enable_x64(False):
+    with extend.outside_recording(), jax.enable_x64(False):
         yield
 
 
@@ -174,7 +173,7 @@ def _make_layer_fn(keras, layer, original):
         mapping = list(zip(layer.trainable_variables, trainable)) + list(
             zip(layer.non_trainable_variables, non_trainable))
         read = []
-        with _quiet(), switched(var_watchers=[read]), \
+        with _quiet(), extend.watching_reads(read), \
                 StatelessScope(state_mapping=mapping, collect_losses=True) as scope:
             out = original(layer, *args, **kwargs)
             new = [scope.get_current_value(v) for v in layer.non_trainable_variables]
@@ -241,7 +240,7 @@ def _stages(keras, model):
 
 def _staged_call(keras, stages, x, kwargs):
     first, second, feeding, rest, struct = stages
-    from ._operators import constant
+    from ..extend import constant
     # Keras refuses a list that mixes its arrays with other tensors: all Tensors.
     inputs = [v if isinstance(v, _TensorLike) else constant(_as_input(v))
               for v in keras.tree.flatten(x)]
@@ -480,8 +479,7 @@ def _records(args, kwargs):
     eagertape Tensor among them, or a Keras weight while a tape records."""
     if _in_stateless_scope() or _in_symbolic_scope():
         return False
-    h = local.state
-    taping = bool(h.tapes or h.accumulators)
+    taping = extend.recording()
     found = False
     for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_leaf):
         if _foreign_leaf(x):
@@ -542,8 +540,7 @@ def _make_layer_call(layer_call):
             # one that counts.
             with _quiet(), keras.StatelessScope():
                 layer_call(self, *_values_of(args), **_values_of(kwargs))
-        h = local.state
-        if (h.tapes or h.accumulators) and len(args) == 1:
+        if extend.recording() and len(args) == 1:
             stages = _stages(keras, self)
             if stages is not None:
                 return _staged_call(keras, stages, args[0], kwargs)
@@ -616,7 +613,7 @@ def _make_convert_input(original):
     def convert_input(self, x, autocast, dtype):
         if isinstance(x, _TensorLike):
             if self._should_cast(x, autocast, _keras.backend.standardize_dtype(dtype)):
-                from ._operators import cast
+                from .dtypes import cast
                 return cast(x, dtype)
             return x
         return original(self, x, autocast, dtype)
@@ -707,10 +704,10 @@ def _make_value(value):
     # trainable one's value is the Variable's read, as TF's `.value()` is.
     def value_(self):
         if not _in_stateless_scope():
-            h = local.state
-            if h.capture is not None:
-                return h.capture.read(_standin(self))
-            if (h.tapes or h.accumulators) and self.trainable:
+            trace = extend.function_trace()
+            if trace is not None:
+                return trace.read(_standin(self))
+            if self.trainable and extend.recording():
                 return _standin(self).read_value()
         return value.fget(self)
     return property(value_, doc=value.__doc__)
@@ -718,7 +715,7 @@ def _make_value(value):
 
 def _make_direct_assign(direct_assign):
     def _direct_assign(self, new):
-        c = local.state.capture
+        c = extend.function_trace()
         if c is not None and not _in_stateless_scope():
             return c.write(_standin(self), new)
         return direct_assign(self, new)
@@ -740,20 +737,15 @@ def _make_variable_init(init):
     # on its first step) gets a real initial value, not one of the trace.
     # As TF's: made on a function's first trace only (that trace is then made
     # again), refused on a later one.
-    from ._function import _SINGLETON
-
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        cap = local.state.capture
-        if cap is None:
+        trace = extend.function_trace()
+        if trace is None:
             return init(self, *args, **kwargs)
-        creating = getattr(cap, "creating", None)
-        if creating is False:
-            raise ValueError(_SINGLETON)
-        with switched(capture=None), jax.ensure_compile_time_eval():
+        trace.may_create()
+        with extend.init_scope():
             init(self, *args, **kwargs)
-        if creating:
-            cap.created.append((self, None))
+        trace.admit(self)
     return __init__
 
 
@@ -768,9 +760,8 @@ def _make_operator(original):
     dunder = original.__name__
 
     def op(self, *other):
-        h = local.state
         if not _in_stateless_scope() and (
-                (other and isinstance(other[0], _TensorLike)) or h.tapes or h.accumulators):
+                (other and isinstance(other[0], _TensorLike)) or extend.recording()):
             return getattr(_standin(self), dunder)(*other)
         return original(self, *other)
     op.__name__ = dunder
@@ -917,12 +908,10 @@ def _make_compute_output_spec(compute_output_spec):
     # custom call give eagertape Tensors there, which JAX cannot take back as
     # outputs: they are unwrapped, the call runs quietly, and what it writes to
     # Variables is dropped (TF runs it in a scratch graph).
-    from ._function import _Capture
-
     def compute_output_spec_(fn, *args, **kwargs):
         @functools.wraps(fn)
         def unwrapped(*a, **k):
-            with _quiet(), switched(capture=_Capture()):
+            with _quiet(), extend.scratch_trace():
                 return _values_of(fn(*a, **k))
         args, kwargs = jax.tree_util.tree_map(_as_spec, (args, kwargs), is_leaf=_leaf)
         return compute_output_spec(unwrapped, *args, **kwargs)
@@ -1044,7 +1033,7 @@ class _DefaultDistributionStrategy:
     def reduce(self, reduce_op, value, axis=None):
         if axis is None:
             return value
-        from . import numpy as enp
+        from .. import numpy as enp
         return (enp.sum if str(reduce_op).upper().endswith("SUM") else enp.mean)(value, axis=axis)
 
     def experimental_distribute_dataset(self, dataset, options=None):
@@ -1220,8 +1209,8 @@ def _state_variables(model, name):
 
 
 def _tf_style_function(model, name):
-    from ._function import function
-    from ._operators import constant
+    from .. import function
+    from ..extend import constant
     step = getattr(model, name)
     if not model.run_eagerly:
         step = function(step)

@@ -1,0 +1,51 @@
+"""The names eagertape takes from JAX's private modules (``jax._src``), in one place.
+
+JAX does not promise these across versions. Each is imported and checked here,
+at eagertape's import, so that when one moves the error says which name, which
+JAX version, and what to do; nothing else in eagertape imports ``jax._src``
+(``tests/test_structure.py`` checks that).
+
+``TESTED_JAX`` is the range of JAX versions the test suite ran on; outside it
+eagertape still runs, and these checks are what fails first if JAX moved a name.
+
+============== =========================== ========================================
+name           JAX's private name          why eagertape needs it
+============== =========================== ========================================
+x64_flag       ``jax._src.config           JAX's 64-bit setting for this thread,
+               .enable_x64``               switched around eagertape's own calls
+                                           (``_state.x64``): the public
+                                           ``jax.enable_x64`` context costs 3x as
+                                           much per call, and eagertape switches it
+                                           once per recorded op
+ArrayImpl      ``jax._src.array            the concrete array class, named without
+               .ArrayImpl``                making an array (an array made at import
+                                           would start XLA's backend, after which
+                                           ``jax.distributed.initialize()`` fails);
+                                           ``type(v) is ArrayImpl`` is the fast test
+                                           of a computed value on the hot path
+============== =========================== ========================================
+"""
+import importlib
+
+import jax
+
+TESTED_JAX = ("0.8.1", "0.10.2")     # the lowest and the highest version the suite ran on
+
+
+def _private(module, name, attrs=()):
+    try:
+        obj = getattr(importlib.import_module(module), name)
+        for a in attrs:
+            getattr(obj, a)
+    except (ImportError, AttributeError) as e:
+        raise ImportError(
+            f"eagertape needs {module}.{name}{' with ' + ', '.join(attrs) if attrs else ''}, "
+            f"which JAX {jax.__version__} does not have ({e}); eagertape was tested with JAX "
+            f"{TESTED_JAX[0]} to {TESTED_JAX[1]}: install a JAX in that range "
+            f"(pip install 'jax>={TESTED_JAX[0]},<={TESTED_JAX[1]}'), or report this with "
+            "your JAX version") from None
+    return obj
+
+
+x64_flag = _private("jax._src.config", "enable_x64", attrs=("value", "swap_local", "set_local"))
+ArrayImpl = _private("jax._src.array", "ArrayImpl")

@@ -1,0 +1,254 @@
+"""What code built on eagertape's tapes may use: the extension surface.
+
+A facade (``eagertape.tf``) or a join of another library (Keras, in
+``eagertape.tf``) defines recorded operations and Tensor types with the names
+here and the public modules (``eagertape``, ``eagertape.numpy``, ``eagertape.nn``,
+``eagertape.optimizers``, ...), never with the core's private modules; a test
+(``tests/test_structure.py``) holds ``eagertape/tf/`` to that. The core may rename
+anything else; these names keep their meaning.
+
+An operation is a JAX function recorded as one call (``primitive``, ``call``);
+``jax.vjp`` gives its gradient, as for every recorded call. Its arguments are
+converted by TF's rules (``convert_to_tensor``, ``convert_operand``), its results
+are ``Tensor``\\ s. Code that must compute values without being recorded (a data
+pipeline, a random stream's state, a library's own bookkeeping) runs under
+``outside_recording()``; code traced inside a recorded call (a ``cond``'s
+branch) runs under ``unrecorded()``.
+
+>>> import jax.numpy as jnp
+>>> import eagertape as et
+>>> from eagertape import extend
+>>> def softsign(x):
+...     x = extend.convert_to_tensor(x)
+...     return extend.call(lambda v: v / (1 + jnp.abs(v)), (x,), name="softsign")
+>>> v = et.Variable(1.0)
+>>> with et.GradientTape() as tape:
+...     y = softsign(v)
+>>> float(y), float(tape.gradient(y, v))
+(0.5, 0.25)
+>>> with et.GradientTape() as tape:
+...     with extend.outside_recording():
+...         z = softsign(v)
+>>> print(tape.gradient(z, v))
+None
+
+The names, by what they are for:
+
+- recorded operations: ``primitive``, ``call``, ``stop_gradient``,
+  ``custom_gradient``, ``reading_inputs``, ``tie``, ``is_inexact``;
+- Tensors and Variables: ``Tensor``, ``Variable``, ``TensorLike``,
+  ``TensorShape``, ``is_tensor_like``, ``wrap``, ``standin``, ``VariableAlias``,
+  ``new_variable_id``;
+- conversion and dtypes: ``convert_to_tensor``, ``constant``,
+  ``convert_operand``, ``dtype_mismatch``, ``as_dtype``, ``python_default_dtype``,
+  ``DType``, ``dtype_category``, ``foreign_variable_error``;
+- what records now: ``outside_recording``, ``unrecorded``, ``init_scope``,
+  ``recording``, ``recording_tapes``, ``watching_reads``, ``function_trace``,
+  ``scratch_trace``, ``VARIABLE_ON_LATER_TRACE``, ``current_name_scope``,
+  ``in_name_scope``;
+- settings and 64-bit types: ``config``, ``x64``, ``x64_modules``;
+- errors and caches: ``OpError``, ``InvalidArgumentError``, ``CacheTable``.
+"""
+import contextlib as _contextlib
+
+from ._cache import Table as CacheTable
+from ._config import config
+from ._connected import _inexact as is_inexact
+from ._connected import reading_inputs, tie
+from ._custom import custom_gradient
+from ._dtypes import DType
+from ._dtypes import category as dtype_category
+from ._errors import InvalidArgumentError, OpError
+from ._function import _SINGLETON as VARIABLE_ON_LATER_TRACE
+from ._function import _Capture
+from ._operators import _convert_operand as convert_operand
+from ._operators import _mismatch as dtype_mismatch
+from ._operators import constant, convert_to_tensor
+from ._primitive import call, primitive, stop_gradient
+from ._state import local as _local
+from ._state import switched as _switched
+from ._state import x64, x64_modules
+from ._tensor import _as_dtype as as_dtype
+from ._tensor import _python_default_dtype as python_default_dtype
+from ._tensor import _TensorLike as TensorLike
+from ._tensor import _wrap as wrap
+from ._tensor import Tensor, TensorShape, is_tensor_like, standin
+from ._tensor import tf_variable_error as foreign_variable_error
+from ._variables import _Alias as VariableAlias
+from ._variables import _uid
+from ._variables import Variable, init_scope
+
+__all__ = [
+    "primitive", "call", "stop_gradient", "custom_gradient", "reading_inputs", "tie",
+    "is_inexact",
+    "Tensor", "Variable", "TensorLike", "TensorShape", "is_tensor_like", "wrap", "standin",
+    "VariableAlias", "new_variable_id",
+    "convert_to_tensor", "constant", "convert_operand", "dtype_mismatch", "as_dtype",
+    "python_default_dtype", "DType", "dtype_category", "foreign_variable_error",
+    "outside_recording", "unrecorded", "init_scope", "recording", "recording_tapes",
+    "watching_reads", "function_trace", "scratch_trace", "VARIABLE_ON_LATER_TRACE",
+    "current_name_scope", "in_name_scope",
+    "config", "x64", "x64_modules",
+    "OpError", "InvalidArgumentError", "CacheTable",
+]
+
+
+def new_variable_id():
+    """A number no other Variable of this process has (``Variable._uid``'s kind),
+    for a library's variable that stands for an eagertape Variable.
+
+    >>> from eagertape import extend
+    >>> extend.new_variable_id() != extend.new_variable_id()
+    True
+    """
+    return next(_uid)
+
+
+def outside_recording():
+    """A context in which nothing records: no GradientTape, ForwardAccumulator,
+    ``custom_gradient``'s watch of Variable reads or ``tf.function`` trace sees the
+    calls made inside, and every call computes its value at once (in fused mode
+    too). What a data pipeline's functions and a library's own bookkeeping run in;
+    as TF's graphs of ``tf.data``, they give values. ``init_scope`` also lifts
+    the code out of any JAX trace (a Variable's initial value).
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> x = et.Variable(2.0)
+    >>> with et.GradientTape() as tape:
+    ...     with extend.outside_recording():
+    ...         y = x * x
+    >>> print(tape.gradient(y, x))
+    None
+    """
+    return _switched(tapes=[], accumulators=[], var_watchers=[], capture=None, fused=False)
+
+
+def unrecorded(watch_reads=True):
+    """A context in which no GradientTape or ForwardAccumulator records (all of
+    them paused, as each tape's ``stop_recording()``), while a ``tf.function``
+    being traced goes on tracing: for code traced inside one recorded call (a
+    ``cond``'s branches, a loop's body), whose gradient is that call's.
+    ``watch_reads=False`` also hides Variable reads from ``custom_gradient``
+    (a library's own state, as a random stream's key).
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> x = et.Variable(2.0)
+    >>> with et.GradientTape() as tape:
+    ...     with extend.unrecorded():
+    ...         y = x * x
+    >>> print(tape.gradient(y, x))
+    None
+    """
+    if watch_reads:
+        return _switched(tapes=[], accumulators=[])
+    return _switched(tapes=[], accumulators=[], var_watchers=[])
+
+
+def recording():
+    """Whether a GradientTape or ForwardAccumulator records on this thread now.
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> with et.GradientTape():
+    ...     extend.recording()
+    True
+    >>> extend.recording()
+    False
+    """
+    st = _local.state
+    return bool(st.tapes or st.accumulators)
+
+
+def recording_tapes():
+    """The GradientTapes recording on this thread, in the order they were entered
+    (a new list).
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> with et.GradientTape() as tape:
+    ...     extend.recording_tapes() == [tape]
+    True
+    """
+    return list(_local.state.tapes)
+
+
+def watching_reads(into):
+    """A context in which every Variable read is also appended to the list
+    ``into`` (how ``custom_gradient`` finds the Variables its function reads).
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> v, read = et.Variable(1.0), []
+    >>> with extend.watching_reads(read):
+    ...     _ = v * 2.0
+    >>> read == [v]
+    True
+    """
+    return _switched(var_watchers=[into])
+
+
+def function_trace():
+    """The trace of the ``tf.function`` (``eagertape.function``) this thread is
+    tracing now, or None. What a library's variable reads and writes go through
+    while a function is traced, so that the compiled function takes them as its
+    inputs and outputs:
+
+    - ``read(v)``: the value traced code sees for Variable ``v``;
+    - ``write(v, value)``: ``v`` holds ``value`` from here on in the trace, and is
+      written when the function runs; ``written``: ``{id(v): v}`` of those written;
+    - ``may_create()``: raises TF's error (``VARIABLE_ON_LATER_TRACE``) where no
+      Variable may be made (a function's later trace); ``admit(v)``: ``v`` was made
+      on this trace from a value computed at once (under ``init_scope``).
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> print(extend.function_trace())
+    None
+    >>> et.function(lambda x: extend.function_trace() is not None)(et.constant(1.0))
+    True
+    """
+    return _local.state.capture
+
+
+def scratch_trace():
+    """A context that traces as a ``tf.function``'s first trace would, but keeps
+    nothing: what the code writes to Variables is dropped (TF runs such code in a
+    scratch graph; Keras's symbolic build of a model).
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> v = et.Variable(1.0)
+    >>> with extend.scratch_trace():
+    ...     _ = v.assign(5.0)
+    >>> float(v)
+    1.0
+    """
+    return _switched(capture=_Capture())
+
+
+def current_name_scope():
+    """The prefix ``tf.name_scope`` gives new Variables' names now ("a/b/", or "").
+
+    >>> from eagertape import extend
+    >>> with extend.in_name_scope("layer/"):
+    ...     extend.current_name_scope()
+    'layer/'
+    """
+    return _local.state.name_scope
+
+
+@_contextlib.contextmanager
+def in_name_scope(prefix):
+    """A context in which new Variables' names start with ``prefix`` (ending in
+    "/", or "" for none), put back however the block leaves.
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> with extend.in_name_scope("dense/"):
+    ...     et.Variable(1.0, name="kernel").name
+    'dense/kernel:0'
+    """
+    with _switched(name_scope=prefix):
+        yield prefix
