@@ -80,28 +80,31 @@ from .math import (abs, acos, add, add_n, argmax, argmin, asin, atan, atan2, cos
                    tan, tanh, truediv)
 from .math import (acosh, asinh, atanh, scalar_mul, truncatediv, truncatemod)  # noqa: F401,E402
 
-from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left_out as _left_out
+from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left_out as _excluded
+from ._left_out import NAMESPACES as _LEFT_OUT_NAMESPACES
 _unsupported = _Unsupported("tf", {
-    **_left_out(_STRINGS, "string as_string fingerprint"),
-    **_left_out(_SPARSE, "IndexedSlices IndexedSlicesSpec SparseTensor SparseTensorSpec "
+    **_excluded(_STRINGS, "string as_string fingerprint"),
+    **_excluded(_SPARSE, "IndexedSlices IndexedSlicesSpec SparseTensor SparseTensorSpec "
                 "RaggedTensor RaggedTensorSpec ragged_fill_empty_rows "
                 "ragged_fill_empty_rows_grad edit_distance"),
-    **_left_out(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
-    **_left_out("TF raises in eager mode too (a graph-only op); use tf.stack",
+    **_excluded(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
+    **_excluded("TF raises in eager mode too (a graph-only op); use tf.stack",
                 "parallel_stack"),
-    **_left_out("tf.gradients and tf.hessians raise in TF's eager mode too; use "
+    **_excluded("tf.gradients and tf.hessians raise in TF's eager mode too; use "
                 "tf.GradientTape (tape.gradient, tape.jacobian)", "gradients hessians"),
-    **_left_out("TF's gradient registry: eagertape takes every gradient from jax.vjp; "
+    **_excluded("TF's gradient registry: eagertape takes every gradient from jax.vjp; "
                 "use tf.custom_gradient (or tf.stop_gradient for none)",
                 "RegisterGradient no_gradient"),
-    **_left_out("TF runtime internals (custom kernels, protos, composite-tensor type specs, "
+    **_excluded("TF runtime internals (custom kernels, protos, composite-tensor type specs, "
                 "variable creators, pinned memory, serving batching) with no JAX counterpart",
                 "load_library load_op_library make_tensor_proto make_ndarray "
                 "register_tensor_conversion_function CriticalSection variable_creator_scope "
                 "check_pinned nondifferentiable_batch_function TypeSpec type_spec_from_value "
                 "NoneTensorSpec OptionalSpec TensorArraySpec DeviceSpec"),
-    **_left_out("TF's quantized and handle dtypes have no JAX dtype",
+    **_excluded("TF's quantized and handle dtypes have no JAX dtype",
                 "qint8 qint16 qint32 quint8 quint16 resource variant"),
+    # Whole namespaces (tf.summary, tf.io, ...): the op-level hint would mislead there.
+    **_LEFT_OUT_NAMESPACES,
 })
 
 
@@ -462,7 +465,7 @@ def _namespace(name, **attrs):
 _own_optimizers = _namespace("tf.optimizers", SGD=_optimizers.SGD, Adam=_optimizers.Adam,
                              RMSprop=_optimizers.RMSprop, Adagrad=_optimizers.Adagrad,
                              Optimizer=_optimizers.Optimizer)
-# TF 1.x eager spellings the seed tutorials use (tfe = tf.contrib.eager).
+# TF 1.x eager spellings that TF's early eager tutorials use (tfe = tf.contrib.eager).
 contrib = _namespace("tf.contrib", eager=_namespace(
     "tf.contrib.eager", Variable=Variable, GradientTape=GradientTape,
     executing_eagerly=executing_eagerly, enable_eager_execution=enable_eager_execution))
