@@ -132,7 +132,8 @@ def x64_modules(names):
     (properties' getters and setters included); a function bound under several
     names (``tf.add`` and ``tf.math.add``) becomes one scoped function, so
     identities are kept. Generator functions are left as they are (their bodies
-    run after the call returns).
+    run after the call returns). Returns the names of what it scoped, where it
+    found them, sorted ("module.function", "module.Class.method").
     """
     import inspect
     import sys
@@ -140,8 +141,9 @@ def x64_modules(names):
 
     modules = [sys.modules[n] for n in names]
     scoped = {}     # id(original) -> scoped
+    listing = []
 
-    def scope(fn):
+    def scope(fn, label):
         if not isinstance(fn, types.FunctionType) or inspect.isgeneratorfunction(fn) \
                 or getattr(fn, "_x64_scoped", False):
             return fn
@@ -149,17 +151,20 @@ def x64_modules(names):
         if s is None:
             s = scoped[id(fn)] = x64(fn)
             s._x64_scoped = True
+            listing.append(label)
         return s
 
-    def scope_class(cls):
+    def scope_class(cls, label):
         for k, v in list(vars(cls).items()):
+            at = f"{label}.{k}"
             if isinstance(v, types.FunctionType):
-                new = scope(v)
+                new = scope(v, at)
             elif isinstance(v, (staticmethod, classmethod)):
-                new = type(v)(scope(v.__func__))
+                new = type(v)(scope(v.__func__, at))
             elif isinstance(v, property):
-                new = property(scope(v.fget) if v.fget else None,
-                               scope(v.fset) if v.fset else None, v.fdel, v.__doc__)
+                new = property(scope(v.fget, at) if v.fget else None,
+                               scope(v.fset, at + ".setter") if v.fset else None, v.fdel,
+                               v.__doc__)
             else:
                 continue
             if new is not v:
@@ -170,9 +175,9 @@ def x64_modules(names):
             if k.startswith("_") or getattr(v, "__module__", None) != mod.__name__:
                 continue
             if isinstance(v, type) and not issubclass(v, BaseException):
-                scope_class(v)
+                scope_class(v, f"{mod.__name__}.{k}")
             elif isinstance(v, types.FunctionType):
-                scope(v)
+                scope(v, f"{mod.__name__}.{k}")
     # Rebind every name to the scoped function: in the modules, and in the namespace
     # objects they build (tf.optimizers, tf.random.experimental, ...).
     spaces = []
@@ -187,3 +192,4 @@ def x64_modules(names):
             s = scoped.get(id(v))
             if s is not None:
                 d[k] = s
+    return sorted(listing)

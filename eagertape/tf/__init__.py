@@ -502,13 +502,8 @@ types = _namespace("tf.types", experimental=_namespace(
 from . import config  # noqa: E402,F401  (tf.config: JAX's devices in TF's form)
 
 
-def _scope_x64():
-    # After every facade module is loaded: their public functions run with TF's
-    # 64-bit types on (see _state.x64_modules); the user's JAX keeps its setting.
-    from ..extend import x64_modules
-    # Keras (tf.keras and its join) runs in JAX's default 32-bit mode, as tf.keras.
-    x64_modules([n for n in sys.modules if n == __name__ or n.startswith(__name__ + ".")
-                 and not n.startswith((__name__ + ".keras", __name__ + "._keras"))])
+# After every facade module is loaded: their public functions run with TF's 64-bit
+# types on, the user's JAX keeps its setting (what is scoped, and why: _x64.py).
+from . import _x64  # noqa: E402
 
-
-_scope_x64()
+_x64.scope()

@@ -48,7 +48,6 @@ import numpy as np
 
 from .. import numpy as _tnp
 from .. import extend as _extend
-from ..extend import x64_modules as _x64_modules
 from ..extend import TensorLike as _TensorLike, wrap as _wrap
 from . import _control_flow
 
@@ -821,4 +820,6 @@ namespace.to_graph = convert
 
 # Imported on first use, after the facade scoped its modules: its public functions
 # run with TF's 64-bit types on as theirs do.
-_x64_modules([__name__])
+from . import _x64  # noqa: E402
+
+_x64.scope([__name__])
