@@ -83,6 +83,23 @@ def test_minimum_versions_are_the_ones_ci_installs():
     assert pins["jax"] == pins["jaxlib"]
 
 
+def test_jax_and_keras_have_upper_bounds_over_the_tested_range():
+    # eagertape uses JAX's private names (eagertape/_jax_private.py) and patches
+    # Keras's (the join's table): pip installs no version past the next minor
+    # release after the tested range (TESTED_JAX); within it, _jax_private's checks
+    # at import name what moved.
+    from eagertape import _jax_private
+    reqs = {Requirement(r).name: Requirement(r) for r in PROJECT["dependencies"]
+            + PROJECT["optional-dependencies"]["keras"]}
+    low, high = (Version(v) for v in _jax_private.TESTED_JAX)
+    for name in ("jax", "jaxlib"):
+        uppers = [Version(s.version) for s in reqs[name].specifier if s.operator == "<"]
+        assert len(uppers) == 1 and uppers[0] > high, reqs[name]
+        assert low in reqs[name].specifier and high in reqs[name].specifier
+    assert Version(jax.__version__) in reqs["jax"].specifier
+    assert any(s.operator == "<" for s in reqs["keras"].specifier), reqs["keras"]
+
+
 def test_runtime_dependencies_are_what_the_package_imports():
     names = {Requirement(r).name for r in PROJECT["dependencies"]}
     assert names == {"jax", "jaxlib", "numpy", "optax", "diastatic-malt"}
