@@ -1,6 +1,12 @@
-"""``python -m eagertape``: a short tour of tapes on JAX."""
+"""``python -m eagertape``: a short tour of tapes on JAX.
+
+``python -m eagertape bench`` runs the repository's benchmark (``benchmarks/``)
+where an eagertape checkout is found: it is not part of the installed package."""
 import argparse
+import pathlib
 import sys
+
+_REPOSITORY = "https://github.com/eagertape/eagertape"
 
 
 def f4(abcd):
@@ -10,6 +16,8 @@ def f4(abcd):
 
 
 def tour(out=print):
+    """Print the tour: a gradient by tape beside finite differences, a persistent
+    tape, a second derivative, a training loop and the JAX backend in use."""
     import jax
     import numpy as np
 
@@ -65,19 +73,61 @@ def tour(out=print):
         f"replay cache: {info.misses} compile, {info.hits} hits")
 
 
+def _checkout(folder):
+    """The root of the eagertape checkout that holds ``folder``, or None: the directory
+    above this package (an editable install, or a run from the checkout), else the
+    working directory. A checkout is a directory whose pyproject.toml names the
+    project eagertape."""
+    import tomllib
+    for root in (pathlib.Path(__file__).resolve().parent.parent, pathlib.Path.cwd().resolve()):
+        try:
+            with open(root / "pyproject.toml", "rb") as f:
+                name = tomllib.load(f).get("project", {}).get("name")
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        if name == "eagertape" and (root / folder).is_dir():
+            return root
+    return None
+
+
+def _not_here(what, command):
+    print(f"python -m eagertape: {what} is in the eagertape repository, not in the installed "
+          f"package, and no checkout was found (above this package or in the working "
+          f"directory). Clone {_REPOSITORY} and run `{command}` in it.", file=sys.stderr)
+    return 2
+
+
+def _bench(argv):
+    """``python -m eagertape bench``: the checkout's ``python -m benchmarks``."""
+    root = _checkout("benchmarks")
+    if root is None:
+        return _not_here("the benchmark (its benchmarks/ folder)", "python -m benchmarks")
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    import benchmarks
+    found = pathlib.Path(benchmarks.__file__).resolve().parent
+    if found != root / "benchmarks":
+        print(f"python -m eagertape bench: `import benchmarks` gives {found}, not the "
+              f"checkout's {root / 'benchmarks'}; run `python -m benchmarks` in {root}",
+              file=sys.stderr)
+        return 2
+    return benchmarks.main(argv, prog="python -m eagertape bench")
+
+
 def main(argv=None):
+    """``python -m eagertape [tour | bench ... | coverage ...]``; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "bench":
-        from . import benchmark
-        return benchmark.main(argv[1:])
+        return _bench(argv[1:])
     if argv and argv[0] == "coverage":
         from . import _coverage
         return _coverage.main(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m eagertape", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m eagertape",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("command", nargs="?", default="tour", choices=["tour", "bench", "coverage"],
-                        help="tour (default): a short tour of tapes; bench: the benchmark "
-                             "(python -m eagertape bench --help); coverage: TensorFlow's "
-                             "names eagertape.tf resolves")
+                        help="tour (default): a short tour of tapes; bench: the repository's "
+                             "benchmark, from a checkout (python -m eagertape bench --help); "
+                             "coverage: which of TensorFlow's names eagertape.tf resolves")
     parser.parse_args(argv)
     tour()
     return 0

@@ -1,9 +1,10 @@
 """What makes the fast path fast, checked by counts and references (never by time).
 
-Timings live in ``python -m eagertape bench``; here: the replay cache compiles
+Timings live in the repository's benchmark (``python -m benchmarks``, or
+``python -m eagertape bench`` from a checkout); here: the replay cache compiles
 a structure once and only when it comes back, stays bounded, recorded values
 are released, per-call dispatch keeps JAX's semantics, and the benchmark
-command runs.
+command runs (``benchmarks/`` is importable: pytest puts the checkout on the path).
 """
 import gc
 import json
@@ -17,7 +18,9 @@ import numpy as np
 import pytest
 
 import eagertape as et
-from eagertape import benchmark, introspect
+from benchmarks import core as benchmark
+from benchmarks import harness, targets
+from eagertape import introspect
 from eagertape import numpy as tnp
 
 # Oracles (jax.grad, jax.vjp, jax.jvp) compute in float64: JAX's 64-bit mode, as a
@@ -210,7 +213,7 @@ def test_errors_from_dispatch_are_the_functions_own():
     np.testing.assert_allclose(tape.gradient(y, a).numpy(), np.full((2, 3), 3.0))
 
 
-def test_benchmark_runs_and_checks_values(tmp_path):
+def test_benchmark_runs_and_checks_values(tmp_path, capsys):
     res = benchmark.run(workloads=["chain10", "d2_x3", "f4"], rounds=1, batch_s=0.001,
                         systems=["eagertape", "jax.jit"], extras=False)
     assert set(res["workloads"]) == {"chain10", "d2_x3", "f4"}
@@ -219,11 +222,24 @@ def test_benchmark_runs_and_checks_values(tmp_path):
     lines = []
     benchmark.report(res, out=lines.append)
     assert any(line.startswith("chain10") for line in lines)
+    from benchmarks import main
     path = tmp_path / "b.json"
-    assert benchmark.main(["--quick", "--workloads", "d2_x3", "--systems", "eagertape",
-                           "--no-progress", "--json", str(path)]) == 0
+    args = ["--quick", "--workloads", "d2_x3", "--systems", "eagertape,fused", "--no-progress"]
+    assert main(args + ["--json", str(path)]) == 0
     data = json.loads(path.read_text())
     assert data["meta"]["backend"] and data["workloads"]["d2_x3"]["eagertape"]["median_us"] > 0
+    # A plain run reports measurements (median ± spread, ratios), not the project's
+    # targets; --targets adds them, saying whose they are.
+    printed = capsys.readouterr().out
+    assert "±" in printed and "target" not in printed and "missed" not in printed
+    assert "targets" not in data
+    assert main(args + ["--targets", "--json", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "the eagertape project's own" in printed and "reference machines" in printed
+    rows = json.loads(path.read_text())["targets"]
+    assert {(t["system"], t["workload"], t["versus"]) for t in rows} == {
+        ("fused", "d2_x3", "eagertape"), ("fused", "d2_x3", "1.1x jax.jit(value_and_grad)")}
+    assert all(t["reason"] for t in rows)
 
 
 def test_benchmark_plot_writes_a_png(tmp_path):
@@ -261,7 +277,7 @@ def test_keras_benchmark_runs_and_checks_losses(tmp_path):
     has_tf = importlib.util.find_spec("tensorflow") is not None
     path = tmp_path / "k.json"
     r = subprocess.run([sys.executable, "-m", "eagertape", "bench", "--quick", "--no-progress",
-                        "--workloads", "keras_mlp,keras_call1", "--json", str(path),
+                        "--workloads", "keras_mlp,keras_call1", "--json", str(path), "--targets",
                         "--systems", "eagertape,jax.jit" + (",tf" if has_tf else "")],
                        capture_output=True, text=True, timeout=600,
                        env={k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"})
@@ -282,10 +298,42 @@ def test_keras_benchmark_runs_and_checks_losses(tmp_path):
 
 
 def test_keras_benchmark_check_catches_a_wrong_loss():
-    from eagertape import _benchmark_keras
-    _benchmark_keras._check("keras_mlp", {"eagertape": [2.3, 2.2], "tf": [2.3, 2.2001]})
+    from benchmarks import keras_workloads
+    keras_workloads._check("keras_mlp", {"eagertape": [2.3, 2.2], "tf": [2.3, 2.2001]})
     with pytest.raises(AssertionError, match="TF eager .* disagrees"):
-        _benchmark_keras._check("keras_mlp", {"eagertape": [2.3, 2.2], "tf": [2.3, 2.1]})
+        keras_workloads._check("keras_mlp", {"eagertape": [2.3, 2.2], "tf": [2.3, 2.1]})
+
+
+def test_the_targets_are_data_with_reasons(tmp_path):
+    # One [[target]] per target in benchmarks/targets.toml, each with its reason and
+    # source; a malformed file is an error naming the row and the key.
+    rows = targets.load()
+    assert all(r["reason"] and r["source"] for r in rows)
+    assert {r.get("measure") for r in rows} >= {"first_step", "peak_device_memory",
+                                                 "training_loop"}
+    bad = tmp_path / "t.toml"
+    bad.write_text('[[target]]\nsystem = "fused"\nworkloads = ["chain10"]\n'
+                   'versus = "tf"\nmax_ratio = 1.0\nsource = "x"\n')
+    with pytest.raises(ValueError, match="target 1: `reason` is missing"):
+        targets.load(bad)
+    bad.write_text(bad.read_text().replace('["chain10"]', '["chain11"]') + 'reason = "y"\n')
+    with pytest.raises(ValueError, match=r"target 1: unknown workloads \['chain11'\]"):
+        targets.load(bad)
+
+
+def test_python_m_eagertape_bench_finds_the_checkout(monkeypatch, capsys):
+    # The package ships no benchmark: its entry point runs the checkout's.
+    from pathlib import Path
+
+    import eagertape.__main__ as entry
+    root = Path(__file__).resolve().parent.parent
+    assert entry._checkout("benchmarks") == root
+    with pytest.raises(SystemExit) as e:
+        entry.main(["bench", "--help"])
+    assert e.value.code == 0 and "python -m eagertape bench" in capsys.readouterr().out
+    monkeypatch.setattr(entry, "_checkout", lambda folder: None)
+    assert entry.main(["bench"]) == 2
+    assert "run `python -m benchmarks` in it" in capsys.readouterr().err
 
 
 def test_a_full_compile_cache_drops_the_least_recently_used_not_the_oldest():
@@ -314,7 +362,7 @@ def test_fused_targets_are_bounded_by_the_fastest_eager_peer_or_jit():
         "long300": w(eagertape=300.0, fused=100.0, **{"jax.jit": 100.0}, torch=200.0)},
         "first_steps": {"eagertape": {"step_ms": [30.0, 1, 1]}, "tf": {"step_ms": [10.0, 1, 1]}},
         "training": {"fused": {"steps_per_s": 92.0}, "jax.jit": {"steps_per_s": 100.0}}}
-    rows = {(t["system"], t["workload"], t["versus"]): t for t in benchmark._targets(res)}
+    rows = {(t["system"], t["workload"], t["versus"]): t for t in targets.check(res)}
     chain = rows[("fused", "chain10", "0.5x PyTorch eager")]
     assert chain["ratio"] == pytest.approx(60 / 40) and not chain["met"]
     long = rows[("fused", "long300", "1.1x jax.jit(value_and_grad)")]
@@ -360,7 +408,7 @@ def test_device_workloads_run_and_agree_at_a_small_batch(monkeypatch):
     for w in ("long1000", "mlp1024", "cnn1024"):
         assert res["checks"][w]["systems"] == systems
         assert all(res["workloads"][w][s]["median_us"] > 0 for s in systems)
-    rows = {(t["system"], t["workload"]) for t in res["targets"]}
+    rows = {(t["system"], t["workload"]) for t in targets.check(res)}
     assert {("fused", "long1000"), ("fused", "mlp1024"), ("fused", "cnn1024")} <= rows
     lines = []
     benchmark.report(res, out=lines.append)
@@ -399,7 +447,7 @@ def test_peak_device_memory_is_measured_per_process_and_checked_against_jit():
     # The child builds and warms one system's step in a fresh process; the CPU keeps
     # no memory statistics, so its figures are None there (a GPU gives megabytes).
     r = subprocess.run([sys.executable, "-c", benchmark._PEAK_CHILD, "fused", "f4"],
-                       capture_output=True, text=True, timeout=300)
+                       env=harness.child_env(), capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     fig = json.loads(r.stdout.strip().splitlines()[-1])
     cpu = jax.devices()[0].memory_stats() is None
@@ -412,12 +460,12 @@ def test_peak_device_memory_is_measured_per_process_and_checked_against_jit():
     res = {"workloads": {}, "device_memory": {"workload": "mlp1024", "available": True, "systems": {
         "fused": {"peak_mb": 130.0, "in_use_mb": 90.0},
         "jax.jit": {"peak_mb": 100.0, "in_use_mb": 80.0}}}}
-    row, = benchmark._targets(res)
+    row, = targets.check(res)
     assert (row["workload"], row["ratio"], row["met"]) == ("peak device memory", 1.3, False)
     res["device_memory"]["systems"]["fused"]["peak_mb"] = 115.0
-    assert benchmark._targets(res)[0]["met"]
+    assert targets.check(res)[0]["met"]
     lines = []
     benchmark._report_extras(dict(res, replay_cache={"hits": 0, "misses": 0, "size": 0,
-                                                     "maxsize": 1}, targets=[]), lines.append)
+                                                     "maxsize": 1}), lines.append)
     assert any("peak device memory of a mlp1024 training step" in ln for ln in lines)
     assert any(ln.split()[:4] == ["eagertape", "fused", "115.0", "90.0"] for ln in lines)

@@ -2,10 +2,11 @@
 # The one script of a GPU check, run from the repository root on the machine
 # with the accelerator: the benchmark at GPU sizes, then the test suite, within
 # 570 s in all (the machine is lent for short, timed runs). Results go to $OUT:
-#   bench_gpu.json, bench_gpu.txt   python -m eagertape bench (report and progress)
+#   bench_gpu.json, bench_gpu.txt   python -m benchmarks --targets (report and progress)
 #   bench_gpu_extras.{json,txt}     its extras: training loop, first steps, memory
 #   tests_gpu.txt                   pytest's output
-# and a summary is printed last: the bench's targets and pytest's final line.
+# and a summary is printed last: the project's targets (benchmarks/targets.toml)
+# against this run, and pytest's final line.
 #
 #   OUT=results bash tools/gpu_check.sh
 #   GPU_CHECK_QUICK=1 OUT=results bash tools/gpu_check.sh   # a smoke run, on a CPU too
@@ -53,7 +54,7 @@ EOF
 
 # Every workload that is the default on this backend, the Keras ones only where
 # Keras imports on JAX (an importable but broken Keras would stop the run).
-if python3 -c "from eagertape import _keras; _keras.load()" >/dev/null 2>&1; then
+if python3 -c "import eagertape.tf as tf; tf.keras" >/dev/null 2>&1; then
     keras=1
 else
     keras=
@@ -67,8 +68,8 @@ if [ -n "$quick" ]; then
 else
     workloads=$(KERAS=$keras python3 -c "
 import os
-from eagertape import _benchmark_keras as kb, benchmark
-print(','.join(w for w in benchmark.default_workloads()
+from benchmarks import core, keras_workloads as kb
+print(','.join(w for w in core.default_workloads()
                if os.environ['KERAS'] or w not in kb.WORKLOADS))")
     bench_args=(--rounds 7 --no-extras --workloads "$workloads")
     # The extras (training loop, first steps, memory) after one cheap workload.
@@ -80,8 +81,8 @@ fi
 # Two runs, so that a timeout in one still leaves the other's report.
 # Progress lines (stderr) go to the files too: they tell how far a run got.
 echo
-echo "== step 1a: python -m eagertape bench ${bench_args[*]}"
-timeout 210 python3 -m eagertape bench "${bench_args[@]}" --json "$OUT/bench_gpu.json" 2>&1 \
+echo "== step 1a: python -m benchmarks --targets ${bench_args[*]}"
+timeout 210 python3 -m benchmarks --targets "${bench_args[@]}" --json "$OUT/bench_gpu.json" 2>&1 \
     | tee "$OUT/bench_gpu.txt"
 bench_rc=${PIPESTATUS[0]}
 # Seen once on an H100 machine (cause not established): the report and the JSON
@@ -91,8 +92,8 @@ finished() { [ "$1" = 124 ] && grep -q '^wrote ' "$2" && echo 0 || echo "$1"; }
 bench_rc=$(finished "$bench_rc" "$OUT/bench_gpu.txt")
 echo "bench exit status: $bench_rc$([ "$bench_rc" = 124 ] && echo ' (timed out)')"
 echo
-echo "== step 1b: python -m eagertape bench ${extras_args[*]}"
-timeout 120 python3 -m eagertape bench "${extras_args[@]}" --json "$OUT/bench_gpu_extras.json" \
+echo "== step 1b: python -m benchmarks --targets ${extras_args[*]}"
+timeout 120 python3 -m benchmarks --targets "${extras_args[@]}" --json "$OUT/bench_gpu_extras.json" \
     2>&1 | tee "$OUT/bench_gpu_extras.txt"
 extras_rc=${PIPESTATUS[0]}
 extras_rc=$(finished "$extras_rc" "$OUT/bench_gpu_extras.txt")
@@ -120,7 +121,7 @@ fi
 echo
 echo "== summary (${SECONDS} s)"
 echo "bench: exit status $bench_rc, extras $extras_rc"
-sed -n '/^targets (time/,/^$/p' "$OUT/bench_gpu.txt" "$OUT/bench_gpu_extras.txt"
+sed -n '/^targets: /,/^$/p' "$OUT/bench_gpu.txt" "$OUT/bench_gpu_extras.txt"
 echo "tests: exit status $tests_rc$([ "$tests_rc" = 124 ] && echo ' (timed out)')"
 grep -E '^=+ .*(passed|failed|error|no tests ran)' "$OUT/tests_gpu.txt" | tail -n 1
 echo "test lines: $(grep -c ' PASSED' "$OUT/tests_gpu.txt") passed, $(grep -c ' SKIPPED' \

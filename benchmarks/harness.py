@@ -1,9 +1,23 @@
-"""Timing helpers shared by ``eagertape.benchmark`` and its Keras workloads
-(``eagertape._benchmark_keras``): waiting for a value, calls per round,
-interleaved rounds, and the text tables of the report."""
+"""Timing helpers shared by the benchmark's workloads (``benchmarks.core``) and its
+Keras workloads (``benchmarks.keras_workloads``): waiting for a value, calls per
+round, interleaved rounds, the cells and text tables of the report, and the
+environment of a worker process."""
+import os
 import random
 import statistics
 import time
+
+# The checkout holding this folder: a worker process imports ``benchmarks`` (and,
+# in a checkout not installed, ``eagertape``) from it.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def child_env(**extra):
+    """``os.environ`` with ``extra`` set and the checkout first on PYTHONPATH, for a
+    worker started as ``python -c "from benchmarks... import ..."``."""
+    env = dict(os.environ, **extra)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
 
 
 def _wait(a):
@@ -44,6 +58,14 @@ def _interleaved(systems, rounds, time_one, progress, name):
     return times
 
 
+def median_cell(r):
+    """A system's figures ``r`` as a cell: the median µs and ± half the range of the
+    rounds, as a percentage of the median (how far apart the rounds were)."""
+    v, ts = r["median_us"], r["rounds_us"]
+    spread = (max(ts) - min(ts)) / v * 100 if v else 0.0
+    return (f"{v:.0f}" if v >= 100 else f"{v:.1f}") + f" ±{spread / 2:.0f}%"
+
+
 def _table(head, rows, out):
     widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
     fmt = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)  # noqa: E731
@@ -53,13 +75,3 @@ def _table(head, rows, out):
     for r in rows:
         out(fmt(r))
 
-
-def peer_bound(r, peers, compiled, labels):
-    """Fused mode's target time on one workload's figures ``r``, and how it is
-    made: max(0.5 x the fastest of ``peers`` that ran, 1.1 x ``compiled``)."""
-    bounds = [(1.1 * r[compiled]["median_us"], f"1.1x {labels[compiled]}")]
-    ran = [(r[s]["median_us"], s) for s in peers if s in r]
-    if ran:
-        t, s = min(ran)
-        bounds.append((0.5 * t, f"0.5x {labels[s]}"))
-    return max(bounds)

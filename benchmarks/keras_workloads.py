@@ -1,4 +1,4 @@
-"""The Keras workloads of ``python -m eagertape bench``.
+"""The Keras workloads of the benchmark (``python -m benchmarks``).
 
 One body of TF-Keras code (``_model``, ``_tape_step``, ``_forward``) runs three
 ways: through ``eagertape.tf`` in this process, through real TensorFlow in a
@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from ._harness import _calibrate, _interleaved, _table, peer_bound
-from ._harness import _wait as _block
+from .harness import _calibrate, _interleaved, _table, child_env, median_cell
+from .harness import _wait as _block
 
 WORKLOADS = ("keras_mlp", "keras_cnn", "keras_call1", "keras_call8")
 DESCRIPTIONS = {
@@ -36,12 +36,6 @@ DESCRIPTIONS = {
 LABELS = {"eagertape": "eagertape.tf.keras", "fused": "eagertape.tf.keras fused",
           "tf": "TF eager (tf.keras)",
           "keras_fit": "Keras-JAX fit, per step", "jax.jit": "jax.jit(stateless_call)"}
-# (subject, workload, other system, max ratio of the subject's time to the other's);
-# "peer": fused mode's bound, max(0.5 x TF eager, 1.1 x the compiled reference: Keras's
-# own jitted fit step, or jax.jit of stateless_call).
-TARGETS = ([("eagertape", w, o, m) for w in ("keras_mlp", "keras_cnn")
-            for o, m in (("tf", 0.5), ("keras_fit", 1.5))]
-           + [("fused", w, "peer", 1.0) for w in WORKLOADS])
 FIT_STEPS = 16          # batches in the epoch that one timed fit call trains on
 WARM_STEPS = 6          # warm-up steps, whose losses are compared
 
@@ -189,13 +183,11 @@ class _Worker:
     """Real TensorFlow's tf.keras in a child process, driven line by line."""
 
     def __init__(self, workload):
-        env = dict(os.environ, KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="2",
-                   CUDA_VISIBLE_DEVICES=os.environ.get("CUDA_VISIBLE_DEVICES", ""))
-        # The child imports eagertape's benchmark code from where this process did.
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        # The child imports the benchmark's code from the checkout this process did.
+        env = child_env(KERAS_BACKEND="tensorflow", TF_CPP_MIN_LOG_LEVEL="2",
+                        CUDA_VISIBLE_DEVICES=os.environ.get("CUDA_VISIBLE_DEVICES", ""))
         self.p = subprocess.Popen(
-            [sys.executable, "-c", "from eagertape._benchmark_keras import _serve; _serve()",
+            [sys.executable, "-c", "from benchmarks.keras_workloads import _serve; _serve()",
              workload], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
 
     def _ask(self, **msg):
@@ -256,6 +248,8 @@ def _serve():
 
 # -- the harness ----------------------------------------------------------------
 def available(with_tf):
+    """Whether Keras is importable, and whether TF's tf.keras can run too (``with_tf``
+    and TensorFlow importable)."""
     import importlib.util
     have = importlib.util.find_spec("keras") is not None
     return have, with_tf and importlib.util.find_spec("tensorflow") is not None
@@ -321,6 +315,7 @@ def run(workloads, rounds, batch_s, with_tf, progress):
 
 
 def report(res, out):
+    """Print the table of ``run``'s result."""
     out("\nKeras workloads (the same TF-Keras code; median µs per step or call, "
         "interleaved rounds; ratio = eagertape / other)")
     systems = [s for s in LABELS if any(s in r for r in res.values())]
@@ -328,7 +323,7 @@ def report(res, out):
         f"vs {LABELS[s]}" for s in systems if s != "eagertape"]
     rows = []
     for w, r in res.items():
-        rows.append([w] + [_us(r[s]) if s in r else "-" for s in systems] + [
+        rows.append([w] + [median_cell(r[s]) if s in r else "-" for s in systems] + [
             f"{r['eagertape']['median_us'] / r[s]['median_us']:.2f}x" if s in r else "-"
             for s in systems if s != "eagertape"])
     _table(head, rows, out)
@@ -338,26 +333,3 @@ def report(res, out):
         out("model(x) cost per added Dense(64) layer (keras_call8 - keras_call1) / 7: " + ", ".join(
             f"{LABELS[s]} {v:.1f} µs" for s, v in per.items()))
 
-
-def _us(r):
-    v = r["median_us"]
-    spread = (max(r["rounds_us"]) - min(r["rounds_us"])) / v * 100 if v else 0.0
-    return (f"{v:.0f}" if v >= 100 else f"{v:.1f}") + f" ±{spread / 2:.0f}%"
-
-
-def targets(res):
-    rows = []
-    for subject, w, o, m in TARGETS:
-        r = res.get(w)
-        if r is None or subject not in r:
-            continue
-        if o == "peer":
-            t, o = peer_bound(r, ("tf",), "keras_fit" if "keras_fit" in r else "jax.jit", LABELS)
-        elif o in r:
-            t = r[o]["median_us"]
-        else:
-            continue
-        ratio = r[subject]["median_us"] / t
-        rows.append({"system": subject, "workload": w, "versus": o, "max_ratio": m,
-                     "ratio": ratio, "met": ratio <= m})
-    return rows

@@ -1,19 +1,19 @@
-"""``python -m eagertape bench``: the same gradient workloads, side by side.
+"""The benchmark's gradient workloads (``python -m benchmarks``), side by side.
 
 Every system computes the same function on the same float32 data; values and
 gradients are compared before anything is timed. Systems run round by round
 (interleaved), so a noisy neighbour slows all of them alike, and the report
-gives medians and the ratio of eagertape's time to each other system's.
+gives medians, the spread of the rounds and the ratio of eagertape's time to each
+other system's.
 
->>> from eagertape import benchmark
->>> res = benchmark.run(workloads=["chain10"], rounds=3, systems=["eagertape", "jax.jit"],
-...                     extras=False, batch_s=0.001)      # a quick run: 3 short rounds
+>>> from benchmarks import core
+>>> res = core.run(workloads=["chain10"], rounds=3, systems=["eagertape", "jax.jit"],
+...                extras=False, batch_s=0.001)      # a quick run: 3 short rounds
 >>> sorted(res["workloads"]["chain10"])
 ['eagertape', 'jax.jit']
 >>> res["workloads"]["chain10"]["eagertape"]["median_us"]   # doctest: +SKIP
 38.2
 """
-import argparse
 import contextlib
 import gc
 import json
@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from ._harness import _calibrate, _interleaved, _table, _wait, peer_bound
+from .harness import _calibrate, _interleaved, _table, _wait, child_env, median_cell
 
 SYSTEMS = ("eagertape", "fused", "jax.jit", "tf", "torch", "autograd")
 LABELS = {"eagertape": "eagertape", "fused": "eagertape fused", "jax.jit": "jax.jit(value_and_grad)",
@@ -39,7 +39,7 @@ WORKLOADS = _CORE + DEVICE_WORKLOADS
 DEVICE_BATCH = 1024     # the batch of mlp1024 and cnn1024 (a test makes it small)
 DESCRIPTIONS = {
     "chain10": "10 x sin on 64 floats, sum, gradient",
-    "f4": "the seed's 4-box hypersurface, gradient w.r.t. a Variable",
+    "f4": "a 4-box's hypersurface area, gradient w.r.t. a Variable",
     "mlp_step": "784-512-512-10 MLP, batch 256, softmax cross-entropy, grads of 3 weights",
     "d2_x3": "second derivative of x**3 by nested tapes",
     "jacobian64": "Jacobian of tanh(outer(x, x)).sum(0), 64 -> 64",
@@ -52,57 +52,6 @@ DESCRIPTIONS = {
 }
 # The workloads whose matmuls or convolutions run in TF32 on a GPU (see _check).
 _TF32_WORKLOADS = ("mlp_step", "mlp1024", "cnn1024")
-# Targets: (subject, workload, other, max ratio of the subject's time to the other's).
-# "peer": the bound max(0.5 x the fastest eager peer's time, 1.1 x jax.jit's), the
-# performance issue's target for fused mode (eager peers: TF eager, PyTorch eager,
-# HIPS autograd; whichever of them ran). Eager mode's TF targets are the first
-# benchmark issue's.
-_PEERS = ("torch", "tf", "autograd")
-# The device workloads take the targets of their small siblings (mlp_step's,
-# long300's), and eager mode <= PyTorch eager, the peer there where TF is absent.
-TARGETS = ([("eagertape", w, "tf", 0.5) for w in _CORE]
-           + [("eagertape", w, "jax.jit", 1.5) for w in ("mlp_step", "mlp1024", "cnn1024")]
-           + [("eagertape", w, "torch", 1.0) for w in ("chain10", "f4", "d2_x3", "jacobian64",
-                                                      "mlp1024", "cnn1024")]
-           + [("eagertape", w, "torch", 0.7) for w in ("long300", "long1000")]
-           + [("fused", w, "peer", 1.0) for w in ("chain10", "f4", "d2_x3", "long300", "long1000")]
-           + [("fused", w, "jax.jit", 1.1) for w in ("mlp_step", "mlp1024", "cnn1024")]
-           + [("fused", "jacobian64", "torch", 0.5)]
-           + [("fused", w, "eagertape", 1.0) for w in WORKLOADS])
-
-
-def _targets(res):
-    rows = []
-    for s, w, o, m in TARGETS:
-        r = res["workloads"].get(w)
-        if r is None or s not in r:
-            continue
-        if o == "peer":
-            t, o = peer_bound(r, _PEERS, "jax.jit", LABELS)
-        elif o in r:
-            t = r[o]["median_us"]
-        else:
-            continue
-        ratio = r[s]["median_us"] / t
-        rows.append({"system": s, "workload": w, "versus": o, "max_ratio": m, "ratio": ratio,
-                     "met": ratio <= m})
-    first = res.get("first_steps", {})
-    if "eagertape" in first and "tf" in first:
-        ratio = first["eagertape"]["step_ms"][0] / first["tf"]["step_ms"][0]
-        rows.append({"system": "eagertape", "workload": "first step", "versus": "tf",
-                     "max_ratio": 2.0, "ratio": ratio, "met": ratio <= 2.0})
-    peaks = res.get("device_memory", {}).get("systems", {})
-    if "fused" in peaks and "jax.jit" in peaks:
-        ratio = peaks["fused"]["peak_mb"] / peaks["jax.jit"]["peak_mb"]
-        rows.append({"system": "fused", "workload": "peak device memory", "versus": "jax.jit",
-                     "max_ratio": 1.2, "ratio": ratio, "met": ratio <= 1.2})
-    train = res.get("training", {})
-    if "fused" in train and "jax.jit" in train:
-        # Steps per second >= 0.9 x jax.jit's: time per step <= 1/0.9 x jax.jit's.
-        ratio = train["jax.jit"]["steps_per_s"] / train["fused"]["steps_per_s"]
-        rows.append({"system": "fused", "workload": "training loop", "versus": "jax.jit",
-                     "max_ratio": round(1 / 0.9, 2), "ratio": ratio, "met": ratio <= 1 / 0.9})
-    return rows
 
 
 # ---------------------------------------------------------------------------
@@ -150,7 +99,8 @@ _F4_TRIPLES = [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)]
 
 
 def _f4(abcd):
-    # The seed's definition, written once for every system that indexes like NumPy.
+    # The hypersurface area of a 4-box with sides abcd, written once for every
+    # system that indexes like NumPy.
     return 2.0 * sum(abcd[i] * abcd[j] * abcd[k] for (i, j, k) in _F4_TRIPLES)
 
 
@@ -848,7 +798,7 @@ def _memory(progress, steps=1000):
 _PEAK_CHILD = """
 import json, sys
 import jax
-from eagertape import benchmark as b
+from benchmarks import core as b
 system, workload = sys.argv[1], sys.argv[2]
 step = b._BUILDERS[system](workload, b._data(device=workload in b.DEVICE_WORKLOADS))
 b._warm(step)
@@ -869,7 +819,7 @@ def _device_memory(systems, progress, workload="mlp1024"):
     out = {"workload": workload, "available": True, "systems": {}}
     for s in [s for s in ("eagertape", "fused", "jax.jit") if s in systems]:
         progress(f"device memory: {s}")
-        env = dict(os.environ, EAGERTAPE_EXECUTION_MODE="eager")
+        env = child_env(EAGERTAPE_EXECUTION_MODE="eager")
         r = subprocess.run([sys.executable, "-c", _PEAK_CHILD, s, workload], env=env,
                            capture_output=True, text=True, timeout=600)
         if r.returncode != 0:
@@ -939,7 +889,7 @@ def default_workloads():
     backend is not the CPU, the Keras ones where Keras is installed."""
     import jax
 
-    from . import _benchmark_keras as kb
+    from . import keras_workloads as kb
     on_cpu = jax.default_backend() == "cpu"
     return [w for w in WORKLOADS if not (on_cpu and w in DEVICE_WORKLOADS)] + list(
         kb.WORKLOADS if kb.available(False)[0] else ())
@@ -947,14 +897,15 @@ def default_workloads():
 
 def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
         train_steps=200, progress=None):
-    """Run the benchmark; returns a dict (what ``--json`` writes).
+    """Run the benchmark; returns a dict of the measurements (what ``--json`` writes;
+    ``targets.check`` compares it with the project's targets).
 
     ``workloads`` defaults to every one but the device workloads (``DEVICE_WORKLOADS``),
     which join where JAX's backend is not the CPU; ``systems`` defaults to every
     importable one (PyTorch runs on the GPU where JAX does); ``extras`` adds the
     training loop, first-step latency, changing-structure throughput and memory figures.
     """
-    from . import _benchmark_keras as kb
+    from . import keras_workloads as kb
     progress = progress or _Progress(sys.stderr, enabled=False)
     has_keras = kb.available(False)[0]
     workloads = list(workloads or default_workloads())
@@ -970,8 +921,8 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
                              "pip install 'eagertape[keras]'")
         # Keras on JAX before anything imports TensorFlow (which imports Keras on
         # its own backend); TF's tf.keras runs in a worker process.
-        from . import _keras
-        _keras.load()
+        import eagertape.tf as etf
+        etf.keras
     have = available_systems()
     if systems is None:
         systems = have
@@ -1006,8 +957,6 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
             res["input_pipeline"] = _pipeline(systems, progress)
         import eagertape as et
         res["replay_cache"] = et.replay_cache_info()._asdict()
-        res["targets"] = _targets(res)
-        res["targets"] += kb.targets(res.get("keras", {}))
         progress("done", final=True)
         return res
 
@@ -1070,19 +1019,19 @@ def report(res, out=print):
     if res["workloads"]:
         _report_core(res, systems, out)
     if res.get("keras"):
-        from . import _benchmark_keras
-        _benchmark_keras.report(res["keras"], out)
+        from . import keras_workloads
+        keras_workloads.report(res["keras"], out)
     _report_extras(res, out)
 
 
 def _report_core(res, systems, out):
     others = [s for s in systems if s not in ("eagertape", "fused")]
-    out(f"\nmedian µs per call (forward + gradient), {res['rounds']} interleaved rounds; "
-        "ratio = eagertape (eager mode) / other")
+    out(f"\nmedian µs per call (forward + gradient), {res['rounds']} interleaved rounds, "
+        "± half their range; ratio = eagertape (eager mode) / other")
     head = ["workload"] + [LABELS[s] for s in systems] + [f"vs {s}" for s in others]
     rows = []
     for w, r in res["workloads"].items():
-        rows.append([w] + [_us(r[s]) if s in r else "-" for s in systems]
+        rows.append([w] + [median_cell(r[s]) if s in r else "-" for s in systems]
                     + [f"{r['eagertape']['median_us'] / r[s]['median_us']:.2f}x" if s in r else "-"
                        for s in others])
     _table(head, rows, out)
@@ -1092,17 +1041,13 @@ def _report_core(res, systems, out):
     if "fused" in systems:
         vs = [s for s in ("eagertape", "torch", "jax.jit", "tf") if s in systems]
         out("\nfused mode: median µs per call, ratio = fused / other")
-        rows = [[w, f"{r['fused']['median_us']:.1f}"]
+        rows = [[w, median_cell(r["fused"])]
                 + [f"{r['fused']['median_us'] / r[s]['median_us']:.2f}x" if s in r else "-"
                    for s in vs]
                 + [str(r["fused"].get("compiled_while_timed", {}).get("programs", "-"))]
                 for w, r in res["workloads"].items()]
         _table(["workload", "fused"] + [f"vs {LABELS[s]}" for s in vs]
                + ["programs compiled while timed"], rows, out)
-
-
-def _us(r):
-    return f"{r['median_us']:.0f}" if r["median_us"] >= 100 else f"{r['median_us']:.1f}"
 
 
 def _report_extras(res, out):
@@ -1155,15 +1100,6 @@ def _report_extras(res, out):
     rc = res["replay_cache"]
     out(f"replay cache: {rc['hits']} hits, {rc['misses']} misses (compiles), "
         f"{rc['size']} entries (max {rc['maxsize']})")
-    if res["targets"]:
-        out("\ntargets (time <= max ratio x the other's, same run)")
-        from ._benchmark_keras import LABELS as KERAS_LABELS
-        def label(s, w):
-            return (KERAS_LABELS if w.startswith("keras_") else LABELS).get(s, s)
-        rows = [[label(t["system"], t["workload"]), t["workload"], label(t["versus"], t["workload"]),
-                 f"{t['max_ratio']:.2g}x",
-                 f"{t['ratio']:.2f}x", "met" if t["met"] else "MISSED"] for t in res["targets"]]
-        _table(["system", "workload", "versus", "target", "measured", ""], rows, out)
 
 
 def plot(res, path):
@@ -1190,46 +1126,3 @@ def plot(res, path):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m eagertape bench",
-                                description="Time eagertape against jax.jit, TF eager, PyTorch "
-                                            "eager and HIPS autograd on the same gradient workloads.")
-    from ._benchmark_keras import WORKLOADS as KERAS_WORKLOADS
-    p.add_argument("--workloads", default=None,
-                   help=f"comma-separated subset of {','.join(WORKLOADS + KERAS_WORKLOADS)} "
-                        "(default: all; the Keras ones where Keras is installed, the device "
-                        f"ones, {','.join(DEVICE_WORKLOADS)}, where JAX runs on an accelerator)")
-    p.add_argument("--systems", default=None,
-                   help=f"comma-separated subset of {','.join(SYSTEMS)} (default: all importable)")
-    p.add_argument("--rounds", type=int, default=15, help="interleaved timing rounds (median)")
-    p.add_argument("--quick", action="store_true",
-                   help="3 rounds, short batches, 20 training steps, no extras: a smoke run")
-    p.add_argument("--no-extras", action="store_true",
-                   help="only the timed workloads (no training loop, first steps, changing "
-                        "structure or memory figures)")
-    p.add_argument("--json", metavar="FILE", help="write every figure to FILE as JSON")
-    p.add_argument("--plot", metavar="FILE.png", help="bar chart of the ratios (matplotlib)")
-    p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
-    a = p.parse_args(argv)
-    if a.rounds < 1:
-        p.error("argument --rounds must be at least 1")
-    workloads = [w.strip() for w in a.workloads.split(",") if w.strip()] if a.workloads else None
-    systems = [s.strip() for s in a.systems.split(",")] if a.systems else None
-    try:
-        res = run(workloads=workloads, systems=systems,
-                  rounds=3 if a.quick else a.rounds, batch_s=0.005 if a.quick else 0.05,
-                  extras=not (a.quick or a.no_extras), train_steps=20 if a.quick else 200,
-                  progress=_Progress(sys.stderr, enabled=not a.no_progress))
-    except ValueError as e:
-        p.error(str(e))
-    report(res)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(res, f, indent=1, default=float)
-        print(f"\nwrote {a.json}")
-    if a.plot:
-        plot(res, a.plot)
-        print(f"wrote {a.plot}")
-    return 0
