@@ -1,7 +1,9 @@
 """``python -m eagertape``: a short tour of tapes on JAX.
 
-``python -m eagertape bench`` runs the repository's benchmark (``benchmarks/``)
-where an eagertape checkout is found: it is not part of the installed package."""
+``python -m eagertape bench`` and ``python -m eagertape coverage`` run the
+repository's benchmark (``benchmarks/``) and TF-coverage report
+(``tools/tf_coverage.py``) where an eagertape checkout is found: they are not
+part of the installed package."""
 import argparse
 import pathlib
 import sys
@@ -114,20 +116,33 @@ def _bench(argv):
     return benchmarks.main(argv, prog="python -m eagertape bench")
 
 
+def _coverage(argv):
+    """``python -m eagertape coverage``: the checkout's ``python tools/tf_coverage.py``."""
+    import importlib.util
+    root = _checkout("tools")
+    if root is None:
+        return _not_here("the TF-coverage report (tools/tf_coverage.py)",
+                         "python tools/tf_coverage.py")
+    spec = importlib.util.spec_from_file_location("tf_coverage", root / "tools" / "tf_coverage.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main(argv, prog="python -m eagertape coverage")
+
+
 def main(argv=None):
     """``python -m eagertape [tour | bench ... | coverage ...]``; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "bench":
         return _bench(argv[1:])
     if argv and argv[0] == "coverage":
-        from . import _coverage
-        return _coverage.main(argv[1:])
+        return _coverage(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m eagertape",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("command", nargs="?", default="tour", choices=["tour", "bench", "coverage"],
                         help="tour (default): a short tour of tapes; bench: the repository's "
                              "benchmark, from a checkout (python -m eagertape bench --help); "
-                             "coverage: which of TensorFlow's names eagertape.tf resolves")
+                             "coverage: which of TensorFlow's names eagertape.tf resolves, "
+                             "from a checkout")
     parser.parse_args(argv)
     tour()
     return 0

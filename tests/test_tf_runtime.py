@@ -157,16 +157,33 @@ def test_left_out_names_say_why():
 
 @pytest.mark.subprocess
 def test_coverage_report_counts_what_the_facade_resolves():
-    from eagertape import _coverage
+    # The report is a tool of the checkout (tools/tf_coverage.py), not of the package.
+    import runpy
+    from pathlib import Path
+    script = Path(__file__).resolve().parent.parent / "tools" / "tf_coverage.py"
+    cov = runpy.run_path(str(script))
     names = {"": ["constant", "SparseTensor", "no_such_name"], "nest": ["flatten"]}
-    rows = _coverage.coverage(["", "nest"], names=names)
+    rows = cov["coverage"](["", "nest"], names=names)
     assert rows[0]["resolved"] == ["constant"] and rows[0]["missing"] == ["no_such_name"]
     assert list(rows[0]["left_out"]) == ["SparseTensor"]
     assert rows[0]["numeric_coverage"] == 0.5 and rows[1]["numeric_coverage"] == 1.0
-    r = subprocess.run([sys.executable, "-m", "eagertape", "coverage", "--names", "stored"],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert "tf.math" in r.stdout and "numeric coverage" in r.stdout
+    lines = []
+    cov["report"](rows, out=lines.append, uncounted=["strings"])
+    text = " ".join(" ".join(lines).split())      # wrapped lines joined
+    # The figure says what it counts: the namespaces, the denominator, the left-out
+    # names (not covered), and the namespaces not counted.
+    assert "in 2 namespaces (4 names): tf, tf.nest" in text
+    assert "= 2 / (4 - 1) = 66.7%" in text
+    assert "1 names eagertape.tf declares left out" in text and "not counted as covered" in text
+    assert "2 / 4 = 50.0%" in text and "tf.strings" in text
+    names, source, uncounted = cov["tf_names"]("stored")
+    assert "keras" in uncounted and "math" not in uncounted and "2.21" in source
+    # Both commands: the script, and the package's entry point that finds it.
+    for cmd in ([str(script)], ["-m", "eagertape", "coverage"]):
+        r = subprocess.run([sys.executable, *cmd, "--names", "stored"],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert "tf.math" in r.stdout and "coverage = resolved / (TF names - left out)" in r.stdout
 
 
 def test_sobol_sample_is_tfs_sequence():
