@@ -12,7 +12,8 @@ _REPOSITORY = "https://github.com/eagertape/eagertape"
 
 
 def f4(abcd):
-    """Hyperbox hypersurface area (the seed's f4)."""
+    """The hypersurface area of a 4-dimensional box with sides ``abcd``: twice the
+    sum of the products of every three sides."""
     return 2.0 * sum(abcd[i] * abcd[j] * abcd[k]
                      for (i, j, k) in [(0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)])
 
@@ -29,7 +30,7 @@ def tour(out=print):
     out(f"eagertape {et.__version__} on JAX {jax.__version__}, backend "
         f"{jax.default_backend()!r}, devices {[str(d) for d in jax.devices()]}")
 
-    out("\n1. The seed's 4-box hypersurface f4 at [1, 2, 3, 4]")
+    out("\n1. f4, the hypersurface area of a 4-dimensional box with sides [1, 2, 3, 4]")
     p0 = et.Variable([1.0, 2.0, 3.0, 4.0])
     with et.GradientTape() as tape:
         area = f4(p0)
