@@ -4,13 +4,16 @@
 
 The sdist is minimal, as optax's and equinox's are: the package, README, LICENSE
 and pyproject.toml, no tests (they need the examples, notebooks and conftest
-of a clone; run them from one). The wheel carries py.typed, the namespace stubs
-and the license text. Exit status 1, with the reasons, when something is off.
+of a clone; run them from one), no benchmark and no tools. The wheel carries
+py.typed, the namespace stubs and the license text, and none of the repository's
+tooling (the benchmark, the TF-coverage report), which lives in benchmarks/ and
+tools/. Exit status 1, with the reasons, when something is off.
 """
 from __future__ import annotations
 
 import email.parser
 import pathlib
+import re
 import sys
 import tarfile
 import tomllib
@@ -19,6 +22,12 @@ import zipfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STUBS = ["eagertape/numpy/__init__.pyi", "eagertape/numpy/linalg.pyi",
          "eagertape/numpy/fft.pyi", "eagertape/nn.pyi"]
+# Folders of the repository that neither the sdist nor the wheel may hold.
+REPOSITORY_ONLY = ("tests", "examples", "notebooks", "tools", "benchmarks", ".ci", "docs")
+# The tooling that lived in the package before it moved to benchmarks/ and tools/
+# (issue 36): a build from a stale tree, or a file put back, would ship it again.
+TOOLING = ["eagertape/benchmark.py", "eagertape/_benchmark_keras.py", "eagertape/_harness.py",
+           "eagertape/_coverage.py", "eagertape/tf/_tf_names.py"]
 
 
 def check(dist: pathlib.Path) -> list[str]:
@@ -36,8 +45,10 @@ def check(dist: pathlib.Path) -> list[str]:
         if need not in names:
             problems.append(f"sdist {top} lacks {need}")
     for n in sorted(names):
-        if n.split("/", 1)[0] in ("tests", "examples", "notebooks", "tools", ".ci", "docs"):
+        if n.split("/", 1)[0] in REPOSITORY_ONLY:
             problems.append(f"sdist {top} ships {n} (it is meant to hold the package only)")
+        if n in TOOLING:
+            problems.append(f"sdist {top} ships {n}, tooling that belongs in benchmarks/ or tools/")
 
     with zipfile.ZipFile(wheels[0]) as whl:
         names = set(whl.namelist())
@@ -49,13 +60,24 @@ def check(dist: pathlib.Path) -> list[str]:
     stray = sorted(n for n in names if not n.startswith(("eagertape/", info)))
     if stray:
         problems.append(f"wheel {wheels[0].name} ships files outside the package: {stray}")
+    tooling = sorted(set(TOOLING) & names)
+    if tooling:
+        problems.append(f"wheel {wheels[0].name} ships the repository's tooling {tooling}: "
+                        "it belongs in benchmarks/ or tools/")
     if meta["License-Expression"] != project["license"]:
         problems.append(f"wheel License-Expression {meta['License-Expression']!r}, "
                         f"pyproject says {project['license']!r}")
     requires = sorted(r for r in meta.get_all("Requires-Dist") or [] if "extra ==" not in r)
-    if requires != sorted(project["dependencies"]):
+    if sorted(map(_requirement, requires)) != sorted(map(_requirement, project["dependencies"])):
         problems.append(f"wheel Requires-Dist {requires} != pyproject {project['dependencies']}")
     return problems
+
+
+def _requirement(text: str) -> tuple:
+    """A requirement as (name, sorted specifiers): the metadata writes a pyproject's
+    ``jax>=0.8.1,<0.11`` as ``jax<0.11,>=0.8.1``."""
+    name, spec = re.fullmatch(r"\s*([A-Za-z0-9._-]+)\s*(.*?)\s*", text).groups()
+    return name.lower(), sorted(s.replace(" ", "") for s in spec.split(",") if s.strip())
 
 
 def main(argv: list[str] | None = None) -> int:
