@@ -23,7 +23,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from ._primitive import call
 from ._config import config
 from ._errors import InvalidArgumentError
-from ._state import local, switched, x64
+from ._state import EAGER, local, switched, x64
 from ._tensor import Tensor, _TensorLike, _wrap, is_tensor_like
 
 _ARRAYS = (jax.Array, np.ndarray, np.generic)
@@ -126,7 +126,7 @@ class _Trace:
                     cap.names[id(v)] = names[p]
             args, kwargs = tree_unflatten(treedef, filled)
             # Traced ops run at once (fused mode would hold tracers in a pending graph).
-            with switched(tapes=[], accumulators=[], capture=cap, fused=False):
+            with switched(tapes=[], accumulators=[], capture=cap, executor=EAGER):
                 out = fn(*args, **kwargs)
                 out_leaves, box["tree"] = tree_flatten(out, is_leaf=is_tensor_like)
                 arrays, static = [], []

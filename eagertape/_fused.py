@@ -24,7 +24,7 @@ from . import _keys
 from ._cache import Table
 from ._graph import Graph, Pending, _ArrayImpl
 from ._config import check_mode, config
-from ._state import local, x64
+from ._state import EXECUTORS, local, x64
 from ._tensor import Tensor
 
 _new = object.__new__
@@ -174,7 +174,7 @@ def _switch(mode):
     g = st.graph
     if mode == "eager" and g is not None:
         g.seal()          # its values are still computed when asked for
-    st.mode, st.fused = mode, mode == "fused"
+    st.mode, st.executor = mode, EXECUTORS[mode]
 
 
 class execution_mode:

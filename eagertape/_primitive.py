@@ -23,7 +23,7 @@ from .debug import call_site, check_outputs
 from ._graph import _ArrayImpl
 from ._errors import InvalidArgumentError
 from ._logging import logger
-from ._state import _x64_flag, local, x64
+from ._state import EAGER, FUSED, _x64_flag, local, x64
 from ._record import record
 from ._tensor import (Tensor, _TensorLike, _to_array, _wrap, is_tensor_like, standin,
                       tf_variable_error)
@@ -177,7 +177,7 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
     functions that are jitted already).
     """
-    if not _x64_flag.value and not local.state.fused:
+    if not _x64_flag.value and not local.state.executor.defers:
         # The user's JAX keeps its 32-bit defaults; eagertape's calls see TF's
         # 64-bit types (_state.x64), switched once for the whole call (its
         # Variable reads, its run). A fused call that only appends to its graph
@@ -351,29 +351,36 @@ def _run(kind, objs, vals, constant_output):
         # TF records such an op (its outputs can be sources) but its backward
         # function gives its inputs no gradient.
         kind.deps = NO_GRADIENT
+    return local.state.executor.run(kind, objs, vals, constant_output)
+
+
+@FUSED.define("run")
+def _run_deferred(kind, objs, vals, constant_output):
+    """Append the call to the pending graph (fused mode), or run it at once where
+    it cannot be appended."""
     h = local.state
-    if h.fused:
-        # Checking numerics needs every op's values: ops run at once.
-        if kind.fusable and not h.check_numerics:
-            r = _fused.pending(kind, vals, h)
-            if r:
-                outs, out_treedef, g, refs = r   # Tensors of pending values
-                tapes = h.tapes        # _finish, less the numerics check
-                if tapes:
-                    record(kind, objs, vals, outs, tapes, None, None, g, refs)
-                if h.accumulators and not constant_output:
-                    h.accumulators[0]._on_call(kind, objs, outs)
-                return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
-            if r is None:
-                # Not traceable abstractly: if it runs at once, it does so from now
-                # on; if it raises, the error is the call's (bad shapes), not the
-                # kind's, which stays deferrable.
-                out = _run_now(kind, objs, vals, constant_output)
-                _untraceable(kind, "its outputs' shapes need values", at_once_only=True)
-                return out
+    # Checking numerics needs every op's values: ops run at once.
+    if kind.fusable and not h.check_numerics:
+        r = _fused.pending(kind, vals, h)
+        if r:
+            outs, out_treedef, g, refs = r   # Tensors of pending values
+            tapes = h.tapes        # _finish, less the numerics check
+            if tapes:
+                record(kind, objs, vals, outs, tapes, None, None, g, refs)
+            if h.accumulators and not constant_output:
+                h.accumulators[0]._on_call(kind, objs, outs)
+            return outs[0] if out_treedef is None else tree_unflatten(out_treedef, outs)
+        if r is None:
+            # Not traceable abstractly: if it runs at once, it does so from now
+            # on; if it raises, the error is the call's (bad shapes), not the
+            # kind's, which stays deferrable.
+            out = _run_now(kind, objs, vals, constant_output)
+            _untraceable(kind, "its outputs' shapes need values", at_once_only=True)
+            return out
     return _run_now(kind, objs, vals, constant_output)
 
 
+@EAGER.define("run")
 @x64
 def _run_now(kind, objs, vals, constant_output):
     """Run the call at once (eager mode, or a call fused mode cannot defer)."""

@@ -38,7 +38,7 @@ from ._config import config
 from ._dtypes import is_complex, is_inexact
 from ._primitive import call, flat_kind
 from ._record import op_name
-from ._state import local, switched
+from ._state import EAGER, FUSED, local, switched
 from ._tensor import Tensor, _wrap
 from .debug import check_gradients
 from ._variables import Variable
@@ -202,10 +202,10 @@ def _at_once(query, data, *args):
     once, on the recorded values computed first (their pending graph runs once,
     as one program), so that every query replays on the same values and
     computes the same way."""
-    if not (data.persistent and local.state.fused):
+    if not (data.persistent and local.state.executor.defers):
         return query(data, *args)
     data.vals = _fused.resolve(data.vals)
-    with switched(fused=False):
+    with switched(executor=EAGER):
         return query(data, *args)
 
 
@@ -419,15 +419,7 @@ def _compiled(data, seeds, live, first_sight, jac=None):
             # accumulator forwards tangents through it.
             objs = [o for _, objs, _, _, _, _, _ in data.ops for o in objs]   # Tensors, not values
             return call(_recorded_replay(key, e.fn, len(objs)), (*objs, *seed_objs), jit=False)
-        if h.fused:
-            g = h.graph
-            if g is not None and not g.sealed:
-                out = _fused_replay(g, key, e.fn, data, seed_objs)
-                if out is not None:
-                    return out
-        seed_vals = [g._value for g in seed_objs]
-        vals = _fused.resolve(data.vals) if _graph.made else data.vals
-        return [None if g is None else _wrap(g) for g in e.fn(vals, seed_vals)]
+        return h.executor.replay(key, e.fn, data, seed_objs)
     except Exception:
         # Tracing failed (an op needs concrete values): replay op by op, where a
         # real error shows itself again.
@@ -446,6 +438,26 @@ def _recorded_replay(key, fn, n):
         flat.by_dependence = True
         _recorded.put(key, flat)
     return flat
+
+
+@EAGER.define("replay")
+def _replay_now(key, fn, data, seed_objs):
+    """The compiled replay ``fn`` run at once on the tape's values."""
+    seed_vals = [g._value for g in seed_objs]
+    vals = _fused.resolve(data.vals) if _graph.made else data.vals
+    return [None if g is None else _wrap(g) for g in fn(vals, seed_vals)]
+
+
+@FUSED.define("replay")
+def _replay_deferred(key, fn, data, seed_objs):
+    """Fused mode: the replay appended to the pending graph (``_fused_replay``),
+    or run at once where it cannot be."""
+    g = local.state.graph
+    if g is not None and not g.sealed:
+        out = _fused_replay(g, key, fn, data, seed_objs)
+        if out is not None:
+            return out
+    return _replay_now(key, fn, data, seed_objs)
 
 
 def _fused_replay(g, key, fn, data, seed_objs):

@@ -13,6 +13,51 @@ from ._jax_private import x64_flag as _x64_flag
 from ._config import config
 
 
+class Executor:
+    """How recorded work runs in one execution mode: the three places where the
+    modes differ, each a function defined by the module that does that work.
+
+    ========== ================================================= =====================
+    operation  what it does                                      defined in
+    ========== ================================================= =====================
+    run        a recorded call: ``run(kind, objs, vals,           ``_primitive``
+               constant_output)`` gives its output Tensors
+    replay     a tape's compiled gradient: ``replay(key, fn,      ``_replay``
+               data, seed_objs)`` gives the gradients
+    assign     a Variable's update: ``assign(variable, fn,        ``_variables``
+               value, argname)``
+    ========== ================================================= =====================
+
+    ``EAGER`` runs each at once. ``FUSED`` appends each to this thread's pending
+    graph (``_fused``), which runs as one program when a value is needed, and runs
+    at once what it cannot append. ``defers``: whether this executor may hold
+    values back (only then does a recorded call leave JAX's 64-bit switch to
+    where JAX computes). A thread's executor is ``ThreadState.executor``: its
+    mode's, but ``EAGER`` while a function is traced or a persistent tape answers
+    a query in fused mode. Nothing outside the core chooses one: the mode does.
+    """
+
+    __slots__ = ("name", "defers", "run", "replay", "assign")
+
+    def __init__(self, name, defers):
+        self.name, self.defers = name, defers
+
+    def define(self, operation):
+        """Decorator: the function is this executor's ``operation``."""
+        def define(fn):
+            setattr(self, operation, fn)
+            return fn
+        return define
+
+    def __repr__(self):
+        return f"<eagertape executor {self.name!r}>"
+
+
+EAGER = Executor("eager", defers=False)
+FUSED = Executor("fused", defers=True)
+EXECUTORS = {"eager": EAGER, "fused": FUSED}
+
+
 class ThreadState:
     """One thread's recording state, as plain slots: a recorded call reads
     ``local.state`` once (a ``threading.local`` attribute costs ~100 ns a read,
@@ -29,15 +74,16 @@ class ThreadState:
     replay         "auto": compile a structure when it comes back; "compiled":
                    at once; "per_op": always op by op (the tests run both)
     mode           execution mode: "eager" or "fused"
-    fused          whether calls are deferred now: fused mode, outside
-                   eagertape.function traces and persistent tapes' queries
+    executor       how calls, gradients and assignments run now (``Executor``):
+                   the mode's, but EAGER inside eagertape.function traces and
+                   persistent tapes' queries
     graph          fused mode: the pending graph calls are appended to
     name_scope     tf.name_scope's prefix of new Variables' names ("a/b/")
     ============== ==============================================================
     """
 
     __slots__ = ("tapes", "var_watchers", "accumulators", "capture", "check_numerics",
-                 "replay", "mode", "fused", "graph", "name_scope")
+                 "replay", "mode", "executor", "graph", "name_scope")
 
     def __init__(self):
         self.tapes = []
@@ -47,7 +93,7 @@ class ThreadState:
         self.check_numerics = False
         self.replay = "auto"
         self.mode = config.execution_mode
-        self.fused = self.mode == "fused"
+        self.executor = EXECUTORS[self.mode]
         self.graph = None
         self.name_scope = ""
 

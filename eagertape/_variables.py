@@ -8,7 +8,7 @@ import numpy as np
 
 from ._graph import Pending
 from ._primitive import call as _call
-from ._state import local, switched, x64
+from ._state import EAGER, FUSED, local, switched, x64
 from ._tensor import _TensorLike, _as_dtype, _shown, _to_array, _wrap
 from ._tensor import _canonical, _dlpack, _host, _refusal, _unflatten_tensor
 
@@ -191,27 +191,8 @@ class Variable(_TensorLike):
     def _assign(self, fn, value, argname):
         """``value`` (``fn`` None), or ``fn(current value, value)``, into the Variable.
 
-        In fused mode, outside a traced function, the update is a call appended
-        to the pending graph, recorded on no tape (assignments are not
-        differentiated through): the optimizer's updates of a training step then
-        run as one program with what computed them, when the Variable is next
-        read."""
-        st = local.state
-        v = self._of
-        if st.fused and st.capture is None and type(v)._val is _STORED:
-            # (A Variable whose storage is another library's, a Keras weight's,
-            # takes arrays only.)
-            new = self._check(value, argname, pending=True)
-            if fn is not None:
-                if st.tapes or st.accumulators or st.var_watchers:
-                    with switched(tapes=[], accumulators=[], var_watchers=[]):
-                        new = _call(fn, (_wrap(v._store), _wrap(new)))._v
-                else:     # the usual update, after the tape: nothing to switch off
-                    new = _call(fn, (_wrap(v._store), _wrap(new)))._v
-            v._store = new
-            return
-        new = self._check(value, argname)
-        self._value = new if fn is None else fn(self._value, new)
+        How is the executor's (``_assign_now``, ``_assign_deferred``)."""
+        local.state.executor.assign(self, fn, value, argname)
 
     @x64
     def assign(self, value, use_locking=None, name=None, read_value=True):
@@ -296,6 +277,35 @@ class Variable(_TensorLike):
 
 
 _STORED = Variable._val     # the storage that may hold a pending value
+
+
+@EAGER.define("assign")
+def _assign_now(var, fn, value, argname):
+    """The update computed at once."""
+    new = var._check(value, argname)
+    var._value = new if fn is None else fn(var._value, new)
+
+
+@FUSED.define("assign")
+def _assign_deferred(var, fn, value, argname):
+    """Fused mode, outside a traced function: the update is a call appended to the
+    pending graph, recorded on no tape (assignments are not differentiated
+    through): the optimizer's updates of a training step then run as one program
+    with what computed them, when the Variable is next read."""
+    st = local.state
+    v = var._of
+    if st.capture is not None or type(v)._val is not _STORED:
+        # (A Variable whose storage is another library's, a Keras weight's,
+        # takes arrays only.)
+        return _assign_now(var, fn, value, argname)
+    new = var._check(value, argname, pending=True)
+    if fn is not None:
+        if st.tapes or st.accumulators or st.var_watchers:
+            with switched(tapes=[], accumulators=[], var_watchers=[]):
+                new = _call(fn, (_wrap(v._store), _wrap(new)))._v
+        else:     # the usual update, after the tape: nothing to switch off
+            new = _call(fn, (_wrap(v._store), _wrap(new)))._v
+    v._store = new
 
 
 def _refuse_watched(v, how):

@@ -65,6 +65,7 @@ from ._operators import _convert_operand as convert_operand
 from ._operators import _mismatch as dtype_mismatch
 from ._operators import constant, convert_to_tensor
 from ._primitive import call, primitive, stop_gradient
+from ._state import EAGER as _EAGER
 from ._state import local as _local
 from ._state import switched as _switched
 from ._state import x64, x64_modules
@@ -121,7 +122,8 @@ def outside_recording():
     >>> print(tape.gradient(y, x))
     None
     """
-    return _switched(tapes=[], accumulators=[], var_watchers=[], capture=None, fused=False)
+    return _switched(tapes=[], accumulators=[], var_watchers=[], capture=None,
+                     executor=_EAGER)
 
 
 def unrecorded(watch_reads=True):
