@@ -551,6 +551,10 @@ def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
     emit("own_unchanged", all(np.array_equal(a, b) for a, b in zip(before, model.get_weights())))
     own.apply_gradients([(tf.ones((3, 2)), kernel)])
     emit("own_applies", np.allclose(kernel.numpy(), before[0] - 0.1))
+    import importlib.util
+    emit("tensorboard_missing", [m for m in ("tensorflow", "tensorboard")
+                                 if importlib.util.find_spec(m) is None])
+    emit("tensorboard", error(lambda: tf.keras.callbacks.TensorBoard("logs")))
     """, "eagertape")
     assert {k: got[k] for k in want} == want
     assert got["swapped_message"].startswith(
@@ -569,6 +573,15 @@ def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
     assert "7.25" not in got["array_source"]
     assert got["own_optimizer"].startswith("ValueError: ") and "(5,)" in got["own_optimizer"]
     assert got["own_unchanged"] and got["own_applies"]
+    # Keras's TensorBoard callback writes with TF's tf.summary: said when it is made.
+    if got["tensorboard_missing"]:
+        assert got["tensorboard"].startswith(
+            "ImportError: tf.keras.callbacks.TensorBoard writes its logs with TensorFlow's "
+            "tf.summary"), got["tensorboard"]
+        assert all(m in got["tensorboard"] for m in got["tensorboard_missing"])
+        assert "CSVLogger" in got["tensorboard"]
+    else:
+        assert got["tensorboard"] == "no error", got["tensorboard"]
 
 
 def test_lstm_classifier_agrees_when_tf_densifies_the_embedding_gradient():
@@ -753,6 +766,20 @@ def test_layer_calls_run_tfs_semantics_inside():
         y, g = step(x[:, :2])
         emit(f"built_in_function{i}", y)
         emit(f"built_in_function_grads{i}", g)
+
+    # A float64 input to a float32 layer: the layer's dtype policy casts it (Keras's
+    # autocast), and the input's gradient comes back float64.
+    d64 = tf.keras.layers.Dense(2)
+    x64 = tf.constant(np.random.RandomState(5).randn(3, 2))
+    d64(x64)
+    d64.set_weights(weights_like(d64, 5))
+    with tf.GradientTape() as t:
+        t.watch(x64)
+        y64 = d64(x64)
+        l = tf.reduce_sum(y64 ** 2)
+    g64 = t.gradient(l, x64)
+    emit("autocast", [l, g64])
+    emit("autocast_dtypes", [y64.dtype == tf.float32, g64.dtype == tf.float64])
     """)
 
 

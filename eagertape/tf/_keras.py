@@ -322,6 +322,7 @@ def _rows():
          lambda original: _make_make_function(original, "train_step")),
         ("keras.src.backend.jax.trainer:JAXTrainer", "make_test_function",
          lambda original: _make_make_function(original, "test_step")),
+        ("keras.src.callbacks.tensorboard:TensorBoard", "__init__", _make_tensorboard_init),
     ]
     # TF's Keras numerics where Keras on JAX differs visibly: TF's gradient ops
     # of Relu, Relu6 and LeakyRelu read their input, so a second derivative
@@ -899,6 +900,26 @@ def _recorded(fn):
         return call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
     recorded._eagertape_op = True
     return recorded
+
+
+def _make_tensorboard_init(init):
+    # Keras writes TensorBoard's logs with TensorFlow's tf.summary on every
+    # backend: without it, fit fails at its first epoch with "No module named
+    # 'tensorflow'", which does not say which callback needs it. Said here, when
+    # the callback is made (the packages are looked for, not imported).
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        import importlib.util
+        missing = [m for m in ("tensorflow", "tensorboard") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise ImportError(
+                f"tf.keras.callbacks.TensorBoard writes its logs with TensorFlow's tf.summary "
+                f"(Keras does so on every backend), and {' and '.join(missing)} "
+                f"{'is' if len(missing) == 1 else 'are'} not installed: pip install "
+                "tensorflow-cpu tensorboard (Keras keeps running on JAX), or log with "
+                "tf.keras.callbacks.CSVLogger instead")
+        return init(self, *args, **kwargs)
+    return __init__
 
 
 def _make_compute_output_spec(compute_output_spec):
