@@ -321,6 +321,14 @@ def test_the_targets_are_data_with_reasons(tmp_path):
         targets.load(bad)
 
 
+def test_the_benchmarks_docstring_examples_run():
+    # tests/test_docstrings.py runs the package's examples; the benchmark's are here.
+    import doctest
+    for module in (benchmark, targets):
+        r = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        assert r.attempted > 0 and r.failed == 0, module.__name__
+
+
 def test_python_m_eagertape_bench_finds_the_checkout(monkeypatch, capsys):
     # The package ships no benchmark: its entry point runs the checkout's.
     from pathlib import Path
