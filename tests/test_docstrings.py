@@ -45,7 +45,6 @@ NEEDS = {
     "eagertape.tf.train": ("orbax.checkpoint", "tf.train's checkpoint examples need "
                            "orbax-checkpoint: pip install 'eagertape[checkpoint]'"),
     "eagertape.tf._keras": ("keras", "needs Keras: pip install 'eagertape[keras]'"),
-    "eagertape._benchmark_keras": ("keras", "needs Keras: pip install 'eagertape[keras]'"),
 }
 
 # Qualified-name prefix -> marks (see conftest.py).

@@ -127,3 +127,24 @@ def test_jaxs_private_names_are_imported_in_one_declared_place():
             if "jax._src" in line:
                 outside.append(f"{path.relative_to(ROOT)}:{i}")
     assert outside == []
+
+
+def test_the_package_ships_no_tooling():
+    # The benchmark and the TF-coverage report live in the repository (benchmarks/,
+    # tools/), not in the installed package; only __main__.py refers to them.
+    pkg = ROOT / "eagertape"
+    moved = ["benchmark.py", "_benchmark_keras.py", "_harness.py", "_coverage.py",
+             "tf/_tf_names.py"]
+    assert [m for m in moved if (pkg / m).exists()] == []
+    outside = []
+    for path in sorted(pkg.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom)
+                     and not node.level else [])
+            if any(n.split(".")[0] in ("benchmarks", "tools") for n in names) \
+                    and path.name != "__main__.py":
+                outside.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert outside == []
+    assert (ROOT / "benchmarks" / "targets.toml").is_file()
+    assert (ROOT / "tools" / "tf_coverage.py").is_file()
