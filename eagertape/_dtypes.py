@@ -58,7 +58,7 @@ def int_range(dtype):
 
 # TF's DataType enum values (``DType.as_datatype_enum``), for the dtypes JAX has.
 _ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
-          "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17,
+          "string": 7, "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17,
           "complex128": 18, "float16": 19, "uint32": 22, "uint64": 23}
 
 
@@ -122,15 +122,18 @@ class DType:
         return DType, (self.dtype,)
 
     def __repr__(self):
-        return f"tf.{self.dtype.name}"              # as TF's
+        return f"tf.{self.name}"              # as TF's
 
     def __str__(self):
-        return f"<dtype: {self.dtype.name!r}>"      # as TF's (f-strings too)
+        return f"<dtype: {self.name!r}>"      # as TF's (f-strings too)
 
     @property
-    def name(self): return self.dtype.name
+    def name(self):
+        # TF's string tensors hold Python bytes objects (NumPy dtype object, as TF's
+        # numpy() gives them): the facade's host-only string tensors.
+        return "string" if self.dtype.kind == "O" else self.dtype.name
     @property
-    def as_numpy_dtype(self): return self.dtype.type
+    def as_numpy_dtype(self): return object if self.dtype.kind == "O" else self.dtype.type
     @property
     def base_dtype(self): return self
     @property
@@ -154,7 +157,7 @@ class DType:
     @property
     def size(self): return self.dtype.itemsize
     @property
-    def as_datatype_enum(self): return _ENUMS.get(self.dtype.name, 0)
+    def as_datatype_enum(self): return _ENUMS.get(self.name, 0)
 
     @property
     def min(self):

@@ -134,7 +134,8 @@ class _Trace:
                 for o in out_leaves:
                     if tensor_outputs and isinstance(o, _NUMBERS):
                         o = np.asarray(o, _TF_DTYPES[type(o)])
-                    if isinstance(o, (_TensorLike,) + _ARRAYS):
+                    if isinstance(o, (_TensorLike,) + _ARRAYS) and not getattr(
+                            o, "_host_only", False):     # (host-only: see Tensor)
                         arrays.append(o._value if isinstance(o, _TensorLike) else jnp.asarray(o))
                         o = _ARRAY
                     static.append(o)     # Python values come back as they were
@@ -434,6 +435,9 @@ class Function:
         arg_vars = {}
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, Tensor):
+                if leaf._host_only:
+                    raise _host_only_argument(leaf, self._leaf_names(treedef).get(i, f"arg{i}"),
+                                              self.__name__)
                 v = leaf._value
             elif isinstance(leaf, _ARRAYS):
                 v = jnp.asarray(leaf)
@@ -853,6 +857,16 @@ def _show_spec(s):
         return f"TensorSpec(shape=<unknown>, dtype=tf.{np.dtype(s.dtype).name}, name=None)"
     shape = tuple(d if type(d) is int else None for d in s.shape)
     return f"TensorSpec(shape={shape}, dtype=tf.{np.dtype(s.dtype).name}, name=None)"
+
+
+def _host_only_argument(leaf, arg, name):
+    return TypeError(
+        f"argument `{arg}` of tf.function {name!r} is a {leaf.dtype.name} tensor, whose values "
+        "live on the host: JAX cannot trace them. Run the string ops before calling the "
+        "function (or in a tf.data map) and pass their numeric results (ids from a "
+        "tf.lookup table, lengths, hashes); string ops on constants made inside the "
+        "function run while it is traced. Or run functions eagerly: "
+        "tf.config.run_functions_eagerly(True)")
 
 
 def _hashable(leaf, i, name):

@@ -498,6 +498,12 @@ class Tensor(_TensorLike):
     # computed with its graph when first asked for).
     __slots__ = ("_v", "__weakref__")
 
+    # A subclass whose value is a host NumPy array JAX cannot hold (the facade's
+    # string tensors) sets this: ``function`` refuses it as an argument, naming the
+    # argument, and gives it back as it is when the traced code returns it (it can
+    # only have been made from constants, on the host, while tracing).
+    _host_only = False
+
     def __init__(self, value):
         if isinstance(value, _TensorLike):
             value = value._read()
@@ -655,7 +661,10 @@ jax.tree_util.register_pytree_node(Tensor, _flatten_tensor, _unflatten_tensor)
 
 
 _PY_DTYPES = {float: np.dtype(np.float32), int: np.dtype(np.int32),
-              bool: np.dtype(np.bool_), complex: np.dtype(np.complex128)}
+              bool: np.dtype(np.bool_), complex: np.dtype(np.complex128),
+              # TF's string dtype: NumPy's object dtype of bytes (as TF's numpy()).
+              str: np.dtype(object), bytes: np.dtype(object), np.str_: np.dtype(object),
+              np.bytes_: np.dtype(object), "string": np.dtype(object)}
 
 
 def _as_dtype(dtype):

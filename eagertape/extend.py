@@ -38,7 +38,10 @@ The names, by what they are for:
   ``custom_gradient``, ``reading_inputs``, ``tie``, ``is_inexact``;
 - Tensors and Variables: ``Tensor``, ``Variable``, ``TensorLike``,
   ``TensorShape``, ``is_tensor_like``, ``wrap``, ``standin``, ``VariableAlias``,
-  ``new_variable_id``;
+  ``new_variable_id``; a ``Tensor`` subclass whose value is a host NumPy array JAX
+  cannot hold (the facade's string tensors) sets ``_host_only = True``: a
+  ``function`` refuses it as an argument (a TypeError naming the argument) and gives
+  it back as it is where the traced code returns it;
 - conversion and dtypes: ``convert_to_tensor``, ``constant``,
   ``convert_operand``, ``dtype_mismatch``, ``as_dtype``, ``python_default_dtype``,
   ``DType``, ``dtype_category``, ``foreign_variable_error``;
