@@ -24,7 +24,6 @@ WANT = {
     "compat": ["tf.compat.v1", "TF 2", "enable_eager_execution"],
     "sparse": [PLANNED, "dense", "jax.experimental.sparse"],
     "ragged": ["pad", "mask"],
-    "strings": [PLANNED, "no string dtype", "integer ids"],
     "io": [PLANNED, "TFRecord", "tf.data.Dataset"],
     "feature_column": ["deprecated", "tf.keras.layers.Normalization"],
     "profiler": ["jax.profiler.trace"],
@@ -33,7 +32,6 @@ WANT = {
     "mlir": ["jax.jit(f).lower"],
     "raw_ops": ["tf.math", "eagertape.primitive"],
     "sets": ["SparseTensor", "intersect1d"],
-    "lookup": ["string", "integer ids"],
     "audio": ["WAV", "tf.signal"],
     "quantization": ["qint8", "custom_gradient"],
     "graph_util": ["graph"],
@@ -57,9 +55,9 @@ def test_a_left_out_namespace_says_its_own_reason(name):
     assert not hasattr(etf, name)
 
 
-def test_only_strings_sparse_io_and_saved_model_are_planned():
+def test_only_sparse_io_and_saved_model_are_planned():
     assert {n for n, why in NAMESPACES.items() if PLANNED in why} == {
-        "strings", "sparse", "io", "saved_model"}
+        "sparse", "io", "saved_model"}
 
 
 def test_a_name_not_done_yet_keeps_the_generic_hint():
@@ -73,7 +71,8 @@ def test_a_name_not_done_yet_keeps_the_generic_hint():
 
 
 def test_the_single_names_left_out_keep_their_reasons():
-    with pytest.raises(AttributeError, match=f"tf.string {LEFT_OUT}JAX has no string dtype"):
-        etf.string
+    with pytest.raises(AttributeError, match=f"tf.fingerprint {LEFT_OUT}TF's fingerprint of "
+                                             "any tensor's bytes is not reproduced"):
+        etf.fingerprint
     with pytest.raises(AttributeError, match=f"tf.SparseTensor {LEFT_OUT}sparse and ragged"):
         etf.SparseTensor

@@ -37,6 +37,9 @@ from ..extend import Tensor, TensorShape, as_dtype as _as_dtype, TensorLike as _
 from ..extend import Variable  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
 from . import debugging, experimental, nest  # noqa: F401
+from . import lookup, strings  # noqa: F401
+from ._ragged import RaggedTensor  # noqa: F401
+from .strings import as_string  # noqa: F401
 from ._tensor_array import TensorArray  # noqa: F401
 from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
                         assert_rank)
@@ -83,9 +86,9 @@ from .math import (acosh, asinh, atanh, scalar_mul, truncatediv, truncatemod)  #
 from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left_out as _excluded
 from ._left_out import NAMESPACES as _LEFT_OUT_NAMESPACES
 _unsupported = _Unsupported("tf", {
-    **_excluded(_STRINGS, "string as_string fingerprint"),
+    **_excluded(_STRINGS, "fingerprint"),
     **_excluded(_SPARSE, "IndexedSlices IndexedSlicesSpec SparseTensor SparseTensorSpec "
-                "RaggedTensor RaggedTensorSpec ragged_fill_empty_rows "
+                "RaggedTensorSpec ragged_fill_empty_rows "
                 "ragged_fill_empty_rows_grad edit_distance"),
     **_excluded(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
     **_excluded("TF raises in eager mode too (a graph-only op); use tf.stack",
@@ -144,8 +147,8 @@ newaxis = None      # tf.newaxis, for indexing: x[tf.newaxis, :]
 # -- dtypes (NumPy dtypes; eagertape accepts them wherever TF takes a DType) --------
 from . import dtypes  # noqa: E402
 from .dtypes import (DType, bfloat16, bool, complex64, complex128, double, float16,  # noqa: F401,E402,A004
-                     float32, float64, half, int8, int16, int32, int64, uint8, uint16, uint32,
-                     uint64)
+                     float32, float64, half, int8, int16, int32, int64, string, uint8, uint16,
+                     uint32, uint64)
 from .dtypes import as_dtype, cast, complex, saturate_cast  # noqa: F401,E402,A004
 
 
@@ -505,5 +508,8 @@ from . import config  # noqa: E402,F401  (tf.config: JAX's devices in TF's form)
 # After every facade module is loaded: their public functions run with TF's 64-bit
 # types on, the user's JAX keeps its setting (what is scoped, and why: _x64.py).
 from . import _x64  # noqa: E402
+from . import _text  # noqa: E402
 
+# Before the scoping: TF's generic ops take string tensors on the host (_text.py).
+_text.install(sys.modules[__name__])
 _x64.scope()

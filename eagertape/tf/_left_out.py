@@ -49,9 +49,6 @@ NAMESPACES = {
         "JAX fixes every shape when it compiles, so ragged rows have no counterpart; pad "
         "them to one length and carry a mask (tf.sequence_mask, tf.data's padded_batch, "
         "Keras's Masking layer)"),
-    "strings": (
-        f"JAX has no string dtype, and string ops are {PLANNED}. Until then keep text as "
-        "integer ids (tokenize in Python or with a tokenizer) and pass arrays"),
     "io": (
         f"file reading, TFRecord, tf.train.Example parsing and image decoding are "
         f"{PLANNED}. Until then read files with Python, NumPy or PIL and feed the arrays "
@@ -82,9 +79,6 @@ NAMESPACES = {
     "sets": (
         "its ops return SparseTensors, which eagertape does not have; for 1-D tensors "
         "use eagertape.numpy's intersect1d, union1d and setdiff1d"),
-    "lookup": (
-        "TF's lookup tables mostly map string keys, and JAX has no strings; map keys to "
-        "integer ids with a Python dict or NumPy before they become tensors"),
     "audio": (
         "it encodes and decodes WAV bytes held in string tensors; read audio with "
         "Python's wave module, soundfile or scipy.io.wavfile and pass arrays "

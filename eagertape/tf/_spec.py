@@ -7,7 +7,7 @@ TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)
 """
 import numpy as np
 
-from ..extend import TensorShape, as_dtype as _as_dtype
+from ..extend import DType, TensorShape, as_dtype as _as_dtype
 
 
 class TensorSpec:
@@ -16,7 +16,9 @@ class TensorSpec:
     def __init__(self, shape, dtype=np.float32, name=None):
         # An unknown rank stays None (TF: TensorShape(None)): tf.function reads it so.
         self.shape = None if shape is None else TensorShape(shape)
-        self.dtype, self.name = _as_dtype(dtype), name
+        dtype = _as_dtype(dtype)
+        # TF's DType (tf.string's name is TF's), equal to the NumPy dtype it stands for.
+        self.dtype, self.name = (None if dtype is None else DType(dtype)), name
 
     def __repr__(self):
         return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"

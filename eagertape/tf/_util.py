@@ -33,8 +33,8 @@ def left_out(reason, names):
     return dict.fromkeys(names.split(), reason)
 
 
-STRINGS = ("JAX has no string dtype; keep text as integer ids (encode it with Python "
-           "or a tokenizer) and pass arrays")
+STRINGS = ("TF's fingerprint of any tensor's bytes is not reproduced; for strings, "
+           "tf.strings.to_hash_bucket_fast gives TF's Fingerprint64 buckets")
 SPARSE = ("sparse and ragged tensors are not supported (jax.experimental.sparse is "
           "experimental): use dense tensors with masks or padding")
 GRAPH = "TF graph-mode API with no meaning in eager TF-2 programs"

@@ -18,7 +18,7 @@ from ..extend import call as _call
 from ..extend import DType, dtype_category as category
 from ..extend import as_dtype as _as_dtype, python_default_dtype as _python_default_dtype, TensorLike as _TensorLike
 from ..extend import VariableAlias as _Alias
-from ._util import STRINGS, _Unsupported, tensor as _t
+from ._util import _Unsupported, tensor as _t
 
 float16, bfloat16 = DType("float16"), DType(_jnp.bfloat16)
 float32, float64 = DType("float32"), DType("float64")
@@ -27,6 +27,8 @@ int8, int16, int32, int64 = (DType(t) for t in ("int8", "int16", "int32", "int64
 uint8, uint16, uint32, uint64 = (DType(t) for t in ("uint8", "uint16", "uint32", "uint64"))
 bool = DType("bool")  # noqa: A001  (TF's name)
 complex64, complex128 = DType("complex64"), DType("complex128")
+# TF's strings: NumPy's object dtype of bytes, held on the host (see _text.py).
+string = DType(object)
 
 
 # as_dtype, cast, saturate_cast and complex: eagertape.tf re-exports them (the
@@ -121,7 +123,6 @@ def complex(real, imag, name=None):  # noqa: A001  (TF's name)
 __getattr__ = _Unsupported("tf.dtypes", {
     **dict.fromkeys("qint8 qint16 qint32 quint8 quint16 QUANTIZED_DTYPES".split(),
                     "TF's quantized dtypes have no JAX dtype"),
-    "string": STRINGS,
     "resource": "resource handles are TF runtime objects with no JAX dtype",
     "variant": "variant tensors are TF runtime objects with no JAX dtype",
     "experimental": "tf.dtypes.experimental (int4, float8 variants) is not mapped yet",
