@@ -26,6 +26,7 @@ ragged and sparse elements are not supported.
 """
 import itertools
 import os
+import types
 
 import numpy as np
 
@@ -34,7 +35,9 @@ from .. import function as _function
 from ..extend import InvalidArgumentError
 from ..extend import convert_to_tensor
 from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
+from . import _text
 from ._control_flow import vectorized_map
+from ._ragged import RaggedTensor as _RaggedTensor
 from ._spec import TensorSpec
 from ._util import _Unsupported, left_out
 from .errors import OutOfRangeError
@@ -44,9 +47,10 @@ INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 
 __getattr__ = _Unsupported("tf.data", {
-    **left_out("file records are byte strings and JAX has no string dtype: read the files "
-               "with NumPy (or grain/array_record) and use from_tensor_slices or "
-               "from_generator", "TFRecordDataset TextLineDataset FixedLengthRecordDataset"),
+    **left_out("TFRecord and fixed-length record files are not read by eagertape yet (tf.io "
+               "is left out): read the files with NumPy (or grain/array_record) and use "
+               "from_tensor_slices or from_generator",
+               "TFRecordDataset FixedLengthRecordDataset"),
     **left_out("TF's composite-tensor type specs; element_spec gives tf.TensorSpec nests",
                "DatasetSpec IteratorSpec"),
 })
@@ -88,22 +92,30 @@ def _same_structure(a, b):
 
 
 def _to_numpy(x, dtype=None):
-    """A leaf as TF converts it (Python floats float32, ints int32), on the host."""
-    if isinstance(x, np.ndarray) and dtype is None:
+    """A leaf as TF converts it (Python floats float32, ints int32; text as an object
+    array of bytes, as TF's numpy() gives it), on the host."""
+    if isinstance(x, np.ndarray) and dtype is None and x.dtype.kind not in "OUS":
         return x
-    if isinstance(x, _TensorLike):
+    if isinstance(x, _text.StringTensor):
+        x = x._v
+    elif isinstance(x, _TensorLike):
         x = np.asarray(x.numpy())       # a scalar too: elements are arrays
+    elif _text.is_text(x):
+        x = _text.host(x, "element")
+    elif isinstance(x, _RaggedTensor):
+        raise TypeError("ragged elements are not supported by eagertape's tf.data: make them "
+                        "dense in the map (.to_tensor()), or batch first and split after")
     elif not isinstance(x, np.ndarray):
-        if isinstance(x, (str, bytes)) or (isinstance(x, (list, tuple)) and x and isinstance(
-                np.asarray(x).flat[0], (str, bytes))):
-            raise TypeError("string elements are not supported by eagertape's tf.data "
-                            "(JAX has no string dtype); encode them as integer ids first")
         x = np.asarray(convert_to_tensor(x).numpy())
-    return x if dtype is None else x.astype(dtype, copy=False)
+    return x if dtype is None or x.dtype == object else x.astype(dtype, copy=False)
 
 
 def _to_tensor(x):
-    return x if isinstance(x, Tensor) else _wrap(np.asarray(x))
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, bytes) or (isinstance(x, np.ndarray) and x.dtype == object):
+        return _text.wrap(np.asarray(x, dtype=object))     # (a 1-D slice's bytes too)
+    return _wrap(np.asarray(x))
 
 
 def _as_args(element):
@@ -117,14 +129,36 @@ def _spec_of(element, unknown_batch=False):
         shape = tuple(np.shape(leaf))
         if unknown_batch and shape:
             shape = (None,) + shape[1:]
-        return TensorSpec(shape, np.dtype(np.asarray(leaf).dtype))
+        return TensorSpec(shape, object if isinstance(leaf, bytes) else np.asarray(leaf).dtype)
     return _map(spec, element)
 
 
 # -- user functions: compiled as TF traces them, eager when they cannot be ----------
 
+def _traced_now(fn):
+    """``fn`` reading the Python values it reads now. TF traces a dataset's function
+    when ``map``/``filter`` is called, so a loop variable it reads (in a closure or
+    the module, as ``ds.map(lambda x: (x, i))`` in a ``for i`` loop) is the value of
+    that moment; eagertape calls the function later, on each element, so it is
+    given a snapshot of its closure and globals (the objects they name are shared)."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    try:
+        cells = None if fn.__closure__ is None else tuple(
+            types.CellType(c.cell_contents) for c in fn.__closure__)
+    except ValueError:          # a cell not yet filled: nothing to snapshot
+        return fn
+    snap = types.FunctionType(fn.__code__, dict(fn.__globals__), fn.__name__,
+                              fn.__defaults__, cells)
+    snap.__kwdefaults__, snap.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    snap.__dict__.update(fn.__dict__)
+    snap.__wrapped__ = fn
+    return snap
+
+
 class _UserFn:
     def __init__(self, fn, what):
+        fn = _traced_now(fn)
         self.fn, self.what = fn, what
         name = getattr(fn, "__name__", what)
         self.compiled = _function(fn, name=name)
@@ -695,7 +729,8 @@ class NumpyIterator:
         return self
 
     def __next__(self):
-        return _map(lambda a: a[()] if np.ndim(a) == 0 else np.asarray(a), next(self._it))
+        return _map(lambda a: a if isinstance(a, bytes) else a[()] if np.ndim(a) == 0
+                    else np.asarray(a), next(self._it))
 
     next = __next__
 
@@ -738,6 +773,8 @@ def _rebuilder(nest):
 
 def _stack(elements, first_index):
     def stack(*parts):
+        if isinstance(parts[0], bytes) or getattr(parts[0], "dtype", None) == object:
+            parts = [np.asarray(p, dtype=object) for p in parts]     # text: not NumPy's S
         try:
             return np.stack(parts)
         except ValueError:
@@ -773,9 +810,12 @@ def _pad_stack(parts, shape, value):
             raise InvalidArgumentError(
                 f"padded_batch: an element of shape {list(longest)} does not fit the "
                 f"padded shape {list(target)}")
-    dtype = np.asarray(parts[0]).dtype
-    out = np.full((len(parts),) + target, np.asarray(
-        value.numpy() if isinstance(value, _TensorLike) else value).astype(dtype), dtype)
+    dtype = object if isinstance(parts[0], bytes) else np.asarray(parts[0]).dtype
+    if dtype == object:       # text: padded with b"" (TF's default), or the value given
+        fill = b"" if isinstance(value, int) and value == 0 else _text.host(value)[()]
+    else:
+        fill = np.asarray(value.numpy() if isinstance(value, _TensorLike) else value).astype(dtype)
+    out = np.full((len(parts),) + target, fill, dtype)
     for i, p in enumerate(parts):
         out[(i,) + tuple(slice(0, d) for d in np.shape(p))] = p
     return out
@@ -823,3 +863,56 @@ class _Experimental:
 
 
 experimental = _Experimental()
+
+
+class TextLineDataset(Dataset):
+    """``tf.data.TextLineDataset``: the lines of text files, one string element per
+    line (without its ``\\n``, or ``\\r\\n``), file after file; read afresh on every
+    pass. ``compression_type`` "GZIP" or "ZLIB" reads compressed files.
+
+    >>> import os, tempfile
+    >>> import eagertape.tf as tf
+    >>> path = os.path.join(tempfile.mkdtemp(), "poem.txt")
+    >>> _ = open(path, "w").write("roses are red\\nviolets are blue\\n")
+    >>> ds = tf.data.TextLineDataset(path).map(tf.strings.split)
+    >>> [words.numpy().tolist() for words in ds]
+    [[b'roses', b'are', b'red'], [b'violets', b'are', b'blue']]
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        paths = [p.decode("utf-8") for p in
+                 _text.host(filenames, "filenames").reshape(-1).tolist()]
+        kind = (compression_type or "").upper()
+        if kind not in ("", "GZIP", "ZLIB"):
+            raise InvalidArgumentError(f"argument `compression_type`: {compression_type!r} is "
+                                       "not one of '', 'GZIP', 'ZLIB'")
+
+        def make():
+            for path in paths:
+                yield from _lines(path, kind)
+        super().__init__(make, UNKNOWN_CARDINALITY, TensorSpec((), object))
+
+
+def _lines(path, kind):
+    import gzip
+    import zlib
+    from .errors import NotFoundError
+    try:
+        if kind == "GZIP":
+            f = gzip.open(path, "rb")
+        else:
+            f = open(path, "rb")
+    except FileNotFoundError:
+        raise NotFoundError(f"{path}; No such file or directory") from None
+    with f:
+        data = f.read()
+    if kind == "ZLIB":
+        data = zlib.decompress(data)
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    for line in lines:
+        out = np.empty((), object)
+        out[()] = line[:-1] if line.endswith(b"\r") else line
+        yield out
