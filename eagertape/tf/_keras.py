@@ -352,6 +352,7 @@ KERAS_PRIVATE = {
     "data_adapters": "keras.src.trainers.data_adapters",
     "data_adapter_utils": "keras.src.trainers.data_adapters.data_adapter_utils",
     "DataAdapter": "keras.src.trainers.data_adapters.data_adapter:DataAdapter",
+    "TFGraphScope": "keras.src.utils.backend_utils:TFGraphScope",
 }
 # Where Keras's functions of arrays are defined, and where the public API and
 # Keras's own code find them by module attribute (the rows of _function_rows).
@@ -531,6 +532,8 @@ def _make_layer_call(layer_call):
     def __call__(self, *args, **kwargs):
         if _keras_runs(args, kwargs):
             return layer_call(self, *args, **kwargs)
+        if _holds_text(args, kwargs) or _gives_text(self):
+            return _text_call(self, layer_call, args, kwargs)
         args = tuple(_as_input(a) for a in args)
         if not _one_op(self):
             return _op_by_op(self, layer_call, args, kwargs)
@@ -566,6 +569,51 @@ def _make_layer_call(layer_call):
 
     __call__.__doc__ = layer_call.__doc__
     return __call__
+
+
+def _holds_text(args, kwargs):
+    leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)
+    return any(getattr(x, "_host_only", False) for x in leaves)
+
+
+def _gives_text(layer):
+    # StringLookup(invert=True): ids to strings, which Keras cannot make JAX arrays of.
+    return getattr(layer, "invert", False) is True and getattr(
+        layer, "vocabulary_dtype", None) == "string"
+
+
+def _text_call(layer, layer_call, args, kwargs):
+    # A layer called on string tensors (StringLookup, TextVectorization, a model
+    # starting with one), or giving strings: Keras's own call on the strings' NumPy
+    # values, as Keras takes text on its JAX backend (its text layers run TensorFlow's
+    # kernels); nothing to record, as no gradient passes through strings. The results
+    # come back as Tensors; strings stay TF's (TFGraphScope: Keras does not make JAX
+    # arrays of them).
+    if extend.recording() and layer.trainable_weights:
+        raise NotImplementedError(
+            f"{type(layer).__name__} {layer.name!r} holds a text layer and was called on "
+            "strings while a GradientTape records: its weights would get no gradient, as "
+            "text runs on the host outside the tape. Apply the text layer first (ids = "
+            "text_layer(texts), or in the tf.data pipeline) and call the layers after it "
+            "on the ids")
+
+    def host(x):
+        return np.asarray(x) if getattr(x, "_host_only", False) else x
+
+    def back(x):
+        if isinstance(x, jax.Array):
+            return _wrap(x)
+        if isinstance(x, np.ndarray) or hasattr(x, "numpy"):
+            from . import _text
+            value = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+            return _text.constant_text(value) if value.dtype.kind in "SUO" \
+                else _text.text_result(value)
+        return x
+    args, kwargs = jax.tree_util.tree_map(host, (args, kwargs), is_leaf=is_tensor_like)
+    scope = _private("TFGraphScope")() if _gives_text(layer) else contextlib.nullcontext()
+    with extend.outside_recording(), scope:
+        out = layer_call(layer, *args, **kwargs)
+    return jax.tree_util.tree_map(back, out)
 
 
 def _entry_call():
