@@ -37,6 +37,9 @@ MODE_AXIS = frozenset({
     "test_tf_nn_more", "test_tf_random_signal", "test_tf_runtime", "test_tf_semantics",
     "test_tf_structures", "test_x64",
 })
+# Not test_tf_strings: string tensors live on the host and no string op records or is
+# queued, so no execution mode can change its answers (its numeric ops are checked in
+# both modes by the modules above).
 # Every test of these starts an interpreter (examples, README blocks, notebooks,
 # launchers, packaging checks, the TF fuzzer's workers, the Keras programs: Keras has
 # one backend a process): left out of the quick tier, but for those marked `quick`.
