@@ -281,6 +281,16 @@ STRINGS = {
         tf.constant(b"a\xffb"), "UTF-8", errors="ignore"),
     "unicode_decode_replacement": lambda tf: tf.strings.unicode_decode(
         tf.constant(b"a\xffb"), "UTF-8", replacement_char=63),
+    "unicode_decode_truncated": lambda tf: tf.strings.unicode_decode(
+        tf.constant([b"a\xe2\x82b", b"\xf0\x9f\x98", b"\xc3\xa9\x80"]), "UTF-8").to_list(),
+    "unicode_split_invalid": lambda tf: tf.strings.unicode_split(
+        tf.constant(b"a\xe2\x82b\xff"), "UTF-8"),
+    "unicode_offsets_invalid": lambda tf: tf.strings.unicode_decode_with_offsets(
+        tf.constant(b"\xffa\xe2\x82b"), "UTF-8"),
+    "unicode_split_ignore": lambda tf: tf.strings.unicode_split(
+        tf.constant(b"a\xffb"), "UTF-8", errors="ignore"),
+    "unicode_length_invalid": lambda tf: tf.strings.length(
+        tf.constant(b"a\xe2\x82b\xff"), unit="UTF8_CHAR"),
     "unicode_decode_utf16": lambda tf: tf.strings.unicode_decode(
         tf.constant("語言".encode("UTF-16-BE")), "UTF-16-BE"),
     "unicode_decode_control": lambda tf: tf.strings.unicode_decode(
@@ -314,6 +324,14 @@ STRINGS = {
 @pytest.mark.parametrize("name", sorted(STRINGS))
 def test_strings_as_tensorflow(name):
     _check(STRINGS[name], errors="class")
+
+
+def test_regular_expressions_differ_from_re2_only_as_documented():
+    # docs/differences.md: Python's re with RE2's ASCII classes; (?i) folds ASCII only,
+    # and RE2's Unicode classes are refused.
+    assert etf.strings.regex_replace("ÀB à", "(?i)à", "x").numpy() == "ÀB x".encode()
+    with pytest.raises(etf.errors.InvalidArgumentError, match=r"\\p\{\.\.\.\}"):
+        etf.strings.regex_full_match("a", r"\pL")
 
 
 # Long inputs (> 64 bytes: farmhash's long-string path) and all lengths up to 70 bytes

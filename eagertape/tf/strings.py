@@ -26,7 +26,9 @@ Left out, with why: ``to_hash_bucket`` (TF's legacy Hash64) and
 ``unicode_script`` (ICU's script data, which Python's ``unicodedata`` lacks).
 """
 import builtins
+import codecs
 import re
+import threading
 
 import numpy as np
 
@@ -528,46 +530,56 @@ def _encoding(name, argname):
     return _ENCODINGS[key]
 
 
+_bad = threading.local()
+
+
+def _mark_bad(e):
+    # Python's decoders report each ill-formed sequence (its maximal part, as ICU
+    # and so TF take it) as one error: one character here, its span kept.
+    _bad.spans.append((e.start, e.end))
+    return "\ufffd", e.end
+
+
+codecs.register_error("eagertape.tf.strings", _mark_bad)
+
+
 def _chars(s, encoding, errors, replacement_char, replace_control=False):
-    """(code points, byte offsets, byte lengths) of string ``s``; an ill-formed
-    sequence is one character (U+FFFD-replaced, skipped, or an error)."""
+    """(code points, byte offsets) of string ``s``; an ill-formed sequence is one
+    character: ``replacement_char`` ("replace"), none ("ignore"), or an
+    InvalidArgumentError ("strict")."""
     if errors not in ("strict", "replace", "ignore"):
         raise ValueError(f"argument `errors` must be 'strict', 'replace' or 'ignore', got "
                          f"{errors!r}")
-    cps, offs, lens = [], [], []
-    if encoding != "utf-8":
-        width = 2 if encoding == "utf-16-be" else 4
-        text = s.decode(encoding, "surrogatepass" if width == 2 else "strict")
-        pos = 0
-        for ch in text:
-            n = builtins.len(ch.encode(encoding, "surrogatepass"))
-            cps.append(ord(ch))
-            offs.append(pos)
-            lens.append(n)
-            pos += n
-        return cps, offs, lens
-    text = s.decode("utf-8", "surrogateescape")
-    pos = 0
+    _bad.spans = []
+    text = s.decode(encoding, "eagertape.tf.strings")
+    bad, _bad.spans = _bad.spans, []
+    if bad and errors == "strict":
+        raise InvalidArgumentError(f"Invalid formatting on input string: "
+                                   f"{s.decode(encoding, 'backslashreplace')}")
+    cps, offs = [], []
+    pos, k = 0, 0
     for ch in text:
-        c = ord(ch)
-        if 0xDC80 <= c <= 0xDCFF:       # one byte that is not well-formed UTF-8
-            if errors == "strict":
-                raise InvalidArgumentError(f"Invalid formatting on input string: "
-                                           f"{s.decode('utf-8', 'backslashreplace')}")
+        if k < builtins.len(bad) and pos == bad[k][0] and ch == "\ufffd":
+            n = bad[k][1] - bad[k][0]
+            k += 1
             if errors == "replace":
                 cps.append(int(replacement_char))
                 offs.append(pos)
-                lens.append(1)
-            pos += 1
+            pos += n
             continue
-        n = builtins.len(ch.encode("utf-8"))
+        c = ord(ch)
         if replace_control and (c < 0x20 or 0x7F <= c < 0xA0):
             c = int(replacement_char)
         cps.append(c)
         offs.append(pos)
-        lens.append(n)
-        pos += n
-    return cps, offs, lens
+        pos += builtins.len(ch.encode(encoding, "surrogatepass"))
+    return cps, offs
+
+
+def _pieces_of(cps, encoding):
+    # TF's unicode_split: each character encoded again in the input's encoding (an
+    # ill-formed sequence: its replacement character).
+    return [chr(c).encode(encoding, "surrogatepass") for c in cps]
 
 
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,
@@ -611,10 +623,8 @@ def unicode_split(input, input_encoding, errors="replace", replacement_char=6553
     """
     enc = _encoding(input_encoding, "input_encoding")
 
-    def one(s):
-        _, offs, lens = _chars(s, enc, errors, replacement_char)
-        return [s[o:o + n] for o, n in zip(offs, lens)]
-    return _pieces(input, "input", one)
+    return _pieces(input, "input", lambda s: _pieces_of(
+        _chars(s, enc, errors, replacement_char)[0], enc))
 
 
 def unicode_split_with_offsets(input, input_encoding, errors="replace",
@@ -629,8 +639,8 @@ def unicode_split_with_offsets(input, input_encoding, errors="replace",
     enc = _encoding(input_encoding, "input_encoding")
 
     def one(s):
-        _, offs, lens = _chars(s, enc, errors, replacement_char)
-        return [s[o:o + n] for o, n in zip(offs, lens)], offs
+        cps, offs = _chars(s, enc, errors, replacement_char)
+        return _pieces_of(cps, enc), offs
     return (_pieces(input, "input", lambda s: one(s)[0]),
             _pieces(input, "input", lambda s: one(s)[1], dtype=np.int64))
 
