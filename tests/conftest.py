@@ -35,7 +35,7 @@ MODE_AXIS = frozenset({
     "test_tf_checkpoint", "test_tf_conversions", "test_tf_data", "test_tf_differential",
     "test_tf_facade", "test_tf_fuzz", "test_tf_image", "test_tf_linalg",
     "test_tf_nn_more", "test_tf_random_signal", "test_tf_runtime", "test_tf_semantics",
-    "test_tf_structures", "test_x64",
+    "test_tf_sparse", "test_tf_structures", "test_x64",
 })
 # Not test_tf_strings: string tensors live on the host and no string op records or is
 # queued, so no execution mode can change its answers (its numeric ops are checked in

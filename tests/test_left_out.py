@@ -22,7 +22,6 @@ WANT = {
     "lite": ["jax.export", "jax2tf"],
     "tpu": ["jax[tpu]"],
     "compat": ["tf.compat.v1", "TF 2", "enable_eager_execution"],
-    "sparse": [PLANNED, "dense", "jax.experimental.sparse"],
     "ragged": ["pad", "mask"],
     "io": [PLANNED, "TFRecord", "tf.data.Dataset"],
     "feature_column": ["deprecated", "tf.keras.layers.Normalization"],
@@ -55,9 +54,8 @@ def test_a_left_out_namespace_says_its_own_reason(name):
     assert not hasattr(etf, name)
 
 
-def test_only_sparse_io_and_saved_model_are_planned():
-    assert {n for n, why in NAMESPACES.items() if PLANNED in why} == {
-        "sparse", "io", "saved_model"}
+def test_only_io_and_saved_model_are_planned():
+    assert {n for n, why in NAMESPACES.items() if PLANNED in why} == {"io", "saved_model"}
 
 
 def test_a_name_not_done_yet_keeps_the_generic_hint():
@@ -74,5 +72,5 @@ def test_the_single_names_left_out_keep_their_reasons():
     with pytest.raises(AttributeError, match=f"tf.fingerprint {LEFT_OUT}TF's fingerprint of "
                                              "any tensor's bytes is not reproduced"):
         etf.fingerprint
-    with pytest.raises(AttributeError, match=f"tf.SparseTensor {LEFT_OUT}sparse and ragged"):
-        etf.SparseTensor
+    with pytest.raises(AttributeError, match=f"tf.IndexedSlices {LEFT_OUT}IndexedSlices and"):
+        etf.IndexedSlices

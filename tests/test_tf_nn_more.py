@@ -229,8 +229,6 @@ def test_error_classes_match_tf(name):
 LEFT_OUT = {
     "RNNCellDeviceWrapper": "tf.keras layers", "RNNCellDropoutWrapper": "tf.keras layers",
     "RNNCellResidualWrapper": "tf.keras layers",
-    "embedding_lookup_sparse": "sparse and ragged tensors",
-    "safe_embedding_lookup_sparse": "sparse and ragged tensors",
     "ctc_greedy_decoder": "SparseTensors", "ctc_beam_search_decoder": "SparseTensors",
     "fractional_max_pool": "random generator", "fractional_avg_pool": "random generator",
     "learned_unigram_candidate_sampler": "stateful kernel",

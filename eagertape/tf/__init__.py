@@ -40,6 +40,8 @@ from . import debugging, experimental, nest  # noqa: F401
 from . import lookup, strings  # noqa: F401
 from ._ragged import RaggedTensor  # noqa: F401
 from .strings import as_string  # noqa: F401
+from . import sparse  # noqa: F401
+from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401
 from ._tensor_array import TensorArray  # noqa: F401
 from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
                         assert_rank)
@@ -87,7 +89,7 @@ from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left
 from ._left_out import NAMESPACES as _LEFT_OUT_NAMESPACES
 _unsupported = _Unsupported("tf", {
     **_excluded(_STRINGS, "fingerprint"),
-    **_excluded(_SPARSE, "IndexedSlices IndexedSlicesSpec SparseTensor SparseTensorSpec "
+    **_excluded(_SPARSE, "IndexedSlices IndexedSlicesSpec "
                 "RaggedTensorSpec ragged_fill_empty_rows "
                 "ragged_fill_empty_rows_grad edit_distance"),
     **_excluded(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
@@ -167,11 +169,26 @@ class GradientTape(_CoreTape):
     """
 
     def watch(self, tensor):
+        if not isinstance(tensor, _TensorLike):
+            tensor = sparse._watched(tensor)      # a SparseTensor: its values, as TF
         super().watch(tensor)
         if _tf1["watch_all"]:
             for tape in _extend.recording_tapes():
                 if tape is not self:
                     _CoreTape.watch(tape, tensor)
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        # TF refuses a SparseTensor source or target (alone, or in a list or tuple);
+        # the core would differentiate its parts as a nest.
+        for x in (target, sources):
+            tp = type(x)
+            if tp is SparseTensor or ((tp is list or tp is tuple)
+                                      and builtins.any(type(s) is SparseTensor for s in x)):
+                raise ValueError("Type SparseTensor is not supported as a gradient source or "
+                                 "gradient target; differentiate with respect to its values "
+                                 "(sp.values), or the Variable they were read from")
+        return super().gradient(target, sources, output_gradients, unconnected_gradients)
 
 
 _tf1 = {"watch_all": False}

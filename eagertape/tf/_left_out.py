@@ -42,9 +42,6 @@ NAMESPACES = {
         "which have no meaning in eager TF 2; use TF 2's names (tf.compat.v2 is "
         "eagertape.tf itself). TF 1.x eager code runs with tf.enable_eager_execution() "
         "and tf.contrib.eager"),
-    "sparse": (
-        f"sparse tensors are {PLANNED}. Until then use dense tensors with masks, or "
-        "jax.experimental.sparse in your own JAX code"),
     "ragged": (
         "JAX fixes every shape when it compiles, so ragged rows have no counterpart; pad "
         "them to one length and carry a mask (tf.sequence_mask, tf.data's padded_batch, "
@@ -77,8 +74,8 @@ NAMESPACES = {
         "TF's kernels by their op names; call the eagertape.tf function of the same op "
         "(tf.math, tf.nn, ...) or record a JAX function with eagertape.primitive(fn)"),
     "sets": (
-        "its ops return SparseTensors, which eagertape does not have; for 1-D tensors "
-        "use eagertape.numpy's intersect1d, union1d and setdiff1d"),
+        "its set operations (which return SparseTensors) are not in eagertape yet; for "
+        "1-D tensors use eagertape.numpy's intersect1d, union1d and setdiff1d"),
     "audio": (
         "it encodes and decodes WAV bytes held in string tensors; read audio with "
         "Python's wave module, soundfile or scipy.io.wavfile and pass arrays "

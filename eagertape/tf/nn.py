@@ -18,7 +18,7 @@ from ..extend import stop_gradient as _stop_gradient
 from . import math as _math
 # TF's tf.nn and tf.math share these (the same functions).
 from .math import l2_normalize, log_softmax, softmax  # noqa: F401
-from ._util import SPARSE, _Unsupported, concrete as _concrete, left_out as _left_out
+from ._util import _Unsupported, concrete as _concrete, left_out as _left_out
 from ._util import tensor as _t
 from ._util import float_attr as _float_attr
 from ._array import space_to_batch  # noqa: F401
@@ -36,14 +36,14 @@ from .random import __getattr__ as _random_names
 _KERAS_RNN = ("TF's RNN cell wrappers belong to its Keras-2 RNN cells, which the facade does "
               "not have: build recurrent models with tf.keras layers (keras.layers.RNN, LSTM, "
               "GRU, Dropout) on Keras's JAX backend")
-_SPARSE_OUT = ("TF returns the decoded paths as SparseTensors. " + SPARSE +
-               "; decode a frame-wise argmax (tf.argmax, then drop repeats and blanks) instead")
+_SPARSE_OUT = ("TF returns the decoded paths as SparseTensors, and the CTC decoders are not "
+               "in eagertape yet; decode a frame-wise argmax (tf.argmax, then drop repeats "
+               "and blanks) instead")
 _FRACTIONAL = ("its pooling regions are drawn by TF's kernel random generator, whose numbers "
                "JAX cannot reproduce; use avg_pool/max_pool, or tf.image.resize")
 
 __getattr__ = _Unsupported("tf.nn", {
     **_left_out(_KERAS_RNN, "RNNCellDeviceWrapper RNNCellDropoutWrapper RNNCellResidualWrapper"),
-    **_left_out(SPARSE, "embedding_lookup_sparse safe_embedding_lookup_sparse"),
     **_left_out(_SPARSE_OUT, "ctc_greedy_decoder ctc_beam_search_decoder"),
     **_left_out(_FRACTIONAL, "fractional_avg_pool fractional_max_pool"),
     "learned_unigram_candidate_sampler":
@@ -225,6 +225,104 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         ids_rank = _t(ids).ndim
         out = clip_by_norm(out, max_norm, axes=tuple(range(ids_rank, out.ndim)))
     return out
+
+
+def _embedding_sparse_fn(params, ids, segments, weights, n, combiner, max_norm):
+    rows = params[ids]
+    if max_norm is not None:
+        axes = tuple(range(1, rows.ndim))
+        norm = jnp.sqrt(jnp.sum(rows * rows, axis=axes, keepdims=True))
+        rows = rows * jnp.where(norm > max_norm, max_norm / jnp.where(norm > 0, norm, 1), 1)
+    w = jnp.ones(ids.shape, rows.dtype) if weights is None else weights.astype(rows.dtype)
+    w = w.reshape(w.shape + (1,) * (rows.ndim - 1))
+    total = jax.ops.segment_sum(rows * w, segments, n)
+    if combiner == "sum":
+        return total
+    denom = jax.ops.segment_sum(w if combiner == "mean" else w * w, segments, n)
+    if combiner == "sqrtn":
+        denom = jnp.sqrt(denom)
+    # TF's div_no_nan: 0 where a segment's weights sum to 0
+    return jnp.where(denom == 0, 0, total / jnp.where(denom == 0, 1, denom))
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=None,
+                            name=None, allow_fast_lookup=False):
+    """The embeddings of each row of the SparseTensor ``sp_ids`` (ids of ``params``'
+    rows), combined by ``combiner``: "mean" (the default), "sum" or "sqrtn", weighted
+    by ``sp_weights``' values (a SparseTensor of the same indices) or by ones. Row
+    ``r`` of the result is row ``r`` of ``sp_ids``; as in TF the result has one row
+    per row up to the last that has an id, and an empty row in between is zeros.
+    A list of ``params`` is one table cut into consecutive shards (TF 2's "div").
+
+    >>> import eagertape.tf as tf
+    >>> params = tf.constant([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
+    >>> ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([0, 2, 2], tf.int64),
+    ...                       [3, 2])
+    >>> tf.nn.embedding_lookup_sparse(params, ids, None).numpy().tolist()
+    [[1.5, 1.0], [0.0, 0.0], [2.0, 2.0]]
+    """
+    from . import sparse as _sparse
+    combiner = "mean" if combiner is None else combiner
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+    if not isinstance(sp_ids, _sparse.SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids).__name__}")
+    if sp_weights is not None and not isinstance(sp_weights, _sparse.SparseTensor):
+        raise TypeError(f"sp_weights must be either None or SparseTensor, got "
+                        f"{type(sp_weights).__name__}")
+    if isinstance(params, (list, tuple)):
+        params = params[0] if len(params) == 1 else _np.concatenate(list(params), axis=0)
+    segments = sp_ids.indices[:, 0]
+    seg = _concrete(segments)
+    if seg is None:
+        raise TypeError("tf.nn.embedding_lookup_sparse needs the indices of `sp_ids` when a "
+                        "tf.function is traced (its number of rows depends on them); call "
+                        "it outside, or use tf.sparse.sparse_dense_matmul of a weights "
+                        "SparseTensor")
+    n = int(seg.max()) + 1 if seg.size else 0
+    weights = None if sp_weights is None else sp_weights.values
+    return _call(_embedding_sparse_fn, (params, sp_ids.values, segments, weights, n, combiner,
+                                        None if max_norm is None else float(max_norm)),
+                 name="embedding_lookup_sparse")
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None,
+                                 combiner="mean", default_id=None, max_norm=None, name=None,
+                                 allow_fast_lookup=False):
+    """``embedding_lookup_sparse`` made safe as TF's: ids below 0 (and, unless
+    ``combiner`` is "sum", weights not above 0) dropped, a row left empty gets the
+    embedding of ``default_id`` or zeros, and ``sparse_ids`` of rank above 2 gives
+    a result of its leading shape.
+
+    >>> import eagertape.tf as tf
+    >>> params = tf.constant([[1.0, 0.0], [0.0, 1.0]])
+    >>> ids = tf.SparseTensor([[0, 0], [2, 0]], tf.constant([1, -1], tf.int64), [3, 1])
+    >>> tf.nn.safe_embedding_lookup_sparse(params, ids).numpy().tolist()
+    [[0.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+    """
+    from . import sparse as _sparse
+    if embedding_weights is None or (isinstance(embedding_weights, (list, tuple))
+                                     and not embedding_weights):
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    shape = sparse_ids.shape.as_list()
+    ids = _sparse.reshape(sparse_ids, [int(np.prod(shape[:-1])), shape[-1]])
+    weights = None if sparse_weights is None else _sparse.SparseTensor(
+        ids.indices, sparse_weights.values, ids.dense_shape)
+    keep = _concrete(ids.values) >= 0
+    if weights is not None and combiner != "sum":
+        keep &= _concrete(weights.values) > 0
+    if not keep.all():
+        ids = _sparse.retain(ids, keep)
+        weights = None if weights is None else _sparse.retain(weights, keep)
+    ids, empty = _sparse.fill_empty_rows(ids, default_id or 0)
+    if weights is not None:
+        weights, _ = _sparse.fill_empty_rows(weights, 1.0)
+    out = embedding_lookup_sparse(embedding_weights, ids, weights, combiner=combiner,
+                                  max_norm=max_norm)
+    if default_id is None:
+        mask = _np.reshape(empty, (-1,) + (1,) * (out.ndim - 1))
+        out = _np.where(mask, _np.zeros_like(out), out)
+    return _np.reshape(out, tuple(shape[:-1]) + tuple(out.shape[1:]))
 
 
 def crelu(features, axis=-1, name=None):
