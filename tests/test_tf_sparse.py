@@ -302,6 +302,12 @@ OPS = {
         d, tf.SparseTensor([[0, 0, 0], [1, 1, 1], [1, 1, 0]],
                            tf.constant([3, 0, 5], tf.int64), [2, 2, 2]), combiner="sum"),
         [], ["6x2"]),
+    # TF's generic ops that take a SparseTensor
+    "generic_ops": (lambda tf, a: (tf.shape(a), tf.size(a), tf.rank(a), tf.is_tensor(a),
+                                   tf.shape(a, out_type=tf.int64)), ["3x4x2"], []),
+    "cast": (lambda tf, a: tf.cast(a, tf.float64), ["4x5"], []),
+    "cast_int": (lambda tf, a: tf.cast(a, tf.float32), ["4x5_int"], []),
+    "identity": (lambda tf, a: tf.identity(a), ["4x5_unsorted"], []),
     # a chain: the values' gradient through several ops
     "chain": (lambda tf, a, b: tf.reduce_sum(tf.sparse.sparse_dense_matmul(
         tf.sparse.softmax(tf.sparse.transpose(a)), b) ** 2), ["4x5"], ["4x2"]),
@@ -481,6 +487,17 @@ def _function_gradient(tf):
                          ids=lambda f: f.__name__)
 def test_sparse_tensors_in_tf_function(program):
     tf_oracle.check(program, rtol=1e-5, atol=1e-5)
+
+
+def test_a_function_is_traced_per_number_of_entries():
+    # JAX compiles static sizes: a new number of entries is a new trace (TF: one)
+    f = etf.function(lambda sp, d: etf.sparse.sparse_dense_matmul(sp, d))
+    d = etf.ones([3, 2])
+    f(etf.SparseTensor([[0, 1], [1, 2]], [1.0, 2.0], [2, 3]), d)
+    f(etf.SparseTensor([[0, 0], [1, 1]], [3.0, 4.0], [2, 3]), d)
+    assert f.experimental_get_tracing_count() == 1
+    f(etf.SparseTensor([[0, 1]], [1.0], [2, 3]), d)
+    assert f.experimental_get_tracing_count() == 2
 
 
 def test_an_op_whose_size_depends_on_the_indices_says_so_inside_a_tf_function():

@@ -239,7 +239,7 @@ def executing_eagerly():
 
 
 def is_tensor(x):
-    return isinstance(x, _TensorLike)
+    return isinstance(x, (_TensorLike, SparseTensor))
 
 
 # -- shapes -----------------------------------------------------------------------
@@ -413,7 +413,10 @@ def linspace(start, stop, num, name=None, axis=0):
 
 
 def identity(input, name=None):
-    """A new Tensor with ``input``'s value, recorded (its gradient passes through)."""
+    """A new Tensor with ``input``'s value, recorded (its gradient passes through);
+    a SparseTensor's values, for a SparseTensor."""
+    if isinstance(input, SparseTensor):
+        return input.with_values(identity(input.values))
     return _np.asarray(_t(input))
 
 

@@ -26,6 +26,7 @@ from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike
 from ._util import concrete as _concrete, same_dtype as _same, tensor as _t
 from .dtypes import float32
 from .errors import UnimplementedError
+from .sparse import SparseTensor as _SparseTensor
 
 
 def _static(value, what):
@@ -328,7 +329,7 @@ def shape(input, out_type="int32", name=None):
     """The shape as an int32 Tensor (TF's default ``out_type``); a concrete value even
     inside a tf.function (shapes are static there), so it can shape other tensors;
     computed where a tf.function is traced for any size of a None dimension."""
-    dims = _t(input).shape
+    dims = input.shape if isinstance(input, _SparseTensor) else _t(input).shape
     if all(type(d) is int for d in dims):
         return _constant_now(np.array(dims, dtype=_as_dtype(out_type)))
     import jax
@@ -337,10 +338,14 @@ def shape(input, out_type="int32", name=None):
 
 
 def rank(input, name=None):
+    if isinstance(input, _SparseTensor):
+        return _constant_now(np.int32(len(input.shape)))
     return _constant_now(np.int32(_t(input).ndim))
 
 
 def size(input, out_type="int32", name=None):
+    if isinstance(input, _SparseTensor):       # the dense tensor's size, as TF
+        return _constant_now(np.array(int(np.prod(input.shape)), dtype=_as_dtype(out_type)))
     return _constant_now(np.array(_t(input).size, dtype=_as_dtype(out_type)))
 
 

@@ -19,6 +19,7 @@ from ..extend import DType, dtype_category as category
 from ..extend import as_dtype as _as_dtype, python_default_dtype as _python_default_dtype, TensorLike as _TensorLike
 from ..extend import VariableAlias as _Alias
 from ._util import _Unsupported, tensor as _t
+from .sparse import SparseTensor as _SparseTensor
 
 float16, bfloat16 = DType("float16"), DType(_jnp.bfloat16)
 float32, float64 = DType("float32"), DType("float64")
@@ -60,6 +61,8 @@ def cast(x, dtype, name=None):
     array([-2147483648, -2147483648], dtype=int32)
     """
     dtype = _as_dtype(dtype)
+    if isinstance(x, _SparseTensor):            # its values cast, as TF's
+        return x.with_values(cast(x.values, dtype))
     if isinstance(x, _TensorLike) and x.dtype == dtype:
         return x.read_value() if isinstance(x, _Alias) else x
     x = _t(x)
