@@ -184,7 +184,7 @@ class GradientTape(_CoreTape):
         for x in (target, sources):
             tp = type(x)
             if tp is SparseTensor or ((tp is list or tp is tuple)
-                                      and builtins.any(type(s) is SparseTensor for s in x)):
+                                      and SparseTensor in builtins.map(builtins.type, x)):
                 raise ValueError("Type SparseTensor is not supported as a gradient source or "
                                  "gradient target; differentiate with respect to its values "
                                  "(sp.values), or the Variable they were read from")
