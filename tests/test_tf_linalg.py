@@ -370,7 +370,8 @@ def test_dtypes_functions_and_left_out_names():
     assert etf.dtypes.cast is etf.cast and etf.dtypes.complex is etf.complex
     z = etf.dtypes.complex(etf.constant([1.0]), etf.constant([2.0]))
     assert z.dtype == np.complex64 and z.numpy().tolist() == [1 + 2j]
-    for name, why in [("qint8", "quantized"), ("quint16", "quantized"), ("string", "string"),
+    assert etf.dtypes.string is etf.string and etf.string.name == tf.string.name
+    for name, why in [("qint8", "quantized"), ("quint16", "quantized"),
                       ("resource", "resource"), ("variant", "variant")]:
         assert hasattr(tf.dtypes, name)
         with pytest.raises(AttributeError, match=f"left out.*{why}"):
