@@ -799,6 +799,9 @@ HOST_OPS = {
 
 
 def _dispatcher(fn, host_fn, params):
+    # The tests, bound now: every call of the dispatched ops runs them, and the
+    # module's public names are wrapped by _x64's scoping later.
+    text_value, text_dtype = is_text, is_string_dtype
     names = list(inspect.signature(fn).parameters)
     if params == ("*inputs",):
         def test(args, kwargs):
@@ -813,9 +816,9 @@ def _dispatcher(fn, host_fn, params):
                 if v is None:
                     continue
                 if p in dtype_params:
-                    if is_string_dtype(v):
+                    if text_dtype(v):
                         return True
-                elif is_text(v):
+                elif text_value(v):
                     return True
             return False
 
