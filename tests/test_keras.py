@@ -555,6 +555,21 @@ def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
     emit("tensorboard_missing", [m for m in ("tensorflow", "tensorboard")
                                  if importlib.util.find_spec(m) is None])
     emit("tensorboard", error(lambda: tf.keras.callbacks.TensorBoard("logs")))
+    class Cell(tf.keras.layers.Layer):      # a tf.Variable inside a Keras RNN's one op
+        def __init__(self):
+            super().__init__()
+            self.state_size = 2
+            self.v = tf.Variable(np.ones((2, 2), "float32"), name="cell_v")
+        def call(self, inputs, states):
+            h = tf.tanh(tf.matmul(inputs, self.v) + states[0])
+            return h, [h]
+    rnn = tf.keras.layers.RNN(Cell())
+    seq = tf.ones((1, 3, 2))
+    rnn(seq)
+    def differentiate_rnn():
+        with tf.GradientTape():
+            rnn(seq)
+    emit("constant_read", error(differentiate_rnn))
     """, "eagertape")
     assert {k: got[k] for k in want} == want
     assert got["swapped_message"].startswith(
@@ -573,6 +588,9 @@ def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
     assert "7.25" not in got["array_source"]
     assert got["own_optimizer"].startswith("ValueError: ") and "(5,)" in got["own_optimizer"]
     assert got["own_unchanged"] and got["own_applies"]
+    assert got["constant_read"].startswith(
+        "NotImplementedError: layer 'rnn' (RNN) is one recorded op, and a layer of the program "
+        "inside it reads tf.Variable 'cell_v:0': its gradient would be None"), got["constant_read"]
     # Keras's TensorBoard callback writes with TF's tf.summary: said when it is made.
     if got["tensorboard_missing"]:
         assert got["tensorboard"].startswith(

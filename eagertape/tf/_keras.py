@@ -553,7 +553,7 @@ def _make_layer_call(layer_call):
         non_trainable = [v.value for v in self.non_trainable_variables]
         out, new, losses = call(fn, (trainable, non_trainable, args, kwargs), name=fn.__name__)
         reads = self.__dict__.get("_eagertape_constant_reads")
-        if reads and (h.tapes or h.accumulators):
+        if reads and extend.recording():
             raise NotImplementedError(
                 f"layer {self.name!r} ({type(self).__name__}) is one recorded op, and a layer "
                 f"of the program inside it reads tf.Variable {reads[0]!r}: its gradient "
