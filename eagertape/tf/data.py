@@ -35,6 +35,7 @@ from .. import function as _function
 from ..extend import InvalidArgumentError
 from ..extend import convert_to_tensor
 from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
+from . import _iterator_state as _state
 from . import _text
 from ._control_flow import vectorized_map
 from ._ragged import RaggedTensor as _RaggedTensor
@@ -189,6 +190,14 @@ class _UserFn:
             except Exception as e:
                 raise _at_element(e, f"Dataset.{self.what}'s function", index) from e
 
+    def check_saveable(self):
+        """Raise TF's error where an iterator through this function cannot be saved:
+        the function has external state (a stateful random draw or a Variable update
+        writes a Variable; py_function/numpy_function call back into Python)."""
+        for trace in self.compiled._traces.values():
+            if getattr(trace, "written", None) or "callback" in str(getattr(trace, "jaxpr", "")):
+                raise _state.stateful(self.what, getattr(self.fn, "__name__", self.what))
+
     def batched(self, elements, index):
         """The function on a batch of elements at once, or None where it must run
         element by element."""
@@ -275,21 +284,21 @@ class Dataset:
                              f"in their first dimension, got sizes {sorted(sizes)}")
         n = sizes.pop()
         rebuild = _rebuilder(arrays)
-        return Dataset(lambda: (rebuild([a[i] for a in leaves]) for i in range(n)), n,
+        return Dataset(lambda: _Slices(lambda i: rebuild([a[i] for a in leaves]), n), n,
                        _map(lambda a: TensorSpec(a.shape[1:], a.dtype), arrays))
 
     @staticmethod
     def from_tensors(tensors, name=None):
         """One element: ``tensors`` itself."""
         element = _map(_to_numpy, tensors)
-        return Dataset(lambda: iter([element]), 1, _spec_of(element))
+        return Dataset(lambda: _Slices(lambda i: element, 1), 1, _spec_of(element))
 
     @staticmethod
     def range(*args, output_type="int64", name=None):  # noqa: A003  (TF's name)
         """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars."""
         r = range(*(_count(a, "range argument") for a in args))
         dtype = _as_dtype(output_type)
-        return Dataset(lambda: (np.asarray(i, dtype) for i in r), len(r),
+        return Dataset(lambda: _Slices(lambda i: np.asarray(r[i], dtype), len(r)), len(r),
                        TensorSpec((), dtype))
 
     @staticmethod
@@ -304,9 +313,7 @@ class Dataset:
                 raise TypeError(f"Dataset.zip takes datasets, got {type(d).__name__}")
 
         def make():
-            for items in zip(*(d._make() for d in parts)):
-                it = iter(items)
-                yield _map(lambda _: next(it), datasets)
+            return _Zip([d._make() for d in parts], datasets)
         cards = [d._cardinality for d in parts]
         card = (UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in cards else
                 min((c for c in cards if c >= 0), default=INFINITE_CARDINALITY))
@@ -350,8 +357,7 @@ class Dataset:
         upstream = self._make
 
         def make():
-            for i, element in enumerate(upstream()):
-                yield _map(_to_numpy, fn(element, i))
+            return _Map(upstream(), fn)
         mapped = Dataset(make, self._cardinality)
         mapped._mapped = (upstream, fn)
         return mapped
@@ -362,13 +368,7 @@ class Dataset:
         upstream = self._make
 
         def make():
-            for i, element in enumerate(upstream()):
-                keep = np.asarray(_to_numpy(fn(element, i)))
-                if keep.shape != () or keep.dtype != np.bool_:
-                    raise ValueError("Dataset.filter's predicate must return a scalar bool "
-                                     f"tensor, got dtype {keep.dtype} and shape {keep.shape}")
-                if keep:
-                    yield element
+            return _Filter(upstream(), fn)
         return Dataset(make, UNKNOWN_CARDINALITY if self._cardinality != INFINITE_CARDINALITY
                        else INFINITE_CARDINALITY, self._spec)
 
@@ -400,8 +400,7 @@ class Dataset:
         upstream = self._make
 
         def make():
-            for start, elements in _chunks(upstream(), n, drop_remainder):
-                yield combine(elements, start)
+            return _Batch(upstream(), n, drop_remainder, combine)
         c = self._cardinality
         card = c if c < 0 else (c // n if drop_remainder else -(-c // n))
         spec = None if self._spec is None or combine is not _stack else _map(
@@ -414,15 +413,7 @@ class Dataset:
         upstream = self._make
 
         def make():
-            for element in upstream():
-                leaves = _leaves(element)
-                sizes = {np.shape(a)[0] if np.ndim(a) else None for a in leaves}
-                if None in sizes or len(sizes) != 1:
-                    raise InvalidArgumentError(
-                        "unbatch: every component must have the same first dimension, "
-                        f"got shapes {[np.shape(a) for a in leaves]}")
-                for i in range(sizes.pop()):
-                    yield _map(lambda a: a[i], element)
+            return _Unbatch(upstream())
         c, card = self._cardinality, UNKNOWN_CARDINALITY
         if c == INFINITE_CARDINALITY:
             card = c
@@ -440,27 +431,13 @@ class Dataset:
         size = _count(buffer_size, "buffer_size")
         if size <= 0 and size != AUTOTUNE:
             raise InvalidArgumentError(f"argument `buffer_size` must be positive, got {size}")
-        base = np.random.SeedSequence(_seed(seed))
+        seeds = _Seeds(_seed(seed))
         upstream = self._make
 
         def make():
-            # Each pass spawns the next child seed: a new order every pass, the same
+            # Each pass takes the next child seed: a new order every pass, the same
             # sequence of orders for the same seed.
-            rng = np.random.default_rng(base.spawn(1)[0] if reshuffle_each_iteration else base)
-            draws = _uniforms(rng)
-            buffer, it = [], upstream()
-            for element in it:
-                buffer.append(element)
-                if len(buffer) >= size:
-                    break
-            for element in it:
-                j = int(next(draws) * len(buffer))
-                yield buffer[j]
-                buffer[j] = element
-            while buffer:
-                j = int(next(draws) * len(buffer))
-                buffer[j], buffer[-1] = buffer[-1], buffer[j]
-                yield buffer.pop()
+            return _Shuffle(upstream(), size, seeds, reshuffle_each_iteration)
         return Dataset(make, self._cardinality, self._spec)
 
     def repeat(self, count=None, name=None):
@@ -469,14 +446,7 @@ class Dataset:
         upstream = self._make
 
         def make():
-            passes = itertools.count() if count < 0 else range(count)
-            for _ in passes:
-                empty = True
-                for element in upstream():
-                    empty = False
-                    yield element
-                if empty:     # TF ends an infinite repeat of an empty dataset too
-                    return
+            return _Repeat(upstream, count)
         c = self._cardinality
         card = (INFINITE_CARDINALITY if count < 0 and c != 0 else
                 c if c < 0 else c * max(count, 0) if count >= 0 else 0)
@@ -491,7 +461,7 @@ class Dataset:
             return self
         card = count if c == INFINITE_CARDINALITY else min(c, count) if c >= 0 \
             else UNKNOWN_CARDINALITY
-        return Dataset(lambda: itertools.islice(upstream(), count), card, self._spec)
+        return Dataset(lambda: _Take(upstream(), count), card, self._spec)
 
     def skip(self, count, name=None):
         """All but the first ``count`` elements (-1: none)."""
@@ -499,9 +469,9 @@ class Dataset:
         upstream = self._make
         c = self._cardinality
         if count < 0:
-            return Dataset(lambda: iter(()), 0, self._spec)
+            return Dataset(lambda: _Slices(None, 0), 0, self._spec)
         card = c if c < 0 else max(c - count, 0)
-        return Dataset(lambda: itertools.islice(upstream(), count, None), card, self._spec)
+        return Dataset(lambda: _Stride(upstream(), count, 1), card, self._spec)
 
     def take_while(self, predicate, name=None):
         """Elements up to the first for which ``predicate`` is False."""
@@ -509,10 +479,7 @@ class Dataset:
         upstream = self._make
 
         def make():
-            for i, element in enumerate(upstream()):
-                if not bool(np.asarray(_to_numpy(fn(element, i)))):
-                    return
-                yield element
+            return _TakeWhile(upstream(), fn)
         return Dataset(make, UNKNOWN_CARDINALITY, self._spec)
 
     def shard(self, num_shards, index, name=None):
@@ -525,15 +492,13 @@ class Dataset:
         upstream = self._make
         c = self._cardinality
         card = c if c < 0 else (c - index + num_shards - 1) // num_shards
-        return Dataset(lambda: itertools.islice(upstream(), index, None, num_shards), card,
-                       self._spec)
+        return Dataset(lambda: _Stride(upstream(), index, num_shards), card, self._spec)
 
     def enumerate(self, start=0, name=None):  # noqa: A003  (TF's name)
         """``(index, element)`` pairs, the index an int64 counting from ``start``."""
         start = _count(start, "start")
         upstream = self._make
-        return Dataset(lambda: ((np.asarray(i, np.int64), e)
-                                for i, e in enumerate(upstream(), start)), self._cardinality)
+        return Dataset(lambda: _Enumerate(upstream(), start), self._cardinality)
 
     def concatenate(self, dataset, name=None):
         """This dataset's elements, then ``dataset``'s (the same structure)."""
@@ -543,15 +508,14 @@ class Dataset:
         ca, cb = self._cardinality, dataset._cardinality
         card = (INFINITE_CARDINALITY if INFINITE_CARDINALITY in (ca, cb) else
                 UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in (ca, cb) else ca + cb)
-        return Dataset(lambda: itertools.chain(a(), b()), card, self._spec)
+        return Dataset(lambda: _Concatenate(a, b), card, self._spec)
 
     def flat_map(self, map_func, name=None):
         """``map_func`` maps each element to a Dataset; their elements, in order."""
         upstream = self._make
 
         def make():
-            for i, element in enumerate(upstream()):
-                yield from _inner(map_func, element, i, "flat_map")._make()
+            return _FlatMap(upstream(), map_func)
         return Dataset(make, UNKNOWN_CARDINALITY)
 
     def interleave(self, map_func, cycle_length=None, block_length=None,
@@ -595,14 +559,7 @@ class Dataset:
         upstream, store = self._make, {}
 
         def make():
-            if "elements" in store:
-                yield from store["elements"]
-                return
-            seen = []
-            for element in upstream():
-                seen.append(element)
-                yield element
-            store["elements"] = seen     # only a complete pass fills the cache, as in TF
+            return _Cache(upstream, store)
         return Dataset(make, self._cardinality, self._spec)
 
     def prefetch(self, buffer_size, name=None):
@@ -678,9 +635,11 @@ class Dataset:
 
 class Iterator:
     """``iter(dataset)``: elements as Tensors; ``get_next`` and ``get_next_as_optional``
-    as TF's iterator has."""
+    as TF's iterator has. A ``tf.train.Checkpoint`` saves its position, as TF's
+    (restored, ``next`` gives the element that came after the save)."""
 
     def __init__(self, dataset):
+        self._dataset = dataset
         self._it = dataset._make()
 
     def __iter__(self):
@@ -689,6 +648,20 @@ class Iterator:
     def __next__(self):
         return _map(_to_tensor, next(self._it))
 
+    def _save(self):
+        """The position, as ``tf.train.Checkpoint`` saves it (see _iterator_state)."""
+        return _state.save(self._it)
+
+    def _restored(self, state):
+        """A fresh pass put where ``state`` says; ``_commit`` it to go on from there
+        (nothing changes here until then)."""
+        it = self._dataset._make()
+        _state.restore(it, state)
+        return it
+
+    def _commit(self, it):
+        self._it = it
+
     def get_next(self):
         try:
             return next(self)
@@ -696,26 +669,481 @@ class Iterator:
             raise OutOfRangeError("End of sequence") from None
 
 
-def _chunks(it, n, drop_remainder):
-    """``(index of the first, elements)`` of consecutive groups of ``n`` elements."""
-    start = 0
-    while True:
-        elements = list(itertools.islice(it, n))
-        if not elements or (drop_remainder and len(elements) < n):
-            return
-        yield start, elements
-        start += n
-
-
 def _map_and_batch(upstream, fn, n, drop_remainder):
-    def make():
-        for start, elements in _chunks(upstream(), n, drop_remainder):
-            out = fn.batched(elements, start)
-            if out is None:
-                out = _stack([_map(_to_numpy, fn(e, start + k))
-                              for k, e in enumerate(elements)], start)
-            yield _map(_to_numpy, out)
-    return make
+    def combine(elements, start):
+        out = fn.batched(elements, start)
+        if out is None:
+            out = _stack([_map(_to_numpy, fn(e, start + k))
+                          for k, e in enumerate(elements)], start)
+        return _map(_to_numpy, out)
+    return lambda: _Batch(upstream(), n, drop_remainder, combine, fn)
+
+
+# -- passes: one per transformation, each able to say where it is -------------------
+# A pass's state is its own position and its upstream pass's (``up``); see
+# _iterator_state. Every pass stays ended once it has ended, as a generator does.
+
+class _Slices(_state.Pass):
+    """Elements by position: from_tensor_slices, from_tensors, range."""
+    __slots__ = ("get", "n", "i")
+
+    def __init__(self, get, n):
+        self.get, self.n, self.i = get, n, 0
+
+    def __next__(self):
+        i = self.i
+        if i >= self.n:
+            raise StopIteration
+        self.i = i + 1
+        return self.get(i)
+
+    def save(self):
+        return {"i": self.i}
+
+    def restore(self, state):
+        self.i = int(state["i"])
+
+
+class _Map(_state.Pass):
+    __slots__ = ("up", "fn", "i")
+
+    def __init__(self, up, fn):
+        self.up, self.fn, self.i = up, fn, 0
+
+    def __next__(self):
+        element = next(self.up)
+        i = self.i
+        self.i = i + 1
+        return _map(_to_numpy, self.fn(element, i))
+
+    def save(self):
+        self.fn.check_saveable()
+        return {"i": self.i, "up": _state.save(self.up)}
+
+    def restore(self, state):
+        self.i = int(state["i"])
+        _state.restore(self.up, state["up"])
+
+
+class _Filter(_Map):
+    __slots__ = ()
+
+    def __next__(self):
+        while True:
+            element = next(self.up)
+            i = self.i
+            self.i = i + 1
+            keep = np.asarray(_to_numpy(self.fn(element, i)))
+            if keep.shape != () or keep.dtype != np.bool_:
+                raise ValueError("Dataset.filter's predicate must return a scalar bool "
+                                 f"tensor, got dtype {keep.dtype} and shape {keep.shape}")
+            if keep:
+                return element
+
+
+class _TakeWhile(_Map):
+    __slots__ = ()
+
+    def __next__(self):
+        if self.up is None:
+            raise StopIteration
+        element = next(self.up)
+        i = self.i
+        self.i = i + 1
+        if not bool(np.asarray(_to_numpy(self.fn(element, i)))):
+            self.up = None
+            raise StopIteration
+        return element
+
+    def save(self):
+        self.fn.check_saveable()
+        return {"i": self.i, "up": _state.save(self.up), "ended": self.up is None}
+
+    def restore(self, state):
+        if state["ended"]:
+            self.up, self.i = None, int(state["i"])
+        else:
+            super().restore(state)
+
+
+class _Enumerate(_state.Pass):
+    __slots__ = ("up", "i")
+
+    def __init__(self, up, start):
+        self.up, self.i = up, start
+
+    def __next__(self):
+        element = next(self.up)
+        i = self.i
+        self.i = i + 1
+        return np.asarray(i, np.int64), element
+
+    def save(self):
+        return {"i": self.i, "up": _state.save(self.up)}
+
+    def restore(self, state):
+        self.i = int(state["i"])
+        _state.restore(self.up, state["up"])
+
+
+class _Batch(_state.Pass):
+    """Consecutive elements combined (batch, padded_batch, map and batch fused)."""
+    __slots__ = ("up", "n", "drop", "combine", "fn", "start")
+
+    def __init__(self, up, n, drop, combine, fn=None):
+        self.up, self.n, self.drop, self.combine, self.fn = up, n, drop, combine, fn
+        self.start = 0
+
+    def __next__(self):
+        elements = list(itertools.islice(self.up, self.n))
+        if not elements or (self.drop and len(elements) < self.n):
+            raise StopIteration
+        start = self.start
+        self.start = start + self.n
+        return self.combine(elements, start)
+
+    def save(self):
+        if self.fn is not None:
+            self.fn.check_saveable()
+        return {"start": self.start, "up": _state.save(self.up)}
+
+    def restore(self, state):
+        self.start = int(state["start"])
+        _state.restore(self.up, state["up"])
+
+
+class _Unbatch(_state.Pass):
+    __slots__ = ("up", "element", "k", "n")
+
+    def __init__(self, up):
+        self.up, self.element, self.k, self.n = up, None, 0, 0
+
+    def __next__(self):
+        while self.k >= self.n:
+            element = next(self.up)
+            leaves = _leaves(element)
+            sizes = {np.shape(a)[0] if np.ndim(a) else None for a in leaves}
+            if None in sizes or len(sizes) != 1:
+                raise InvalidArgumentError(
+                    "unbatch: every component must have the same first dimension, "
+                    f"got shapes {[np.shape(a) for a in leaves]}")
+            self.element, self.k, self.n = element, 0, sizes.pop()
+        k = self.k
+        self.k = k + 1
+        return _map(lambda a: a[k], self.element)
+
+    def save(self):
+        rest = self.element if self.k < self.n else None
+        return {"up": _state.save(self.up), "element": rest, "k": self.k, "n": self.n}
+
+    def restore(self, state):
+        _state.restore(self.up, state["up"])
+        self.element, self.k, self.n = state["element"], int(state["k"]), int(state["n"])
+
+
+class _Seeds:
+    """The seeds of a shuffle's passes, one after another (TF's seed generator of a
+    dataset): a pass takes the next; a restored pass sets where the next comes from."""
+    __slots__ = ("entropy", "count")
+
+    def __init__(self, seed):
+        self.entropy, self.count = np.random.SeedSequence(seed).entropy, 0
+
+    def fixed(self):
+        return np.random.SeedSequence(self.entropy)
+
+    def next(self):
+        # (SeedSequence.spawn's n-th child, with the count kept here)
+        child = np.random.SeedSequence(self.entropy, spawn_key=(self.count,))
+        self.count += 1
+        return child
+
+    def save(self):
+        return {"entropy": int(self.entropy), "count": self.count}
+
+    def restore(self, state):
+        self.entropy, self.count = int(state["entropy"]), int(state["count"])
+
+
+class _Uniforms:
+    """Uniform draws in [0, 1), made in blocks (one NumPy call per 4096)."""
+    __slots__ = ("rng", "block", "k", "state")
+
+    def __init__(self, rng):
+        self.rng, self.block, self.k, self.state = rng, [], 0, None
+
+    def next(self):
+        if self.k == len(self.block):
+            self.state = self.rng.bit_generator.state
+            self.block, self.k = self.rng.random(4096).tolist(), 0
+        k = self.k
+        self.k = k + 1
+        return self.block[k]
+
+    def save(self):
+        # The generator's state before the current block, and the place in it.
+        if self.state is None:
+            return {"state": self.rng.bit_generator.state, "k": None}
+        return {"state": self.state, "k": self.k}
+
+    def restore(self, state):
+        self.rng.bit_generator.state = state["state"]
+        if state["k"] is not None:
+            self.next()
+            self.k = int(state["k"])
+
+
+class _Shuffle(_state.Pass):
+    """TF's buffer shuffle: fill a buffer, then give a random one of it and put the
+    next element in its place; at the end, empty the buffer at random."""
+    __slots__ = ("up", "size", "seeds", "draws", "buffer", "filled")
+
+    def __init__(self, up, size, seeds, reshuffle):
+        self.seeds = seeds
+        rng = np.random.default_rng(seeds.next() if reshuffle else seeds.fixed())
+        self.up, self.size, self.draws = up, size, _Uniforms(rng)
+        self.buffer, self.filled = [], False
+
+    def __next__(self):
+        buffer = self.buffer
+        if not self.filled:
+            self.filled = True
+            for element in self.up:
+                buffer.append(element)
+                if len(buffer) >= self.size:
+                    break
+        if self.up is not None:
+            try:
+                element = next(self.up)
+            except StopIteration:
+                self.up = None
+            else:
+                j = int(self.draws.next() * len(buffer))
+                out = buffer[j]
+                buffer[j] = element
+                return out
+        if not buffer:
+            raise StopIteration
+        j = int(self.draws.next() * len(buffer))
+        buffer[j], buffer[-1] = buffer[-1], buffer[j]
+        return buffer.pop()
+
+    def save(self):
+        return {"up": _state.save(self.up), "ended": self.up is None, "filled": self.filled,
+                "buffer": list(self.buffer), "draws": self.draws.save(),
+                "seeds": self.seeds.save()}
+
+    def restore(self, state):
+        if state["ended"]:
+            self.up = None
+        else:
+            _state.restore(self.up, state["up"])
+        self.filled, self.buffer = bool(state["filled"]), list(state["buffer"])
+        self.draws.restore(state["draws"])
+        # The dataset's later passes (a repeat's next epochs) shuffle as they would have.
+        self.seeds.restore(state["seeds"])
+
+
+class _Repeat(_state.Pass):
+    __slots__ = ("make", "count", "epoch", "up", "empty")
+
+    def __init__(self, make, count):
+        self.make, self.count, self.epoch, self.up, self.empty = make, count, 0, None, False
+
+    def __next__(self):
+        while True:
+            if self.up is None:
+                if self.empty or 0 <= self.count <= self.epoch:
+                    raise StopIteration
+                self.up, self.empty = self.make(), True
+            try:
+                element = next(self.up)
+            except StopIteration:
+                # TF ends an infinite repeat of an empty dataset too
+                self.up, self.epoch = None, self.epoch + 1
+                continue
+            self.empty = False
+            return element
+
+    def save(self):
+        return {"epoch": self.epoch, "empty": self.empty, "up": _state.save(self.up)}
+
+    def restore(self, state):
+        self.epoch, self.empty = int(state["epoch"]), bool(state["empty"])
+        if state["up"] is not None:
+            self.up = self.make()
+            _state.restore(self.up, state["up"])
+
+
+class _Take(_state.Pass):
+    __slots__ = ("up", "left")
+
+    def __init__(self, up, count):
+        self.up, self.left = up, count
+
+    def __next__(self):
+        if self.left <= 0:
+            raise StopIteration
+        element = next(self.up)
+        self.left -= 1
+        return element
+
+    def save(self):
+        return {"left": self.left, "up": _state.save(self.up)}
+
+    def restore(self, state):
+        self.left = int(state["left"])
+        _state.restore(self.up, state["up"])
+
+
+class _Stride(_state.Pass):
+    """``islice(up, start, None, step)``: skip and shard."""
+    __slots__ = ("up", "todo", "step")
+
+    def __init__(self, up, start, step):
+        self.up, self.todo, self.step = up, start, step
+
+    def __next__(self):
+        while self.todo:
+            next(self.up)
+            self.todo -= 1
+        element = next(self.up)
+        self.todo = self.step - 1
+        return element
+
+    def save(self):
+        return {"todo": self.todo, "up": _state.save(self.up)}
+
+    def restore(self, state):
+        self.todo = int(state["todo"])
+        _state.restore(self.up, state["up"])
+
+
+class _Zip(_state.Pass):
+    __slots__ = ("ups", "structure", "ended")
+
+    def __init__(self, ups, structure):
+        self.ups, self.structure, self.ended = ups, structure, False
+
+    def __next__(self):
+        if self.ended:
+            raise StopIteration
+        try:
+            items = iter([next(up) for up in self.ups])
+        except StopIteration:
+            self.ended = True
+            raise
+        return _map(lambda _: next(items), self.structure)
+
+    def save(self):
+        return {"ended": self.ended, "ups": [_state.save(up) for up in self.ups]}
+
+    def restore(self, state):
+        self.ended = bool(state["ended"])
+        if len(state["ups"]) != len(self.ups):
+            raise ValueError("a zip of another number of datasets")
+        for up, s in zip(self.ups, state["ups"]):
+            _state.restore(up, s)
+
+
+class _Concatenate(_state.Pass):
+    __slots__ = ("makes", "which", "up")
+
+    def __init__(self, first, second):
+        self.makes, self.which, self.up = (first, second), 0, first()
+
+    def __next__(self):
+        while True:
+            try:
+                return next(self.up)
+            except StopIteration:
+                if self.which == 1:
+                    raise
+                self.which, self.up = 1, self.makes[1]()
+
+    def save(self):
+        return {"which": self.which, "up": _state.save(self.up)}
+
+    def restore(self, state):
+        self.which = int(state["which"])
+        self.up = self.makes[self.which]()
+        _state.restore(self.up, state["up"])
+
+
+class _FlatMap(_state.Pass):
+    __slots__ = ("up", "fn", "i", "element", "inner")
+
+    def __init__(self, up, fn):
+        self.up, self.fn, self.i, self.element, self.inner = up, fn, 0, None, None
+
+    def __next__(self):
+        while True:
+            if self.inner is None:
+                element = next(self.up)
+                self.i += 1
+                self.inner = _inner(self.fn, element, self.i - 1, "flat_map")._make()
+                self.element = element
+            try:
+                return next(self.inner)
+            except StopIteration:
+                self.inner = self.element = None
+
+    def save(self):
+        # The element whose dataset is being read: its dataset is made again from it.
+        return {"i": self.i, "up": _state.save(self.up), "element": self.element,
+                "inner": _state.save(self.inner)}
+
+    def restore(self, state):
+        self.i = int(state["i"])
+        _state.restore(self.up, state["up"])
+        if state["inner"] is not None:
+            self.element = state["element"]
+            self.inner = _inner(self.fn, self.element, self.i - 1, "flat_map")._make()
+            _state.restore(self.inner, state["inner"])
+
+
+class _Cache(_state.Pass):
+    """A pass that fills the cache, or one that reads it (where a pass filled it)."""
+    __slots__ = ("make", "store", "up", "seen", "i")
+
+    def __init__(self, make, store):
+        self.make, self.store, self.i = make, store, 0
+        filled = "elements" in store
+        self.up, self.seen = (None, None) if filled else (make(), [])
+
+    def __next__(self):
+        if self.up is None:
+            elements = self.store["elements"]
+            if self.i >= len(elements):
+                raise StopIteration
+            self.i += 1
+            return elements[self.i - 1]
+        try:
+            element = next(self.up)
+        except StopIteration:
+            self.store["elements"] = self.seen     # only a complete pass fills it, as in TF
+            self.up = None
+            self.i = len(self.seen)
+            raise
+        self.seen.append(element)
+        return element
+
+    def save(self):
+        # As TF's, the elements cached so far are saved with the position.
+        if self.up is None:
+            return {"filling": False, "i": self.i, "elements": list(self.store["elements"])}
+        return {"filling": True, "up": _state.save(self.up), "elements": list(self.seen)}
+
+    def restore(self, state):
+        if state["filling"]:
+            if self.up is None:
+                self.up = self.make()
+            _state.restore(self.up, state["up"])
+            self.seen = list(state["elements"])
+        else:
+            self.up, self.seen = None, None
+            self.store.setdefault("elements", list(state["elements"]))
+            self.i = int(state["i"])
 
 
 class NumpyIterator:
@@ -723,7 +1151,10 @@ class NumpyIterator:
     NumPy scalars, as TF's)."""
 
     def __init__(self, dataset):
+        self._dataset = dataset
         self._it = dataset._make()
+
+    _save, _restored, _commit = Iterator._save, Iterator._restored, Iterator._commit
 
     def __iter__(self):
         return self
@@ -752,11 +1183,6 @@ def _check_shape(array, shape, index):
             s is not None and s != d for s, d in zip(shape, array.shape))):
         raise TypeError(f"from_generator: element {index} has shape {array.shape}, the "
                         f"signature says {shape}")
-
-
-def _uniforms(rng, block=4096):
-    while True:
-        yield from rng.random(block).tolist()
 
 
 def _rebuilder(nest):

@@ -25,6 +25,15 @@ would have moved on). Numbering, ``latest_checkpoint`` and ``max_to_keep`` /
 ``keep_checkpoint_every_n_hours`` are TF's; the file layout is not: TF cannot
 read these checkpoints, nor eagertape TF's.
 
+A ``tf.data`` iterator (``iter(dataset)``, ``dataset.as_numpy_iterator()``) is
+saved as its position, as TF saves it (see ``_iterator_state``): restored into
+it, or into a fresh iterator of the same pipeline, ``next`` gives the element
+that came after the save. Its state is in the JSON index, its arrays (a shuffle
+buffer's elements) one blob among the arrays. An iterator whose position cannot
+be saved (``from_generator``; a stateful ``map``) raises before anything is
+written; one that does not fit the pipeline it is restored into raises before
+anything changes.
+
 Restoring checks every matched value's shape and dtype before it assigns any,
 and refuses the whole restore, naming each path, when one differs. Objects
 the checkpoint lacks, and saved values no object takes, are left as TF leaves
@@ -54,13 +63,17 @@ import weakref
 import jax.numpy as jnp
 import numpy as np
 
-from . import _keras
+from . import _iterator_state, _keras
 from .. import optimizers as _optimizers
 from ..extend import standin as _standin
 from ..extend import InvalidArgumentError
 from ..extend import Variable
 from ._module import Module
 from ._util import _Unsupported, left_out as _left_out
+from .data import Iterator as _Iterator, NumpyIterator as _NumpyIterator
+
+# tf.data iterators: saved as their position (TF's ITERATOR_STATE), not as Variables
+_ITERATORS = (_Iterator, _NumpyIterator)
 
 __all__ = ["Checkpoint", "CheckpointManager", "CheckpointOptions", "ExponentialMovingAverage",
            "TrackableView", "checkpoints_iterator", "get_checkpoint_state", "latest_checkpoint",
@@ -91,7 +104,8 @@ def _canonical(obj):
 
 
 def _trackable(obj):
-    if isinstance(obj, (Variable, Module, Checkpoint, _optimizers.Optimizer, list, tuple, dict)):
+    if isinstance(obj, (Variable, Module, Checkpoint, _optimizers.Optimizer, list, tuple, dict)
+                  + _ITERATORS):
         return True
     k = _keras_classes()
     return (k is not None and isinstance(obj, k)) or hasattr(type(obj), "_eagertape_variable")
@@ -138,10 +152,11 @@ def _escape(name):
 
 
 class _Graph:
-    """The Variables reachable from a root, each under its first breadth-first path."""
+    """The Variables (and tf.data iterators) reachable from a root, each under its
+    first breadth-first path."""
 
     def __init__(self, root, prefix=""):
-        self.variables, self.paths, self.objects = {}, {}, []
+        self.variables, self.paths, self.objects, self.iterators = {}, {}, [], {}
         self.optimizers, self.keras_optimizers = [], []
         k = _keras_classes()
         queue = collections.deque([(prefix, root)])
@@ -153,6 +168,9 @@ class _Graph:
             self.paths[id(obj)] = path
             if isinstance(obj, Variable):
                 self.variables[path] = obj
+                continue
+            if isinstance(obj, _ITERATORS):
+                self.iterators[path] = obj
                 continue
             if not isinstance(obj, (list, tuple, dict)):
                 self.objects.append((path, obj))
@@ -185,6 +203,21 @@ def _describe(v):
     return f"shape {tuple(v.shape)} dtype {np.dtype(v.dtype).name}"
 
 
+def _iterator_states(graph, arrays):
+    """Each tf.data iterator's position (``_iterator_state``): its JSON tree for the
+    index, the bytes of its arrays (a shuffle buffer's elements) one blob among
+    ``arrays``. Made before anything is written: an iterator that cannot be saved
+    leaves no checkpoint behind."""
+    out = {}
+    for key, it in graph.iterators.items():
+        tree, blob = _iterator_state.encode(it._save())
+        name = f"iterator-{len(out)}" if blob.size else None
+        if name:
+            arrays[name] = blob
+        out[key] = {"state": tree, "blob": name}
+    return out
+
+
 # -- Checkpoint ----------------------------------------------------------------
 class Checkpoint:
     """``tf.train.Checkpoint(root=None, **kwargs)``: saves and restores the
@@ -202,6 +235,17 @@ class Checkpoint:
     'LoadStatus'
     >>> v.numpy()
     array([1., 2.], dtype=float32)
+
+    A ``tf.data`` iterator is saved as its position:
+
+    >>> it = iter(tf.data.Dataset.range(5).shuffle(5, seed=1))
+    >>> first = int(next(it))
+    >>> path = tf.train.Checkpoint(it=it).save(os.path.join(d, "data"))
+    >>> after = [int(x) for x in it]
+    >>> fresh = iter(tf.data.Dataset.range(5).shuffle(5, seed=1))
+    >>> _ = tf.train.Checkpoint(it=fresh).restore(path)
+    >>> [int(x) for x in fresh] == after
+    True
     """
 
     def __init__(self, root=None, **kwargs):
@@ -276,7 +320,8 @@ class Checkpoint:
                 arrays[str(len(index) - 1)] = value
         meta = {"format": _FORMAT, "values": index, "slots": graph.slots,
                 "keras_optimizers": {p: graph.keras_built_for(o)
-                                     for p, o in graph.keras_optimizers}}
+                                     for p, o in graph.keras_optimizers},
+                "iterators": _iterator_states(graph, arrays)}
         _atomic_orbax_save(path, arrays, meta)
         return path
 
@@ -333,7 +378,8 @@ class _Restore:
         self.save_path, self.meta, self.arrays = save_path, meta, arrays
         self.saved = {key: (tuple(shape), jnp.dtype(dtype), str(i))
                       for i, (key, shape, dtype) in enumerate(meta["values"])}
-        self.pending = set(self.saved)
+        self.iterators = meta.get("iterators", {})     # path -> a tf.data iterator's state
+        self.pending = set(self.saved) | set(self.iterators)
         self.restored = {}                 # id -> Variable given a value by this restore
         self.restored_keys = set()
         self.anchors = [("", weakref.ref(root))]
@@ -341,7 +387,7 @@ class _Restore:
         # the path components a new dependency's name is looked up in; a repeated
         # Keras weight name's "_<i>" suffix dropped too (a weight knows its bare name)
         self.components = set()
-        for key in self.saved:
+        for key in list(self.saved) + list(self.iterators):
             for part in key.split("/"):
                 self.components.update((part, re.sub(r"_\d+$", "", part)))
 
@@ -359,11 +405,35 @@ class _Restore:
         return graphs
 
     def live_variables(self):
+        """The Variables and tf.data iterators reachable now, by path."""
         out = {}
         for g in self._graphs():
-            for key, v in g.variables.items():
+            for key, v in list(g.variables.items()) + list(g.iterators.items()):
                 out.setdefault(key, v)
         return out
+
+    def _prepare_iterators(self, graphs, errors):
+        """The waiting iterator positions whose iterators exist now, each restored
+        into a fresh pass of its pipeline (the iterator itself is changed only by
+        the commit, after every check), and the paths of those that do not fit."""
+        ready, failed = [], set()
+        for graph in graphs:
+            for key in sorted(self.pending & graph.iterators.keys()):
+                it = graph.iterators[key]
+                if id(it) in self.restored or any(k == key for k, _, _ in ready):
+                    continue
+                saved = self.iterators[key]
+                blob = self.arrays.get(saved["blob"]) if saved["blob"] else None
+                try:
+                    state = _iterator_state.decode(saved["state"], np.zeros(0, np.uint8)
+                                                   if blob is None else np.asarray(blob))
+                    ready.append((key, it, it._restored(state)))
+                except (KeyError, IndexError, TypeError, ValueError) as e:
+                    failed.add(key)
+                    errors.append(f"{key}: the checkpoint's iterator position does not fit "
+                                  f"this iterator's dataset (was it saved from another "
+                                  f"pipeline?): {type(e).__name__}: {e}")
+        return ready, failed
 
     def apply(self, strict):
         """Assign the waiting values whose Variables exist now. ``strict`` (the
@@ -372,7 +442,7 @@ class _Restore:
         as TF's does, and that value keeps waiting."""
         graphs = self._graphs()
         todo, commits = {}, []
-        pending = {k: self.saved[k] for k in self.pending}
+        pending = {k: self.saved[k] for k in self.pending if k in self.saved}
         for graph in graphs:
             commit, fresh = _prepare_slots(graph, self.meta, pending, strict)
             commits += commit
@@ -390,8 +460,14 @@ class _Restore:
                 if not strict:      # said once, where that Variable was attached (TF alike)
                     del todo[key]
                     self.pending.discard(key)
-        # TF's restore op refuses a dtype with InvalidArgumentError (a ValueError)
-        error = ValueError if shapes_differ else InvalidArgumentError
+        iterators, failed = self._prepare_iterators(graphs, errors)
+        if not strict:
+            self.pending -= failed
+        # TF's restore op refuses a dtype with InvalidArgumentError (a ValueError),
+        # an iterator of another pipeline with NotFoundError
+        from .errors import NotFoundError
+        error = ValueError if shapes_differ else NotFoundError if failed and len(
+            failed) == len(errors) else InvalidArgumentError
         if errors and strict:
             raise error(f"cannot restore {self.save_path!r} (no Variable was changed):\n  "
                              + "\n  ".join(errors))
@@ -409,6 +485,13 @@ class _Restore:
             self.pending.discard(key)
             self.restored[id(v)] = v
             self.restored_keys.add(key)
+        for key, it, restored in iterators:
+            it._commit(restored)
+            self.pending.discard(key)
+            self.restored[id(it)] = it
+            self.restored_keys.add(key)
+            if self.iterators[key]["blob"]:
+                self.arrays.pop(self.iterators[key]["blob"], None)
         if self.pending:
             for graph in graphs:
                 self._anchor(graph)
@@ -450,7 +533,7 @@ class _Restore:
         mine = {id(ref()) for _, ref in self.anchors if ref() is not None}
         for old in list(_PENDING):
             if any(id(ref()) in mine for _, ref in old.anchors if ref() is not None):
-                old.pending -= self.saved.keys()
+                old.pending -= self.saved.keys() | self.iterators.keys()
                 if not old.pending:
                     old.release()
         _PENDING.add(self)
@@ -671,7 +754,8 @@ def _orbax_load(path):
     if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
         raise ValueError(f"{path!r} is not an eagertape checkpoint")
     arrays = {}
-    if any(np.prod(shape) for _, shape, _ in meta["values"]):
+    if any(np.prod(shape) for _, shape, _ in meta["values"]) or any(
+            s["blob"] for s in meta.get("iterators", {}).values()):
         arrays = ckptr.restore(path, args=ocp.args.Composite(
             arrays=ocp.args.PyTreeRestore()))["arrays"]
     return meta, arrays
