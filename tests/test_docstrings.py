@@ -45,10 +45,15 @@ NEEDS = {
     "eagertape.tf.train": ("orbax.checkpoint", "tf.train's checkpoint examples need "
                            "orbax-checkpoint: pip install 'eagertape[checkpoint]'"),
     "eagertape.tf._keras": ("keras", "needs Keras: pip install 'eagertape[keras]'"),
+    "eagertape.tf.saved_model.save": ("tensorflow", "tf.saved_model.save writes with "
+                                      "TensorFlow: pip install 'eagertape[saved_model]'"),
 }
 
 # Qualified-name prefix -> marks (see conftest.py).
-MARKS: dict = {}
+MARKS: dict = {
+    # (it starts a TensorFlow interpreter, which writes the SavedModel)
+    "eagertape.tf.saved_model.save": [pytest.mark.subprocess],
+}
 
 
 def _modules():

@@ -18,7 +18,6 @@ WANT = {
     "summary": ["TensorBoard", "tensorboardX", "CSVLogger"],
     "distribute": ["jax.sharding", "jax.distributed"],
     "estimator": ["removed", "tf.keras", "GradientTape"],
-    "saved_model": [PLANNED, "tf.train.Checkpoint", "model.save", "jax.export"],
     "lite": ["jax.export", "jax2tf"],
     "tpu": ["jax[tpu]"],
     "compat": ["tf.compat.v1", "TF 2", "enable_eager_execution"],
@@ -54,8 +53,8 @@ def test_a_left_out_namespace_says_its_own_reason(name):
     assert not hasattr(etf, name)
 
 
-def test_only_io_and_saved_model_are_planned():
-    assert {n for n, why in NAMESPACES.items() if PLANNED in why} == {"io", "saved_model"}
+def test_only_io_is_planned():
+    assert {n for n, why in NAMESPACES.items() if PLANNED in why} == {"io"}
 
 
 def test_a_name_not_done_yet_keeps_the_generic_hint():

@@ -36,6 +36,7 @@ from ..extend import convert_operand as _convert_operand, constant, convert_to_t
 from ..extend import Tensor, TensorShape, as_dtype as _as_dtype, TensorLike as _TensorLike  # noqa: F401
 from ..extend import Variable  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
+from . import saved_model  # noqa: F401
 from . import debugging, experimental, nest  # noqa: F401
 from . import lookup, strings  # noqa: F401
 from ._ragged import RaggedTensor  # noqa: F401

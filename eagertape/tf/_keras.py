@@ -323,6 +323,7 @@ def _rows():
         ("keras.src.backend.jax.trainer:JAXTrainer", "make_test_function",
          lambda original: _make_make_function(original, "test_step")),
         ("keras.src.callbacks.tensorboard:TensorBoard", "__init__", _make_tensorboard_init),
+        ("keras.src.models.model:Model", "export", _make_export),
     ]
     # TF's Keras numerics where Keras on JAX differs visibly: TF's gradient ops
     # of Relu, Relu6 and LeakyRelu read their input, so a second derivative
@@ -352,6 +353,7 @@ KERAS_PRIVATE = {
     "data_adapters": "keras.src.trainers.data_adapters",
     "data_adapter_utils": "keras.src.trainers.data_adapters.data_adapter_utils",
     "DataAdapter": "keras.src.trainers.data_adapters.data_adapter:DataAdapter",
+    "get_input_signature": "keras.src.export.export_utils:get_input_signature",
     "TFGraphScope": "keras.src.utils.backend_utils:TFGraphScope",
 }
 # Where Keras's functions of arrays are defined, and where the public API and
@@ -968,6 +970,27 @@ def _make_tensorboard_init(init):
                 "tf.keras.callbacks.CSVLogger instead")
         return init(self, *args, **kwargs)
     return __init__
+
+
+# eagertape.tf.saved_model's writer of Keras's SavedModel artifact, set by that
+# module (no import from here: it imports this one).
+_saved_model_export = None
+
+
+def _make_export(export):
+    # Keras's SavedModel exporter on JAX imports TensorFlow into this process (for
+    # jax2tf), where tf.keras runs Keras on JAX and a GPU's memory is JAX's:
+    # eagertape's tf.saved_model writes the same artifact with TensorFlow in a
+    # process of its own. The other formats are Keras's.
+    @functools.wraps(export)
+    def export_(self, filepath, format="tf_saved_model", verbose=None, input_signature=None,
+                **kwargs):
+        if format != "tf_saved_model" or _saved_model_export is None:
+            return export(self, filepath, format=format, verbose=verbose,
+                          input_signature=input_signature, **kwargs)
+        return _saved_model_export(self, filepath, verbose=verbose,
+                                   input_signature=input_signature, **kwargs)
+    return export_
 
 
 def _make_compute_output_spec(compute_output_spec):

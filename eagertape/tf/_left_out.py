@@ -3,7 +3,7 @@ reason: why it has no place on JAX (or not yet), and what to use instead.
 
 ``tf.summary`` and its like would otherwise get the hint meant for a single op not
 written yet (use ``eagertape.numpy``), which sends a user to the wrong place: nobody
-writes TensorBoard logs or SavedModels with ``jax.numpy``. The facade's module
+writes TensorBoard logs or TFLite files with ``jax.numpy``. The facade's module
 ``__getattr__`` adds ``NAMESPACES`` to its table of left-out names, so each raises
 ``AttributeError("tf.<name> is left out of eagertape's TensorFlow facade: <reason>")``.
 """
@@ -26,10 +26,6 @@ NAMESPACES = {
     "estimator": (
         "it was removed from TensorFlow itself (2.16); write the model with "
         "tf.keras (compile and fit) or a tf.GradientTape training loop"),
-    "saved_model": (
-        f"SavedModel is {PLANNED}. Until then save weights with tf.train.Checkpoint, a "
-        "Keras model with model.save('model.keras'), and a compiled function for serving "
-        "with jax.export"),
     "lite": (
         "TensorFlow Lite converts TF graphs, and eagertape makes none (tf.function "
         "compiles to XLA). Serialize a function with jax.export (StableHLO); for a .tflite "

@@ -1,0 +1,149 @@
+"""The half of ``tf.saved_model.save`` that runs in a TensorFlow process.
+
+``eagertape.tf.saved_model`` traces and serializes each exported function with
+``jax.export`` in the program's own process, writes what it found (the objects,
+the Variables' values, the functions) to a folder, and runs this module's source
+in a fresh interpreter (``python -P -c``) that imports TensorFlow: here each
+function becomes a ``tf.function`` through JAX's own ``jax2tf.convert`` (an
+``XlaCallModule`` op holding the StableHLO), the Variables ``tf.Variable``s at
+the objects' attributes, and TensorFlow's ``tf.saved_model.save`` writes the
+SavedModel. The program's process never imports TensorFlow: Keras has one
+backend a process, and ``tf.keras`` there runs on JAX.
+
+Nothing here runs when the module is imported (the tests import every module of
+the package): ``_main`` runs only as ``__main__``.
+"""
+import inspect
+import json
+import os
+import sys
+
+
+def _main(work, out):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import jax
+    import numpy as np
+    import tensorflow as tf
+    from jax.experimental import jax2tf
+
+    # The functions were exported with 64-bit types where TF's dtypes are 64-bit:
+    # jax2tf must read TF's int64 and float64 inputs as such.
+    jax.config.update("jax_enable_x64", True)
+    with open(os.path.join(work, "spec.json")) as f:
+        spec = json.load(f)
+    values = np.load(os.path.join(work, "values.npz"))
+    variables = []
+    for i, v in enumerate(spec["variables"]):
+        value = values[f"v{i}"]
+        if v["dtype"] != value.dtype.name:      # bfloat16 and the like: stored as bits
+            value = value.view(jax.numpy.dtype(v["dtype"]))
+        variables.append(tf.Variable(value, name=v["name"], trainable=v["trainable"]))
+
+    def tf_spec(s):
+        return tf.TensorSpec(s["shape"], tf.as_dtype(s["dtype"]), name=s.get("name"))
+
+    def nest(tree, leaf):
+        if isinstance(tree, dict) and "leaf" in tree:
+            return leaf(tree["leaf"])
+        if isinstance(tree, dict) and "dict" in tree:
+            return {k: nest(v, leaf) for k, v in tree["dict"]}
+        if isinstance(tree, dict) and "tuple" in tree:
+            return tuple(nest(v, leaf) for v in tree["tuple"])
+        if isinstance(tree, dict) and "list" in tree:
+            return [nest(v, leaf) for v in tree["list"]]
+        if isinstance(tree, dict) and "const" in tree:
+            return tree["const"]
+        return tree
+
+    functions = []
+    for entry in spec["functions"]:
+        with open(os.path.join(work, entry["file"]), "rb") as f:
+            exported = jax.export.deserialize(bytearray(f.read()))
+        converted = jax2tf.convert(
+            exported.call, polymorphic_shapes=[None, entry["polymorphic"]],
+            with_gradient=entry["gradient"],
+            native_serialization_platforms=list(exported.platforms))
+        reads = [variables[i] for i in entry["reads"]]
+        writes = [variables[i] for i in entry["writes"]]
+        specs = [tf_spec(s) for s in entry["inputs"]]
+
+        def fn(*args, _converted=converted, _reads=reads, _writes=writes, _entry=entry):
+            flat = [tf.ensure_shape(a, shape) for a, shape in
+                    zip(tf.nest.flatten(args), _entry["ensure"])]
+            arrays, new = _converted(list(_reads), list(flat))
+            for v, value in zip(_writes, new):
+                v.assign(tf.cast(value, v.dtype))
+            return nest(_entry["outputs"], lambda i: arrays[i])
+
+        params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                  for n in entry["params"]]
+        fn.__signature__ = inspect.Signature(params)
+        fn.__name__ = entry["name"]
+        signature = [nest(tree, lambda i: specs[i]) for tree in entry["signature"]]
+        functions.append(tf.function(fn, input_signature=signature, autograph=False))
+
+    # The objects, each a tf.Module holding what the eagertape object held, by name.
+    made = {}
+
+    def build(k):
+        if k in made:
+            return made[k]
+        node = spec["objects"][k]
+        kind = node["kind"]
+        if kind == "variable":
+            obj = variables[node["variable"]]
+        elif kind == "list":
+            obj = [build(c) for _, c in node["children"]]
+        elif kind == "tuple":
+            obj = tuple(build(c) for _, c in node["children"])
+        elif kind == "dict":
+            obj = {name: build(c) for name, c in node["children"]}
+        else:
+            # AutoTrackable, as Keras's ExportArchive: no properties (tf.Module's
+            # `variables`, `name`) in the way of the attributes' names.
+            obj = tf.__internal__.tracking.AutoTrackable()
+            made[k] = obj
+            for name, c in node["children"]:
+                setattr(obj, name, build(c))
+            for name, i in node["functions"]:
+                setattr(obj, name, functions[i])
+        made[k] = obj
+        return obj
+
+    root = build(0)
+    if spec.get("captured"):
+        # Variables a function reads that no attribute holds (a random stream's
+        # state): tracked here, so the SavedModel has them.
+        root._eagertape_captured = [variables[i] for i in spec["captured"]]
+    if spec.get("keras_lists"):
+        # model.export: the lists Keras's ExportArchive gives the reloaded artifact.
+        for name, indices in spec["keras_lists"].items():
+            setattr(root, name, [variables[i] for i in indices])
+    signatures = None
+    if spec["signatures"] is not None:
+        signatures = {key: functions[i].get_concrete_function()
+                      for key, i in spec["signatures"].items()}
+    tf.saved_model.save(root, out, signatures=signatures)
+    if spec.get("endpoints"):
+        # What Keras's ExportArchive prints of each endpoint: TF's own signature text.
+        texts = []
+        for name in spec["endpoints"]:
+            concrete = getattr(root, name)._list_all_concrete_functions()[0]
+            lines = concrete.pretty_printed_signature(verbose=True).split("\n")
+            texts.append("\n".join([f"* Endpoint '{name}'"] + lines[1:]))
+        with open(os.path.join(work, "endpoints.txt"), "w") as f:
+            f.write("\n\n".join(texts))
+
+    # What eagertape's own tf.saved_model.load needs to know of TF's signatures.
+    loaded = tf.saved_model.load(out)
+    described = {}
+    for key, fn in loaded.signatures.items():
+        _, kwargs = fn.structured_input_signature
+        described[key] = {"inputs": sorted(kwargs),
+                          "outputs": sorted(fn.structured_outputs)}
+    with open(os.path.join(work, "signatures.json"), "w") as f:
+        json.dump(described, f)
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1], sys.argv[2])

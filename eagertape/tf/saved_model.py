@@ -1,0 +1,852 @@
+"""``tf.saved_model``: TensorFlow SavedModels of eagertape's ``tf.Module``\\ s,
+``tf.function``\\ s and Keras models, written by TensorFlow itself.
+
+``save(module, path)`` exports every ``tf.function`` of the module (and of the
+modules it holds) that has an ``input_signature``, and the functions given as
+``signatures=``: each is traced as a pure function of the Variables it reads
+(``eagertape.extend.pure_trace``) and serialized with ``jax.export`` (StableHLO,
+for this machine's backend and the CPU, with its gradient where every output is
+floating); a ``None`` size in a
+signature is a JAX symbolic size, so the SavedModel takes any size there. Then a
+separate Python process with TensorFlow (``pip install 'eagertape[saved_model]'``)
+turns each into a ``tf.function`` with JAX's ``jax2tf`` and writes the SavedModel
+with TF's ``tf.saved_model.save``: the Variables are the SavedModel's variables
+(their values now), at the attributes where the module holds them; the functions
+are its functions, and its signatures (``serving_default``) are TF's, so
+TensorFlow Serving and ``tf.saved_model.load`` in TensorFlow take it. TensorFlow
+is never imported into the program's own process (its ``tf.keras`` runs Keras on
+JAX, and Keras has one backend a process).
+
+``load(path)`` reads back, without TensorFlow, a SavedModel that eagertape wrote:
+the same objects, their Variables as eagertape Variables, the functions and
+``signatures`` callable (and differentiable: they are recorded ops). A SavedModel
+TensorFlow wrote holds TF graphs, which eagertape cannot run: load it in
+TensorFlow. ``path/assets.extra/eagertape/`` holds what ``load`` reads (the
+serialized functions and a copy of the Variables' values); TensorFlow ignores it.
+
+Differences from TF: a ``tf.function`` without ``input_signature`` is exported
+only where it is given in ``signatures=`` as a concrete function (TF also saves
+the traces made so far); ``tf.saved_model.Asset`` and TF's resources (lookup
+tables) are left out.
+"""
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+
+import jax
+import numpy as np
+
+from .. import extend as _extend
+from ..extend import Variable
+from .. import Function as _Function
+from . import _keras, random as _random, train as _train
+from ._module import Module
+from ._util import _Unsupported
+
+__all__ = ["save", "load", "contains_saved_model", "SaveOptions", "LoadOptions"]
+
+ASSETS_DIRECTORY = "assets"
+ASSETS_KEY = "saved_model_assets"
+DEBUG_DIRECTORY = "debug"
+DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
+SAVED_MODEL_FILENAME_PB = "saved_model.pb"
+SAVED_MODEL_FILENAME_PBTXT = "saved_model.pbtxt"
+SAVED_MODEL_SCHEMA_VERSION = 1
+VARIABLES_DIRECTORY = "variables"
+VARIABLES_FILENAME = "variables"
+CLASSIFY_INPUTS = "inputs"
+CLASSIFY_METHOD_NAME = "tensorflow/serving/classify"
+CLASSIFY_OUTPUT_CLASSES = "classes"
+CLASSIFY_OUTPUT_SCORES = "scores"
+DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
+PREDICT_INPUTS = "inputs"
+PREDICT_METHOD_NAME = "tensorflow/serving/predict"
+PREDICT_OUTPUTS = "outputs"
+REGRESS_INPUTS = "inputs"
+REGRESS_METHOD_NAME = "tensorflow/serving/regress"
+REGRESS_OUTPUTS = "outputs"
+SERVING, TRAINING, GPU, TPU = "serve", "train", "gpu", "tpu"
+
+_EAGERTAPE_DIR = os.path.join("assets.extra", "eagertape")
+_FORMAT = "eagertape-saved-model/1"
+
+__getattr__ = _Unsupported("tf.saved_model", {
+    "Asset": "SavedModel assets (vocabulary files for TF's lookup tables) serve TF's "
+             "string ops: keep such files beside the SavedModel and read them in Python",
+    "experimental": "TF's SavedModel fingerprints, variable policies and resources: "
+                    "eagertape's SavedModels are written by TF's own save, with its defaults",
+})
+
+
+class SaveOptions:
+    """``tf.saved_model.SaveOptions``: accepted, stored. ``experimental_custom_gradients``
+    (default True) exports each function's gradient, as TF saves custom gradients;
+    the others tune TF's own writing and change nothing here.
+
+    >>> import eagertape.tf as tf
+    >>> tf.saved_model.SaveOptions(experimental_custom_gradients=False).experimental_custom_gradients
+    False
+    """
+
+    def __init__(self, namespace_whitelist=None, save_debug_info=False, function_aliases=None,
+                 experimental_debug_stripper=False, experimental_io_device=None,
+                 experimental_variable_policy=None, experimental_custom_gradients=True,
+                 experimental_image_format=False, experimental_skip_saver=False,
+                 experimental_sharding_callback=None, extra_tags=None):
+        self.namespace_whitelist = namespace_whitelist
+        self.save_debug_info = save_debug_info
+        self.function_aliases = function_aliases or {}
+        self.experimental_debug_stripper = experimental_debug_stripper
+        self.experimental_io_device = experimental_io_device
+        self.experimental_variable_policy = experimental_variable_policy
+        self.experimental_custom_gradients = experimental_custom_gradients
+        self.experimental_image_format = experimental_image_format
+        self.experimental_skip_saver = experimental_skip_saver
+        self.experimental_sharding_callback = experimental_sharding_callback
+        self.extra_tags = extra_tags
+
+
+class LoadOptions:
+    """``tf.saved_model.LoadOptions``: accepted, stored (they tune TF's reading).
+
+    >>> import eagertape.tf as tf
+    >>> tf.saved_model.LoadOptions(allow_partial_checkpoint=True).allow_partial_checkpoint
+    True
+    """
+
+    def __init__(self, allow_partial_checkpoint=False, experimental_io_device=None,
+                 experimental_skip_checkpoint=False, experimental_variable_policy=None,
+                 experimental_load_function_aliases=False):
+        self.allow_partial_checkpoint = allow_partial_checkpoint
+        self.experimental_io_device = experimental_io_device
+        self.experimental_skip_checkpoint = experimental_skip_checkpoint
+        self.experimental_variable_policy = experimental_variable_policy
+        self.experimental_load_function_aliases = experimental_load_function_aliases
+
+
+def contains_saved_model(export_dir):
+    """Whether ``export_dir`` holds a SavedModel (its ``saved_model.pb``).
+
+    >>> import eagertape.tf as tf, tempfile
+    >>> tf.saved_model.contains_saved_model(tempfile.mkdtemp())
+    False
+    """
+    d = os.fspath(export_dir)
+    return any(os.path.isfile(os.path.join(d, n))
+               for n in (SAVED_MODEL_FILENAME_PB, SAVED_MODEL_FILENAME_PBTXT))
+
+
+# -- what is exported ------------------------------------------------------------
+
+def _is_function(x):
+    return isinstance(x, _Function) or type(x).__name__ == "ConcreteFunction" and hasattr(
+        x, "_function")
+
+
+def _module_like(obj):
+    if isinstance(obj, Module):
+        return True
+    k = _keras._keras
+    return k is not None and isinstance(obj, k.layers.Layer)
+
+
+class _Export:
+    """The objects reachable from the root (as tf.train.Checkpoint finds them), their
+    Variables, and the functions to export, in the form the TF process reads."""
+
+    def __init__(self, root, gradients):
+        self.gradients = gradients
+        self.objects, self.variables, self.functions = [], [], []
+        self._ids, self._var_ids, self._fn_ids = {}, {}, {}
+        if root is None:       # (model.export: an archive of its own, see export_keras)
+            self.objects.append({"kind": "module", "children": [], "functions": []})
+        else:
+            self._node(root)
+
+    def variable(self, v):
+        v = _train._canonical(v)
+        k = self._var_ids.get(id(v))
+        if k is None:
+            k = self._var_ids[id(v)] = len(self.variables)
+            self.variables.append(v)
+        return k
+
+    def _node(self, obj):
+        train = _train
+        obj = train._canonical(obj)
+        if id(obj) in self._ids:
+            return self._ids[id(obj)]
+        k = self._ids[id(obj)] = len(self.objects)
+        node = {"kind": "module", "children": [], "functions": []}
+        self.objects.append(node)
+        if isinstance(obj, Variable):
+            node.update(kind="variable", variable=self.variable(obj))
+            return k
+        if isinstance(obj, (list, tuple, dict)):
+            node["kind"] = ("dict" if isinstance(obj, dict) else
+                            "tuple" if isinstance(obj, tuple) else "list")
+        for name, child in train._children(obj):
+            if train._trackable(child) and not isinstance(child, train._ITERATORS):
+                node["children"].append([name, self._node(child)])
+        if _module_like(obj):
+            # Every attribute that is a tf.function, as TF's AutoTrackable finds them
+            # (a method decorated on the class included, ``__call__`` too).
+            for name in sorted(dir(obj)):
+                try:
+                    fn = getattr(obj, name, None)
+                except Exception:        # a property that cannot be read now: not a function
+                    continue
+                if _is_function(fn) and _signature_of(fn) is not None:
+                    node["functions"].append([name, self.function(fn, name)])
+        return k
+
+    def function(self, fn, name, signature=None):
+        key = id(getattr(fn, "_function", fn)), id(fn)
+        if key in self._fn_ids:
+            return self._fn_ids[key]
+        entry = _exported(fn, name, self, signature)
+        self._fn_ids[key] = len(self.functions)
+        self.functions.append(entry)
+        return self._fn_ids[key]
+
+
+def _signature_of(fn):
+    """``(args, kwargs)`` with a TensorSpec for each Tensor argument, or None (a
+    Function without input_signature: nothing to export)."""
+    if isinstance(fn, _Function):
+        sig = fn.input_signature
+        return None if sig is None else (tuple(sig), {})
+    if fn._template is None:       # (a trace listed by the function: no signature kept)
+        return None
+    return fn._args(dict(fn._specs))
+
+
+def _leaf_spec(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(
+        x, (_extend.TensorLike, np.ndarray, jax.Array))
+
+
+def _exported(fn, name, export, signature=None):
+    """One function, traced and serialized: the TF process's entry for it."""
+    args, kwargs = _signature_of(fn) if signature is None else signature
+    function = fn if isinstance(fn, _Function) else fn._function
+    if any(_leaf_spec(x) for x in jax.tree_util.tree_leaves(kwargs, is_leaf=_leaf_spec)):
+        raise ValueError(f"cannot export {name!r}: a Tensor argument given by keyword "
+                         "(keyword-only parameter); make it positional")
+    leaves, tree = jax.tree_util.tree_flatten(args, is_leaf=_leaf_spec)
+    positions = [i for i, leaf in enumerate(leaves) if _leaf_spec(leaf)]
+    specs = [leaves[i] for i in positions]
+    for s in specs:
+        if s.shape is None:
+            raise ValueError(f"cannot export {name!r}: its input_signature has a TensorSpec of "
+                             "unknown rank (shape=None); give each dimension (None for any size)")
+    failures = []
+    for shared in (False, True):
+        constraints = []
+        while len(constraints) < 8:
+            try:
+                return _trace_and_serialize(function, name, tree, leaves, positions, specs,
+                                            shared, export, constraints, kwargs)
+            except Exception as e:     # noqa: BLE001  (JAX's reasons vary: retried, then said)
+                failures.append(e)
+                found = _constraint(e)
+                if found is None or found in constraints:
+                    break
+                constraints.append(found)
+    raise ValueError(
+        f"cannot export tf.function {name!r} for its input_signature {list(specs)}: JAX could "
+        f"not trace it for every size of the None dimensions ({failures[-1]}). Give those "
+        "dimensions fixed sizes in the input_signature") from failures[0]
+
+
+def _params(function, n_args, name):
+    try:
+        import inspect
+        params = list(inspect.signature(function.python_function).parameters)
+    except (TypeError, ValueError):
+        params = []
+    if getattr(function, "_method_of", None) is not None and params:
+        params = params[1:]
+    params = [p for p in params][:n_args]
+    return params + [f"args_{i}" for i in range(len(params), n_args)]
+
+
+_DIM = re.compile(r"^d\d+$")
+
+
+def _constraint(error):
+    """``"d0 == 7"`` where JAX could not compare a symbolic size with a fixed one
+    (``(batch, d0 + 2) - (9,)``: the function takes only d0 = 7 there, as TF's graph
+    would fail at run time for any other), or None. Read from JAX's message: the
+    shapes it names, compared place by place from the right, as broadcasting and
+    contractions compare them."""
+    shapes = [[d.strip() for d in t.split(",") if d.strip()]
+              for t in re.findall(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)", str(error))]
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1:]:
+            for x, y in zip(reversed(a), reversed(b)):
+                for expr, size in ((x, y), (y, x)):
+                    solved = _solve(expr, size)
+                    if solved is not None:
+                        return solved
+    return None
+
+
+def _solve(expr, size):
+    if not size.isdigit() or int(size) == 1:
+        return None
+    names = set(re.findall(r"[A-Za-z_]\w*", expr))
+    if len(names) != 1 or not _DIM.match(next(iter(names))):
+        return None             # (mod, max, two sizes, batch: not solved here)
+    name = names.pop()
+    try:
+        at0, at1 = (eval(expr, {"__builtins__": {}}, {name: v}) for v in (0, 1))  # noqa: S307
+    except Exception:           # noqa: BLE001  (not an affine expression)
+        return None
+    slope, target = at1 - at0, int(size) - at0
+    if slope <= 0 or target % slope or target // slope < 1:
+        return None
+    return f"{name} == {target // slope}"
+
+
+@_extend.x64
+def _trace_and_serialize(function, name, tree, leaves, positions, specs, shared, export,
+                         constraints, kwargs):
+    # Each None size a JAX symbolic size of its own; retried (``shared``) with every
+    # leading None size one ("batch"), which a function that adds two inputs needs,
+    # and with the ``constraints`` that JAX's errors called for (``_constraint``).
+    scope = jax.export.SymbolicScope(constraints)
+    polys, structs, k = [], [], 0
+    for s in specs:
+        dims = []
+        for i, d in enumerate(s.shape):
+            if d is not None:
+                dims.append(str(int(d)))
+            elif shared and i == 0:
+                dims.append("batch")
+            else:
+                dims.append(f"d{k}")
+                k += 1
+        poly = "(" + ", ".join(dims) + ")"
+        polys.append(poly)
+        shape = jax.export.symbolic_shape(poly, scope=scope) if dims else ()
+        structs.append(jax.ShapeDtypeStruct(shape, np.dtype(s.dtype)))
+    filled = list(leaves)
+    for p, st in zip(positions, structs):
+        filled[p] = st
+    args = jax.tree_util.tree_unflatten(tree, filled)
+    run, reads, writes, outputs = _extend.pure_trace(function, args, kwargs)
+    var_specs = [jax.ShapeDtypeStruct(np.shape(v._value), v._value.dtype) for v in reads]
+    platforms = _platforms()
+    exported = None
+    for ps in (platforms, platforms[:1]):
+        try:
+            exported = jax.export.export(jax.jit(run), platforms=ps)(var_specs, structs)
+            break
+        except Exception:      # noqa: BLE001  (a backend that cannot lower an op: this one only)
+            if len(ps) == 1:
+                raise
+    # The gradient is exported where every output is floating: jax2tf cannot yet take
+    # a serialized function's gradient through an integer output (TF hands it an
+    # int64 cotangent where JAX's VJP takes float0).
+    gradient = export.gradients and all(
+        jax.numpy.issubdtype(a.dtype, jax.numpy.inexact) for a in exported.out_avals)
+    blob = None
+    if gradient:
+        try:
+            blob = exported.serialize(vjp_order=1)
+        except Exception:      # noqa: BLE001  (no gradient to export: the function without)
+            gradient = False
+    if blob is None:
+        blob = exported.serialize()
+    n_out = len(exported.out_avals) - len(writes)
+    structure = outputs([_Leaf(i) for i in range(n_out)])
+    # The arguments that hold Tensors are the TF function's; the others (Python
+    # values of a concrete function) are part of the trace, as in TF.
+    marks = list(leaves)
+    for j, p in enumerate(positions):
+        marks[p] = _Leaf(j)
+    marked = jax.tree_util.tree_unflatten(tree, marks)
+    all_params = _params(function, len(marked), name)
+    tensor_args = [i for i, a in enumerate(marked) if any(
+        isinstance(x, _Leaf) for x in jax.tree_util.tree_leaves(a, is_leaf=_is_leaf))]
+    params = [all_params[i] for i in tensor_args]
+    inputs = []
+    for i in tensor_args:
+        arg = jax.tree_util.tree_leaves(marked[i], is_leaf=_is_leaf)
+        for k, leaf in enumerate(arg):
+            s = specs[leaf.i]
+            inputs.append({"shape": [None if d is None else int(d) for d in s.shape],
+                           "dtype": np.dtype(s.dtype).name,
+                           "name": getattr(s, "name", None) or (
+                               all_params[i] if len(arg) == 1 else f"{all_params[i]}_{k}")})
+    signature = [_describe(marked[i]) for i in tensor_args]
+    # For jax2tf in TF's process, a size a constraint fixed is written as that number
+    # (JAX's parser refuses a constant where TF's shape says None), and the TF
+    # function checks it (tf.ensure_shape: TF's own error for another size).
+    fixed = dict(c.replace(" ", "").split("==") for c in constraints)
+    tf_polys, ensure = [], []
+    for poly in polys:
+        dims = [d.strip() for d in poly.strip("()").split(",") if d.strip()]
+        dims = [fixed.get(d, d) for d in dims]
+        tf_polys.append("(" + ", ".join(dims) + ")")
+        ensure.append([int(d) if d.isdigit() else None for d in dims])
+    return {"name": name, "blob": bytes(blob), "gradient": gradient, "polymorphic": tf_polys,
+            "ensure": ensure,
+            "reads": [export.variable(v) for v in reads],
+            "writes": [export.variable(v) for v in writes],
+            "inputs": inputs, "signature": signature, "params": params,
+            "outputs": _describe(structure), "platforms": list(exported.platforms)}
+
+
+def _is_leaf(x):
+    return isinstance(x, _Leaf)
+
+
+class _Leaf:
+    __slots__ = ("i",)
+
+    def __init__(self, i):
+        self.i = i
+
+
+def _describe(x):
+    """A nest as JSON: its structure, with ``{"leaf": i}`` for the i-th array."""
+    if isinstance(x, _Leaf):
+        return {"leaf": x.i}
+    if isinstance(x, dict):
+        return {"dict": [[str(k), _describe(v)] for k, v in x.items()]}
+    if isinstance(x, tuple):
+        return {"tuple": [_describe(v) for v in x]}
+    if isinstance(x, list):
+        return {"list": [_describe(v) for v in x]}
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return {"const": x}
+    raise TypeError(f"cannot export a function returning {type(x).__name__}")
+
+
+def _platforms():
+    here = jax.export.default_export_platform()
+    return (here,) if here == "cpu" else (here, "cpu")
+
+
+# -- save --------------------------------------------------------------------------
+
+def _tensorflow_missing():
+    return ImportError(
+        "tf.saved_model.save writes the SavedModel with TensorFlow itself (in a separate "
+        "process, through jax.experimental.jax2tf), and tensorflow is not installed: "
+        "pip install 'eagertape[saved_model]' (or tensorflow-cpu). Without TensorFlow, "
+        "save weights with tf.train.Checkpoint and a compiled function with jax.export")
+
+
+def save(obj, export_dir, signatures=None, options=None):
+    """Write ``obj`` (a ``tf.Module``, Keras model or layer) as a TensorFlow SavedModel
+    in ``export_dir``: its Variables (current values), its ``tf.function``\\ s that
+    have an ``input_signature``, and ``signatures`` (a function with an
+    input_signature or a concrete function, or a dict of them by signature key; by
+    default, as TF, the root's one function with an input_signature is
+    ``serving_default``). Needs TensorFlow installed (it runs in a separate
+    process). The directory appears whole or not at all.
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> class Scale(tf.Module):
+    ...     def __init__(self):
+    ...         self.w = tf.Variable(3.0)
+    ...     @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    ...     def __call__(self, x):
+    ...         return x * self.w
+    >>> path = os.path.join(tempfile.mkdtemp(), "scale")
+    >>> tf.saved_model.save(Scale(), path)
+    >>> sorted(os.listdir(path))
+    ['assets', 'assets.extra', 'fingerprint.pb', 'saved_model.pb', 'variables']
+    >>> tf.saved_model.load(path)(tf.constant([1.0, 2.0])).numpy()
+    array([3., 6.], dtype=float32)
+    """
+    export_dir = os.fspath(export_dir)
+    if importlib.util.find_spec("tensorflow") is None:
+        raise _tensorflow_missing()
+    gradients = True if options is None else bool(
+        getattr(options, "experimental_custom_gradients", True))
+    export = _Export(obj, gradients)
+    keys = None
+    if signatures is not None:
+        given = signatures if isinstance(signatures, dict) else {
+            DEFAULT_SERVING_SIGNATURE_DEF_KEY: signatures}
+        keys = {}
+        for key, fn in given.items():
+            if not _is_function(fn) or _signature_of(fn) is None:
+                raise ValueError(
+                    f"argument `signatures`[{key!r}] must be a tf.function with an "
+                    f"input_signature, or a concrete function (f.get_concrete_function("
+                    f"tf.TensorSpec(...))), got {fn!r}")
+            keys[key] = export.function(fn, getattr(fn, "__name__", key))
+    elif _keras._keras is not None and isinstance(obj, _keras._keras.Model):
+        # TF's Keras gives a model built on known inputs this default signature
+        # (Keras's `_default_save_signature`): the model called on its inputs.
+        keys = _keras_default_signature(obj, export)
+    _write(export, export_dir, keys)
+
+
+def _keras_default_signature(model, export):
+    from ._spec import TensorSpec
+    try:
+        inputs = model.input
+    except (AttributeError, ValueError):
+        # A Sequential (TF's Keras reads its inner functional model's inputs); a
+        # subclassed model has none: no default signature.
+        inputs = getattr(model, "inputs", None)
+        if not inputs:
+            return None
+        inputs = inputs[0] if len(inputs) == 1 else list(inputs)
+    signature = (_keras._keras.tree.map_structure(
+        lambda x: TensorSpec(list(x.shape), np.dtype(x.dtype)), inputs),)
+
+    def serving_default(inputs):
+        return model(inputs)
+    fn = export.function(_function_of(serving_default), "serving_default", (signature, {}))
+    return {DEFAULT_SERVING_SIGNATURE_DEF_KEY: fn}
+
+
+def _write(export, export_dir, keys, keras_lists=None, endpoints=None):
+    tracked = {n["variable"] for n in export.objects if n["kind"] == "variable"}
+    tracked.update(i for indices in (keras_lists or {}).values() for i in indices)
+    captured = sorted(set(range(len(export.variables))) - tracked)
+    # tf.random's streams are eagertape's own state (TF's stateful random ops hold
+    # none) and a Keras weight belongs to its Keras object (a Dropout's seed state):
+    # kept beside the objects. Any other Variable a function reads must be held by
+    # the objects, as TF requires.
+    streams = {id(v) for v in _random._gen.streams.values()}
+    untracked = [export.variables[i] for i in captured if id(export.variables[i]) not in streams
+                 and not hasattr(export.variables[i], "_kv")]
+    if untracked:
+        raise AssertionError(
+            "Tried to export a function which references an 'untracked' resource. TensorFlow "
+            "objects (e.g. tf.Variable) captured by functions must be 'tracked' by assigning "
+            "them to an attribute of a tracked object or assigned to an attribute of the main "
+            f"object directly. Untracked: {[v.name for v in untracked]} (nothing was written)")
+    spec = {"format": _FORMAT, "objects": export.objects,
+            "variables": [{"name": _base_name(v), "trainable": bool(v.trainable),
+                           "dtype": np.dtype(v.dtype).name, "shape": list(np.shape(v._value))}
+                          for v in export.variables],
+            "functions": [], "signatures": keys, "captured": captured,
+            "keras_lists": keras_lists, "endpoints": endpoints}
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    os.makedirs(parent, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="eagertape-saved-model-")
+    tmp = os.path.join(parent, f".{os.path.basename(export_dir)}.tmp-{uuid.uuid4().hex}")
+    try:
+        for i, entry in enumerate(export.functions):
+            entry = dict(entry)
+            with open(os.path.join(work, f"function-{i}.bin"), "wb") as f:
+                f.write(entry.pop("blob"))
+            entry["file"] = f"function-{i}.bin"
+            spec["functions"].append(entry)
+        values = {}
+        for i, v in enumerate(export.variables):
+            a = np.asarray(v._value)
+            values[f"v{i}"] = a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype.kind == "V" \
+                else a
+        np.savez(os.path.join(work, "values.npz"), **values)
+        with open(os.path.join(work, "spec.json"), "w") as f:
+            json.dump(spec, f)
+        _run_tensorflow(work, tmp)
+        printed = os.path.join(work, "endpoints.txt")
+        printed = open(printed).read() if os.path.exists(printed) else None
+        # What eagertape's load reads: the functions and the values, without TF.
+        mine = os.path.join(tmp, _EAGERTAPE_DIR)
+        os.makedirs(mine)
+        for name in os.listdir(work):
+            shutil.copy(os.path.join(work, name), mine)
+        if os.path.exists(export_dir):
+            # TF's save writes into an existing directory; here it is replaced whole.
+            old = f"{tmp}-old"
+            os.replace(export_dir, old)
+            os.replace(tmp, export_dir)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, export_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return printed
+
+
+def _base_name(v):
+    name = v.name
+    return name[:-2] if name.endswith(":0") else name
+
+
+def _run_tensorflow(work, out):
+    from . import _saved_model_tf
+    with open(_saved_model_tf.__file__) as f:
+        source = f.read()
+    env = dict(os.environ)
+    env.pop("KERAS_BACKEND", None)       # TF's process: TF's own Keras, never imported
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # -P: the working directory is not put first on sys.path (a local tensorflow.py
+    # or jax.py must not shadow the packages).
+    p = subprocess.run([sys.executable, "-P", "-c", source, work, out], capture_output=True,
+                       text=True, env=env)
+    if p.returncode != 0:
+        lines = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
+        if any("No module named 'tensorflow'" in ln for ln in lines[-3:]):
+            raise _tensorflow_missing()
+        raise RuntimeError("TensorFlow could not write the SavedModel (nothing was written): "
+                           + "\n".join(lines[-25:]))
+
+
+def _export_keras(model, filepath, verbose=None, input_signature=None, **kwargs):
+    """Keras's ``model.export(filepath)`` (``format="tf_saved_model"``) for
+    ``tf.keras``: the SavedModel Keras's own exporter writes (an endpoint ``serve``,
+    also ``serving_default``, calling the model in inference; ``variables``,
+    ``trainable_variables`` and ``non_trainable_variables`` on the reloaded
+    object), written as ``save`` writes, TensorFlow in a separate process. Keras's
+    exporter on JAX would import TensorFlow into this process, where ``tf.keras``
+    runs Keras on JAX (and TF would take a GPU's memory beside JAX's).
+    ``is_static`` and ``jax2tf_kwargs`` (options of Keras's JAX exporter) are
+    accepted; the functions are always exported with the Variables as inputs."""
+    from ._spec import TensorSpec
+    keras = _keras._keras
+    filepath = os.fspath(filepath)
+    if importlib.util.find_spec("tensorflow") is None:
+        raise _tensorflow_missing()
+    unknown = set(kwargs) - {"is_static", "jax2tf_kwargs"}
+    if unknown:
+        raise TypeError(f"model.export() got unexpected keyword arguments {sorted(unknown)}")
+    if input_signature is None:
+        input_signature = _keras._private("get_input_signature")(model)
+    if not isinstance(input_signature, (list, tuple)):
+        input_signature = [input_signature]
+
+    def spec(x):
+        shape = getattr(x, "shape", None)
+        if shape is None:
+            raise ValueError(f"argument `input_signature`: {x!r} has no shape")
+        return TensorSpec([None if d is None else int(d) for d in shape],
+                          np.dtype(getattr(x, "dtype", None) or "float32"),
+                          getattr(x, "name", None))
+
+    signature = keras.tree.map_structure(spec, list(input_signature))
+    import inspect
+    try:
+        params = list(inspect.signature(model.call).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    params = params[:len(signature)] or [
+        inspect.Parameter(f"args_{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(len(signature))]
+
+    def serve(*args):
+        return model(*args)
+    serve.__signature__ = inspect.Signature(params)
+    export = _Export(None, gradients=True)
+    fn = export.function(_function_of(serve), "serve", (tuple(signature), {}))
+    export.objects[0]["functions"].append(["serve", fn])
+    tv = [export.variable(v) for v in model.trainable_variables]
+    nv = [export.variable(v) for v in model.non_trainable_variables]
+    lists = {"variables": tv + nv, "trainable_variables": tv, "non_trainable_variables": nv}
+    printed = _write(export, filepath, {"serve": fn, "serving_default": fn}, lists,
+                     endpoints=["serve"])
+    if verbose is None or verbose:
+        print(f"Saved artifact at '{filepath}'. The following endpoints are available:\n\n"
+              f"{printed}")
+
+
+def _function_of(python_function):
+    from .. import function
+    return function(python_function)
+
+
+# -- load --------------------------------------------------------------------------
+
+class _Loaded:
+    """A loaded object: the attributes the saved object had (Variables, objects,
+    functions), as TF's loaded objects."""
+
+    def __call__(self, *args, **kwargs):
+        fn = self.__dict__.get("__call__")
+        if fn is None:
+            raise TypeError("this loaded object was saved without a __call__ tf.function")
+        return fn(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<eagertape loaded object with {sorted(vars(self))}>"
+
+
+def load(export_dir, tags=None, options=None):
+    """Load a SavedModel that eagertape's ``save`` (or ``model.export``) wrote: its
+    objects with their Variables (eagertape Variables holding the saved values),
+    its functions and ``.signatures`` (``loaded.signatures["serving_default"](x=...)``
+    returns a dict, as TF's). Runs without TensorFlow. A SavedModel written by
+    TensorFlow holds TF graphs, which eagertape cannot run: it raises, saying so.
+    See ``save`` for an example."""
+    export_dir = os.fspath(export_dir)
+    mine = os.path.join(export_dir, _EAGERTAPE_DIR)
+    if not os.path.isfile(os.path.join(mine, "spec.json")):
+        if contains_saved_model(export_dir):
+            raise ValueError(
+                f"{export_dir!r} is a SavedModel that eagertape did not write: it holds "
+                "TensorFlow graphs, which eagertape cannot run. Load it with TensorFlow "
+                "(in a separate process from eagertape's tf.keras), or rebuild the model in "
+                "eagertape and restore its weights from a tf.train.Checkpoint")
+        from .errors import NotFoundError
+        raise NotFoundError(None, None, f"Could not find SavedModel .pb or .pbtxt at supplied "
+                                        f"export directory path: {export_dir}")
+    with open(os.path.join(mine, "spec.json")) as f:
+        spec = json.load(f)
+    if spec.get("format") != _FORMAT:
+        raise ValueError(f"{export_dir!r} was written by another version of eagertape's "
+                         f"SavedModel export ({spec.get('format')!r})")
+    values = np.load(os.path.join(mine, "values.npz"))
+    variables = []
+    for i, v in enumerate(spec["variables"]):
+        value = values[f"v{i}"]
+        if v["dtype"] != value.dtype.name:
+            value = value.view(jax.numpy.dtype(v["dtype"]))
+        variables.append(Variable(value, trainable=v["trainable"], name=v["name"]))
+    functions = [_LoadedFunction(entry, variables, mine) for entry in spec["functions"]]
+    made = {}
+
+    def build(k):
+        if k in made:
+            return made[k]
+        node = spec["objects"][k]
+        kind = node["kind"]
+        if kind == "variable":
+            obj = variables[node["variable"]]
+        elif kind in ("list", "tuple"):
+            obj = [build(c) for _, c in node["children"]]
+            obj = tuple(obj) if kind == "tuple" else obj
+        elif kind == "dict":
+            obj = {name: build(c) for name, c in node["children"]}
+        else:
+            obj = made[k] = _Loaded()
+            for name, c in node["children"]:
+                setattr(obj, name, build(c))
+            for name, i in node["functions"]:
+                setattr(obj, name, functions[i])
+        made[k] = obj
+        return obj
+
+    root = build(0)
+    for name, indices in (spec.get("keras_lists") or {}).items():
+        setattr(root, name, [variables[i] for i in indices])
+    root.signatures = _signatures(spec, functions)
+    return root
+
+
+class _LoadedFunction:
+    """A loaded function: the serialized JAX function called on the Variables'
+    values, one recorded op (differentiable where its gradient was exported)."""
+
+    def __init__(self, entry, variables, folder):
+        with open(os.path.join(folder, entry["file"]), "rb") as f:
+            self._exported = jax.export.deserialize(bytearray(f.read()))
+        self._entry = entry
+        self._reads = [variables[i] for i in entry["reads"]]
+        self._writes = [variables[i] for i in entry["writes"]]
+        self.__name__ = entry["name"]
+
+    def __repr__(self):
+        return f"<loaded function {self.__name__}>"
+
+    @_extend.x64
+    def __call__(self, *args, **kwargs):
+        entry = self._entry
+        params = entry["params"]
+        if len(args) > len(params):
+            raise TypeError(f"{self.__name__}() takes {len(params)} arguments, given "
+                            f"{len(args)}")
+        bound = dict(zip(params, args))
+        for k, v in kwargs.items():
+            if k not in params or k in bound:
+                raise TypeError(f"{self.__name__}() got an unexpected keyword argument {k!r}")
+            bound[k] = v
+        missing = [p for p in params if p not in bound]
+        if missing:
+            raise TypeError(f"{self.__name__}() is missing the arguments {missing}")
+        flat = []
+        for p in params:
+            flat += jax.tree_util.tree_leaves(bound[p], is_leaf=_extend.is_tensor_like)
+        return self._call_flat(flat)
+
+    def _call_flat(self, flat):
+        entry = self._entry
+        if len(flat) != len(entry["inputs"]):
+            raise TypeError(f"{self.__name__}() takes {len(entry['inputs'])} tensors, given "
+                            f"{len(flat)}")
+        tensors = []
+        for x, s in zip(flat, entry["inputs"]):
+            t = _extend.convert_to_tensor(x, dtype=s["dtype"])
+            if len(t.shape) != len(s["shape"]) or any(
+                    d is not None and d != n for d, n in zip(s["shape"], t.shape)):
+                raise ValueError(f"argument {s['name']!r} of {self.__name__}() must have "
+                                 f"shape {s['shape']} (None: any size), got {list(t.shape)}")
+            tensors.append(t)
+        reads = [v.read_value() for v in self._reads]
+        n = len(self._exported.out_avals) - len(self._writes)
+        run = self._exported.call
+
+        def called(var_values, values):
+            arrays, written = run(list(var_values), list(values))
+            return tuple(arrays) + tuple(written)
+        called.__name__ = self.__name__
+        outs = _extend.call(called, (reads, tensors), jit=False, name=self.__name__)
+        for v, new in zip(self._writes, outs[n:]):
+            v.assign(new, read_value=False)
+        arrays = list(outs[:n])
+        return _rebuild(entry["outputs"], arrays)
+
+
+def _rebuild(tree, arrays):
+    if "leaf" in tree:
+        return arrays[tree["leaf"]]
+    if "dict" in tree:
+        return {k: _rebuild(v, arrays) for k, v in tree["dict"]}
+    if "tuple" in tree:
+        return tuple(_rebuild(v, arrays) for v in tree["tuple"])
+    if "list" in tree:
+        return [_rebuild(v, arrays) for v in tree["list"]]
+    return tree["const"]
+
+
+class _Signature:
+    """A loaded signature: keyword arguments by input name, a dict of outputs (TF's
+    names: a dict's keys, else ``output_0``, ``output_1``, ...)."""
+
+    def __init__(self, function):
+        self._function = function
+        self.__name__ = function.__name__
+
+    def __call__(self, **kwargs):
+        names = [s["name"] for s in self._function._entry["inputs"]]
+        unknown = sorted(set(kwargs) - set(names))
+        missing = [n for n in names if n not in kwargs]
+        if unknown or missing:
+            raise TypeError(f"signature takes the keyword arguments {names}"
+                            + (f"; unexpected {unknown}" if unknown else "")
+                            + (f"; missing {missing}" if missing else ""))
+        out = self._function._call_flat([kwargs[n] for n in names])
+        if isinstance(out, dict):
+            return out
+        leaves = out if isinstance(out, (tuple, list)) else [out]
+        return {f"output_{i}": x for i, x in enumerate(leaves)}
+
+
+def _signatures(spec, functions):
+    keys = spec["signatures"]
+    if keys is None:
+        # TF's rule without signatures=: the root's one function with an input_signature
+        root = spec["objects"][0].get("functions", [])
+        keys = {DEFAULT_SERVING_SIGNATURE_DEF_KEY: root[0][1]} if len(root) == 1 else {}
+    return {key: _Signature(functions[i]) for key, i in keys.items()}
+
+
+_keras._saved_model_export = _export_keras      # Keras's model.export, in the join
