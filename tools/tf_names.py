@@ -10,9 +10,9 @@ VERSION = "2.21.0"
 # tf.experimental is counted for tf.experimental.numpy only.
 UNCOUNTED = """
     audio autodiff autograph bitwise compat distribute dtensor feature_column
-    graph_util initializers io keras lite lookup losses metrics mlir optimizers
-    profiler quantization queue ragged raw_ops saved_model security sets sparse
-    strings summary sysconfig test tools tpu types version xla
+    graph_util initializers keras lite losses metrics mlir optimizers
+    profiler quantization queue raw_ops security sets
+    summary sysconfig test tools tpu types version xla
 """.split()
 
 NAMES = {
@@ -217,5 +217,50 @@ NAMES = {
         functions_run_eagerly get_logical_device_configuration get_soft_device_placement
         get_visible_devices list_logical_devices list_physical_devices run_functions_eagerly
         set_logical_device_configuration set_soft_device_placement set_visible_devices
+    """.split(),
+    'strings': """
+        as_string bytes_split format join length lower ngrams reduce_join
+        regex_full_match regex_replace split strip substr to_hash_bucket
+        to_hash_bucket_fast to_hash_bucket_strong to_number unicode_decode
+        unicode_decode_with_offsets unicode_encode unicode_script unicode_split
+        unicode_split_with_offsets unicode_transcode unsorted_segment_join upper
+    """.split(),
+    'sparse': """
+        SparseTensor add bincount concat cross cross_hashed expand_dims eye
+        fill_empty_rows from_dense map_values mask maximum minimum reduce_max
+        reduce_sum reorder reset_shape reshape retain sampled_addmm segment_mean
+        segment_sqrt_n segment_sum slice softmax sparse_dense_matmul split to_dense
+        to_indicator transpose
+    """.split(),
+    'lookup': """
+        KeyValueTensorInitializer StaticHashTable StaticVocabularyTable
+        TextFileIndex TextFileInitializer
+    """.split(),
+    'ragged': """
+        boolean_mask constant cross cross_hashed map_flat_values range
+        row_splits_to_segment_ids segment_ids_to_row_splits stack
+        stack_dynamic_partitions
+    """.split(),
+    'io': """
+        FixedLenFeature FixedLenSequenceFeature RaggedFeature SparseFeature
+        TFRecordOptions TFRecordWriter VarLenFeature decode_and_crop_jpeg
+        decode_base64 decode_bmp decode_compressed decode_csv decode_gif
+        decode_image decode_jpeg decode_json_example decode_jxl decode_png
+        decode_proto decode_raw decode_webp deserialize_many_sparse encode_base64
+        encode_jpeg encode_png encode_proto extract_jpeg_shape is_jpeg
+        match_filenames_once matching_files parse_example parse_sequence_example
+        parse_single_example parse_single_sequence_example parse_tensor read_file
+        serialize_many_sparse serialize_sparse serialize_tensor write_file
+        write_graph
+    """.split(),
+    'saved_model': """
+        ASSETS_DIRECTORY ASSETS_KEY Asset CLASSIFY_INPUTS CLASSIFY_METHOD_NAME
+        CLASSIFY_OUTPUT_CLASSES CLASSIFY_OUTPUT_SCORES DEBUG_DIRECTORY
+        DEBUG_INFO_FILENAME_PB DEFAULT_SERVING_SIGNATURE_DEF_KEY GPU LoadOptions
+        PREDICT_INPUTS PREDICT_METHOD_NAME PREDICT_OUTPUTS REGRESS_INPUTS
+        REGRESS_METHOD_NAME REGRESS_OUTPUTS SAVED_MODEL_FILENAME_PB
+        SAVED_MODEL_FILENAME_PBTXT SAVED_MODEL_SCHEMA_VERSION SERVING SaveOptions
+        TPU TRAINING VARIABLES_DIRECTORY VARIABLES_FILENAME contains_saved_model
+        load save
     """.split(),
 }
