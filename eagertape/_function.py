@@ -971,3 +971,55 @@ def function(func: Callable[..., Any] | None = None, *, jit_compile: bool = True
     return Function(func, jit_compile=jit_compile, input_signature=input_signature, name=name,
                     reduce_retracing=reduce_retracing or bool(experimental_relax_shapes),
                     autograph=autograph if callable(autograph) else None)
+
+
+def pure_trace(function, args, kwargs=None):
+    """``function`` (an ``eagertape.function``, or one bound to its instance as a
+    method) traced as a pure JAX function of its Variables' values, for the
+    arguments ``args``/``kwargs`` in which each Tensor is given as a
+    ``jax.ShapeDtypeStruct`` (JAX symbolic sizes allowed: one trace for every size)
+    and other values as they are: what an exporter (``tf.saved_model.save``) hands
+    to ``jax.export``. A function never called yet may make Variables (from
+    values, not from its inputs), as on its first call.
+
+    Returns ``(run, variables, written, outputs)``: ``run(var_values, arg_values)``
+    gives ``(output arrays, new values of written)`` and is traceable by JAX;
+    ``variables`` are the Variables it reads, in ``var_values``' order; ``written``
+    those it assigns; ``outputs(arrays)`` builds the function's result from them.
+
+    >>> import jax, numpy as np
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> w = et.Variable(2.0)
+    >>> f = et.function(lambda x: x * w)
+    >>> spec = jax.ShapeDtypeStruct((3,), np.float32)
+    >>> run, variables, written, outputs = extend.pure_trace(f, (spec,))
+    >>> arrays, new = run([np.float32(5.0)], [np.ones(3, np.float32)])
+    >>> outputs(arrays).tolist(), variables[0] is w, written
+    ([5.0, 5.0, 5.0], True, [])
+    """
+    return _pure_trace(function, args, {} if kwargs is None else kwargs)
+
+
+@x64
+def _pure_trace(function, args, kwargs):
+    def spec(x):
+        return isinstance(x, jax.ShapeDtypeStruct)
+
+    leaves, treedef = tree_flatten((tuple(args), dict(kwargs)),
+                                   is_leaf=lambda x: spec(x) or isinstance(x, _TensorLike))
+    dyn = [i for i, leaf in enumerate(leaves) if spec(leaf)]
+    static = [None if spec(leaf) else leaf for leaf in leaves]
+    vals = [leaves[i] for i in dyn]
+    fn, outputs_as_tensors = function._python(), function._tensor_outputs
+    # TF's rule: Variables may be made on a function's first trace only; one that
+    # made some is traced again, making none.
+    creating = not function._count
+    for _ in range(2):
+        trace = _Trace(fn, treedef, static, dyn, vals, creating=creating, arg_vars={},
+                       tensor_outputs=outputs_as_tensors)
+        function._count += 1
+        if not trace.created:
+            break
+        creating = False
+    return trace.run, list(trace.variables), list(trace.written), trace.outputs

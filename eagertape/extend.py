@@ -65,7 +65,7 @@ from ._dtypes import DType
 from ._dtypes import category as dtype_category
 from ._errors import InvalidArgumentError, OpError
 from ._function import _SINGLETON as VARIABLE_ON_LATER_TRACE
-from ._function import _Capture, _Trace
+from ._function import _Capture, pure_trace
 from ._operators import _convert_operand as convert_operand
 from ._operators import _mismatch as dtype_mismatch
 from ._operators import constant, convert_to_tensor
@@ -97,61 +97,6 @@ __all__ = [
     "config", "x64", "x64_modules",
     "OpError", "InvalidArgumentError", "CacheTable",
 ]
-
-
-def pure_trace(function, args, kwargs=None):
-    """``function`` (an ``eagertape.function``, or one bound to its instance as a
-    method) traced as a pure JAX function of its Variables' values, for the
-    arguments ``args``/``kwargs`` in which each Tensor is given as a
-    ``jax.ShapeDtypeStruct`` (JAX symbolic sizes allowed: one trace for every size)
-    and other values as they are: what an exporter (``tf.saved_model.save``) hands
-    to ``jax.export``. A function never called yet may make Variables (from
-    values, not from its inputs), as on its first call.
-
-    Returns ``(run, variables, written, outputs)``: ``run(var_values, arg_values)``
-    gives ``(output arrays, new values of written)`` and is traceable by JAX;
-    ``variables`` are the Variables it reads, in ``var_values``' order; ``written``
-    those it assigns; ``outputs(arrays)`` builds the function's result from them.
-
-    >>> import jax, numpy as np
-    >>> import eagertape as et
-    >>> from eagertape import extend
-    >>> w = et.Variable(2.0)
-    >>> f = et.function(lambda x: x * w)
-    >>> spec = jax.ShapeDtypeStruct((3,), np.float32)
-    >>> run, variables, written, outputs = extend.pure_trace(f, (spec,))
-    >>> arrays, new = run([np.float32(5.0)], [np.ones(3, np.float32)])
-    >>> outputs(arrays).tolist(), variables[0] is w, written
-    ([5.0, 5.0, 5.0], True, [])
-    """
-    return _pure_trace(function, args, {} if kwargs is None else kwargs)
-
-
-@x64
-def _pure_trace(function, args, kwargs):
-    import jax
-    from jax.tree_util import tree_flatten
-
-    def spec(x):
-        return isinstance(x, jax.ShapeDtypeStruct)
-
-    leaves, treedef = tree_flatten((tuple(args), dict(kwargs)),
-                                   is_leaf=lambda x: spec(x) or is_tensor_like(x))
-    dyn = [i for i, leaf in enumerate(leaves) if spec(leaf)]
-    static = [None if spec(leaf) else leaf for leaf in leaves]
-    vals = [leaves[i] for i in dyn]
-    fn, outputs_as_tensors = function._python(), function._tensor_outputs
-    # TF's rule: Variables may be made on a function's first trace only; one that
-    # made some is traced again, making none.
-    creating = not function._count
-    for _ in range(2):
-        trace = _Trace(fn, treedef, static, dyn, vals, creating=creating, arg_vars={},
-                       tensor_outputs=outputs_as_tensors)
-        function._count += 1
-        if not trace.created:
-            break
-        creating = False
-    return trace.run, list(trace.variables), list(trace.written), trace.outputs
 
 
 def new_variable_id():
