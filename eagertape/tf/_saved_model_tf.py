@@ -19,6 +19,38 @@ import os
 import sys
 
 
+def build_objects(spec, variables, functions, new_object):
+    """The object tree ``spec["objects"]`` describes, its root first: Variables and
+    functions by index, lists, tuples and dicts as they are, every other object a
+    ``new_object()`` with its attributes. Both halves use it: the TensorFlow
+    writer here, and ``saved_model.load`` with eagertape's Variables."""
+    made = {}
+
+    def build(k):
+        if k in made:
+            return made[k]
+        node = spec["objects"][k]
+        kind = node["kind"]
+        if kind == "variable":
+            obj = variables[node["variable"]]
+        elif kind == "list":
+            obj = [build(c) for _, c in node["children"]]
+        elif kind == "tuple":
+            obj = tuple(build(c) for _, c in node["children"])
+        elif kind == "dict":
+            obj = {name: build(c) for name, c in node["children"]}
+        else:
+            obj = made[k] = new_object()     # (before its children: a cycle finds it)
+            for name, c in node["children"]:
+                setattr(obj, name, build(c))
+            for name, i in node["functions"]:
+                setattr(obj, name, functions[i])
+        made[k] = obj
+        return obj
+
+    return build(0)
+
+
 def _main(work, out):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import jax
@@ -82,35 +114,10 @@ def _main(work, out):
         signature = [nest(tree, lambda i: specs[i]) for tree in entry["signature"]]
         functions.append(tf.function(fn, input_signature=signature, autograph=False))
 
-    # The objects, each a tf.Module holding what the eagertape object held, by name.
-    made = {}
-
-    def build(k):
-        if k in made:
-            return made[k]
-        node = spec["objects"][k]
-        kind = node["kind"]
-        if kind == "variable":
-            obj = variables[node["variable"]]
-        elif kind == "list":
-            obj = [build(c) for _, c in node["children"]]
-        elif kind == "tuple":
-            obj = tuple(build(c) for _, c in node["children"])
-        elif kind == "dict":
-            obj = {name: build(c) for name, c in node["children"]}
-        else:
-            # AutoTrackable, as Keras's ExportArchive: no properties (tf.Module's
-            # `variables`, `name`) in the way of the attributes' names.
-            obj = tf.__internal__.tracking.AutoTrackable()
-            made[k] = obj
-            for name, c in node["children"]:
-                setattr(obj, name, build(c))
-            for name, i in node["functions"]:
-                setattr(obj, name, functions[i])
-        made[k] = obj
-        return obj
-
-    root = build(0)
+    # The objects, each an AutoTrackable holding what the eagertape object held, by
+    # name (as Keras's ExportArchive: no properties, tf.Module's `variables` or
+    # `name`, in the way of the attributes' names).
+    root = build_objects(spec, variables, functions, tf.__internal__.tracking.AutoTrackable)
     if spec.get("captured"):
         # Variables a function reads that no attribute holds (a random stream's
         # state): tracked here, so the SavedModel has them.

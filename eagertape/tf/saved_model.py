@@ -47,6 +47,7 @@ from ..extend import Variable
 from .. import Function as _Function
 from . import _keras, random as _random, train as _train
 from ._module import Module
+from . import _saved_model_tf
 from ._util import _Unsupported
 
 __all__ = ["save", "load", "contains_saved_model", "SaveOptions", "LoadOptions"]
@@ -584,7 +585,6 @@ def _base_name(v):
 
 
 def _run_tensorflow(work, out):
-    from . import _saved_model_tf
     with open(_saved_model_tf.__file__) as f:
         source = f.read()
     env = dict(os.environ)
@@ -712,30 +712,7 @@ def load(export_dir, tags=None, options=None):
             value = value.view(jax.numpy.dtype(v["dtype"]))
         variables.append(Variable(value, trainable=v["trainable"], name=v["name"]))
     functions = [_LoadedFunction(entry, variables, mine) for entry in spec["functions"]]
-    made = {}
-
-    def build(k):
-        if k in made:
-            return made[k]
-        node = spec["objects"][k]
-        kind = node["kind"]
-        if kind == "variable":
-            obj = variables[node["variable"]]
-        elif kind in ("list", "tuple"):
-            obj = [build(c) for _, c in node["children"]]
-            obj = tuple(obj) if kind == "tuple" else obj
-        elif kind == "dict":
-            obj = {name: build(c) for name, c in node["children"]}
-        else:
-            obj = made[k] = _Loaded()
-            for name, c in node["children"]:
-                setattr(obj, name, build(c))
-            for name, i in node["functions"]:
-                setattr(obj, name, functions[i])
-        made[k] = obj
-        return obj
-
-    root = build(0)
+    root = _saved_model_tf.build_objects(spec, variables, functions, _Loaded)
     for name, indices in (spec.get("keras_lists") or {}).items():
         setattr(root, name, [variables[i] for i in indices])
     root.signatures = _signatures(spec, functions)
