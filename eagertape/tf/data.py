@@ -47,14 +47,19 @@ AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 
-__getattr__ = _Unsupported("tf.data", {
-    **left_out("TFRecord and fixed-length record files are not read by eagertape yet (tf.io "
-               "is left out): read the files with NumPy (or grain/array_record) and use "
-               "from_tensor_slices or from_generator",
-               "TFRecordDataset FixedLengthRecordDataset"),
+_unsupported = _Unsupported("tf.data", {
     **left_out("TF's composite-tensor type specs; element_spec gives tf.TensorSpec nests",
                "DatasetSpec IteratorSpec"),
 })
+
+
+def __getattr__(name):
+    # The record-file datasets live with tf.io's record format (tf/_tfrecord.py),
+    # imported on first use: protobuf is needed only by programs that read them.
+    if name in ("TFRecordDataset", "FixedLengthRecordDataset"):
+        from . import _tfrecord
+        return getattr(_tfrecord, name)
+    return _unsupported(name)
 
 
 # -- nests: tuples, namedtuples and dicts are structure; everything else a leaf --------
