@@ -1319,16 +1319,24 @@ class TrackableView:
         return order
 
 
-_PROTOS = ("TF's tf.train.Example protos are the TFRecord format, whose features hold byte "
-           "strings (JAX has no string dtype): keep data in NumPy (.npy/.npz), grain or "
-           "array_record files")
 _DISTRIBUTED = ("TF's distributed runtime (cluster specs, servers, thread coordination): "
                 "use jax.distributed.initialize and Python threading")
-__getattr__ = _Unsupported("tf.train", {
-    **_left_out(_PROTOS, "BytesList Example Feature FeatureList FeatureLists Features "
-                         "FloatList Int64List SequenceExample"),
+_unsupported = _Unsupported("tf.train", {
     **_left_out(_DISTRIBUTED, "ClusterDef ClusterSpec Coordinator JobDef ServerDef"),
     "CheckpointView": ("it walks TF's object-graph proto by node id, which eagertape's "
                        "checkpoints do not store: use tf.train.list_variables / "
                        "load_checkpoint, or TrackableView for live objects"),
 })
+
+_EXAMPLE_PROTOS = frozenset("BytesList Example Feature FeatureList FeatureLists Features "
+                            "FloatList Int64List SequenceExample".split())
+
+
+def __getattr__(name):
+    # TF's Example protos (the TFRecord format's records) live with tf.io's parsing
+    # (tf/_example.py), imported on first use: protobuf is needed only by programs
+    # that use them.
+    if name in _EXAMPLE_PROTOS:
+        from . import _example
+        return getattr(_example, name)
+    return _unsupported(name)
