@@ -1,0 +1,99 @@
+"""The documented differences from TensorFlow that attach to names, machine-readable
+for ``python -m eagertape port-check``.
+
+Each row: the name patterns (``fnmatch``, matched against the full chain as a program
+spells it, ``tf.random.normal``), one line saying what differs, and the anchor of its
+entry in docs/differences.md (tests/test_port_check.py checks that every anchor is
+there). A difference that no name carries (a pattern of use, such as
+``tf.function(jit_compile=...)``) is found by the checker's own patterns and points to
+its anchor here by ``ANCHORS``.
+"""
+
+DOCS = "docs/differences.md"
+
+DIFFERENCES = (
+    (("tf.random.*", "tf.image.random_*", "tf.image.stateless_random_*",
+      "tf.keras.random.*"),
+     "random", "reproducible under a seed, but not TF's numbers (JAX's threefry, not "
+     "TF's Philox); the same for tf.data's shuffle order"),
+    (("tf.data.*",),
+     "data", "tf.data runs in the caller's thread, element by element; ragged, sparse "
+     "and TFRecord elements are left out"),
+    (("tf.strings.*", "tf.string", "tf.as_string"),
+     "strings", "string tensors are NumPy arrays of bytes on the host: numeric ops, "
+     "jax.jit and JAX conversions refuse them"),
+    (("tf.strings.regex_*",),
+     "regex", "TF's RE2 syntax run by Python's re: \\p{...} classes raise, and patterns "
+     "RE2 refuses (look-arounds) run"),
+    (("tf.RaggedTensor", "tf.strings.split", "tf.strings.unicode_split",
+      "tf.strings.ngrams"),
+     "ragged", "RaggedTensor is held on the host, not a Tensor: call to_tensor() before "
+     "a tape, a tf.function, a layer or tf.data"),
+    (("tf.keras.layers.StringLookup", "tf.keras.layers.TextVectorization"),
+     "string-layers", "Keras's own layers, which need TensorFlow installed on every Keras "
+     "backend"),
+    (("tf.train.Checkpoint", "tf.train.CheckpointManager"),
+     "checkpoints", "checkpoints are orbax-checkpoint directories: TF cannot read them, "
+     "nor eagertape TF's; a Keras model must be built before restore"),
+    (("tf.SparseTensor", "tf.sparse.*"),
+     "sparse", "the dense shape is static, and ops whose number of entries depends on "
+     "the values raise inside a traced tf.function"),
+    (("tf.saved_model.save", "tf.keras.Model.export"),
+     "saved-model-save", "a real SavedModel written by TensorFlow in a process of its "
+     "own (TensorFlow must be installed); each function is one XlaCallModule op"),
+    (("tf.saved_model.load",),
+     "saved-model-load", "loads the SavedModels eagertape wrote; one TensorFlow wrote "
+     "holds TF graphs, which eagertape cannot run"),
+    (("tf.image.non_max_suppression*", "tf.image.combined_non_max_suppression"),
+     "nms", "runs on concrete values only, not inside a traced tf.function"),
+    (("tf.debugging.assert_*", "tf.assert_*", "tf.debugging.Assert", "tf.Assert"),
+     "asserts", "inside a tf.function, checked when the compiled function runs; a failure "
+     "is JAX's runtime error carrying TF's message"),
+    (("tf.cast", "tf.dtypes.cast"),
+     "cast", "NaN, inf and out-of-range floats cast to small integer types give TF's "
+     "scalar rule, not its vectorised one"),
+    (("tf.enable_eager_execution", "tf.contrib.eager*"),
+     "tf1-eager", "TF 1 eager code: accepted, and the program gets TF 1's watch rule"),
+    (("tf.autodiff.ForwardAccumulator",),
+     "forward-accumulator", "eagertape's ForwardAccumulator, with TF's nesting rules"),
+    (("tf.keras.ops.*", "tf.keras.activations.*", "tf.keras.losses.*"),
+     "keras-float64", "Keras's functions on float64 tensors give float32 (Keras's JAX "
+     "backend runs in 32-bit mode)"),
+    (("tf.keras.layers.RNN", "tf.keras.layers.TimeDistributed",
+      "tf.keras.layers.Bidirectional"),
+     "keras-wrappers", "a program's layer inside the wrapper is one recorded op: a "
+     "tf.Variable it reads must be made with add_weight to be differentiated"),
+    (("tf.while_loop",),
+     "while-loop", "on a traced condition, differentiated, it needs maximum_iterations "
+     "(reverse mode cannot differentiate an unbounded lax.while_loop)"),
+    (("tf.while_loop", "tf.switch_case"),
+     "control-flow-tape", "a GradientTape entered inside the same tf.function, or a "
+     "Variable assigned in the body or branch, is not supported yet"),
+    (("tf.function", "tf.autograph.*"),
+     "autograph", "AutoGraph is TF's transformer; a TensorArray sized by a computed break "
+     "cannot compile, and a Keras layer's call is not converted"),
+    (("tf.TensorSpec",),
+     "input-signature", "None dimensions are JAX's symbolic sizes: x.shape shows _d0 "
+     "where TF shows None"),
+    (("tf.py_function",),
+     "py-function", "inside a tf.function its Python runs when traced, not at every call"),
+    (("tf.numpy_function",),
+     "numpy-function", "inside a tf.function it is called once on zeros when traced, to "
+     "learn its output shapes"),
+    (("tf.optimizers*", "tf.losses*", "tf.metrics*", "tf.initializers*"),
+     "keras-aliases", "these are tf.keras's modules (Keras is imported on first use); "
+     "without Keras, tf.optimizers is eagertape's own"),
+    (("tf.keras.callbacks.TensorBoard",),
+     "tensorboard", "Keras's own callback, which needs tensorflow and tensorboard "
+     "installed; use tf.keras.callbacks.CSVLogger without them"),
+    (("tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.keras.layers.Embedding"),
+     "indexed-slices", "gradients are dense tensors where TF's are IndexedSlices; Keras's "
+     "Adam and RMSprop step a table differently when a batch repeats a row"),
+)
+
+# The differences found by a pattern of use rather than by a name: key -> (line, anchor).
+ANCHORS = {
+    "jit_compile": ("jit_compile is ignored: every tf.function is compiled by XLA; "
+                    "tf.config.run_functions_eagerly(True) runs functions as Python",
+                    "jit-compile"),
+}
