@@ -39,10 +39,12 @@ from . import data, errors, image, linalg, math, nn, random, signal, train  # no
 from . import saved_model  # noqa: F401
 from . import debugging, experimental, nest  # noqa: F401
 from . import lookup, strings  # noqa: F401
-from ._ragged import RaggedTensor  # noqa: F401
+from ._ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
+from . import ragged  # noqa: F401
 from .strings import as_string  # noqa: F401
 from . import sparse  # noqa: F401
 from .sparse import SparseTensor, SparseTensorSpec  # noqa: F401
+from ._indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: F401
 from ._tensor_array import TensorArray  # noqa: F401
 from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401
                         assert_rank)
@@ -91,7 +93,7 @@ from ._left_out import NAMESPACES as _LEFT_OUT_NAMESPACES
 _unsupported = _Unsupported("tf", {
     **_excluded(_STRINGS, "fingerprint"),
     **_excluded(_SPARSE, "IndexedSlices IndexedSlicesSpec "
-                "RaggedTensorSpec ragged_fill_empty_rows "
+                "ragged_fill_empty_rows "
                 "ragged_fill_empty_rows_grad edit_distance"),
     **_excluded(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
     **_excluded("TF raises in eager mode too (a graph-only op); use tf.stack",
@@ -530,7 +532,9 @@ from . import config  # noqa: E402,F401  (tf.config: JAX's devices in TF's form)
 # types on, the user's JAX keeps its setting (what is scoped, and why: _x64.py).
 from . import _x64  # noqa: E402
 from . import _text  # noqa: E402
+from . import _ragged  # noqa: E402
 
 # Before the scoping: TF's generic ops take string tensors on the host (_text.py).
 _text.install(sys.modules[__name__])
+_ragged.install(sys.modules[__name__])   # and RaggedTensors (tf/_ragged.py)
 _x64.scope()
