@@ -37,7 +37,7 @@ def _field(msg, package, spec):
     """One field from ``(name, number, type[, flags])``.
 
     ``type`` is a scalar name, ``enum:Name`` or a message name (relative names are
-    looked up in the file's package); flags: ``repeated``, ``packed``, ``oneof:N``
+    looked up in the file's package); flags: ``repeated``, ``packed``, ``js_string``, ``oneof:N``
     (index into the message's oneofs), ``map:K`` (a map<K, type> field; its entry
     message is added as protoc adds it).
     """
@@ -72,6 +72,8 @@ def _field(msg, package, spec):
             f.label = _F.LABEL_REPEATED
         elif fl == "packed":
             f.options.packed = True
+        elif fl == "js_string":
+            f.options.jstype = descriptor_pb2.FieldOptions.JS_STRING
         elif fl.startswith("oneof:"):
             f.oneof_index = int(fl[6:])
 

@@ -1,0 +1,39 @@
+"""TF's ``tensorflow/core/example/feature.proto`` and ``example.proto``: the
+messages of ``tf.train.Example`` and ``tf.train.SequenceExample``, in eagertape's
+private pool (see the package's docstring)."""
+
+from . import build_file, message_class
+
+__all__ = ["BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList",
+           "FeatureLists", "Example", "SequenceExample"]
+
+_PKG = "tensorflow"
+_EX = "tensorflow/core/example/"
+
+build_file(_EX + "feature.proto", _PKG, messages={
+    "BytesList": {"fields": [("value", 1, "bytes", "repeated")]},
+    "FloatList": {"fields": [("value", 1, "float", "repeated packed")]},
+    "Int64List": {"fields": [("value", 1, "int64", "repeated packed js_string")]},
+    "Feature": {"oneofs": ["kind"], "fields": [
+        ("bytes_list", 1, "BytesList", "oneof:0"),
+        ("float_list", 2, "FloatList", "oneof:0"),
+        ("int64_list", 3, "Int64List", "oneof:0")]},
+    "Features": {"fields": [("feature", 1, "Feature", "map:string")]},
+    "FeatureList": {"fields": [("feature", 1, "Feature", "repeated")]},
+    "FeatureLists": {"fields": [("feature_list", 1, "FeatureList", "map:string")]},
+})
+build_file(_EX + "example.proto", _PKG, dependencies=[_EX + "feature.proto"], messages={
+    "Example": {"fields": [("features", 1, "Features")]},
+    "SequenceExample": {"fields": [("context", 1, "Features"),
+                                   ("feature_lists", 2, "FeatureLists")]},
+})
+
+BytesList = message_class("tensorflow.BytesList")
+FloatList = message_class("tensorflow.FloatList")
+Int64List = message_class("tensorflow.Int64List")
+Feature = message_class("tensorflow.Feature")
+Features = message_class("tensorflow.Features")
+FeatureList = message_class("tensorflow.FeatureList")
+FeatureLists = message_class("tensorflow.FeatureLists")
+Example = message_class("tensorflow.Example")
+SequenceExample = message_class("tensorflow.SequenceExample")
