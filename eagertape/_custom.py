@@ -12,11 +12,16 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from ._operators import convert_to_tensor
 from ._record import record
 from ._state import local
-from ._tensor import Tensor, _TensorLike, _wrap, is_leaf, is_tensor_like
+from ._tensor import Cotangent, Tensor, _TensorLike, _wrap, is_leaf, is_tensor_like
 from ._variables import Variable
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def dense(g):
+    """``g``, or the Tensor a Cotangent stands for."""
+    return g.dense() if isinstance(g, Cotangent) else g
 
 
 def custom_gradient(f: _F | None = None) -> Any:
@@ -124,7 +129,7 @@ def _call_custom(f, args, kwargs):
                                  "grad_fn.")
         else:
             in_grads, var_grads = grad_fn(*upstreams), []
-        flat, _ = tree_flatten(in_grads, is_leaf=is_leaf)
+        flat, _ = tree_flatten(in_grads, is_leaf=_is_grad_leaf)
         if len(flat) != n_args:
             raise ValueError(f"custom_gradient function expected to return {n_args} gradients, "
                              f"but returned {len(flat)} instead.")
@@ -139,6 +144,10 @@ def _call_custom(f, args, kwargs):
     return tree_unflatten(out_tree, outs)
 
 
+def _is_grad_leaf(x):
+    return is_leaf(x) or isinstance(x, Cotangent)
+
+
 def _under_jax_trace(args, kwargs):
     st = local.state
     if st.tapes or st.accumulators:
@@ -151,6 +160,12 @@ def _under_jax_trace(args, kwargs):
 
 
 def _checked(g, x, i, f):
+    if isinstance(g, Cotangent):
+        if tuple(g.shape) != tuple(x.shape):
+            raise ValueError(f"custom_gradient function {f.__name__!r}: gradient {i} has "
+                             f"dense shape {tuple(g.shape)} but its input has shape "
+                             f"{tuple(x.shape)}")
+        return g
     if not isinstance(g, _TensorLike):
         g = convert_to_tensor(g, dtype=x.dtype)
     elif not isinstance(g, Tensor):
@@ -208,7 +223,8 @@ def _traced_custom(f, args, kwargs):
         result, grad_fn = run(vals)
         flat_cts, _ = tree_flatten(cts)
         grads = grad_fn(*[_wrap(c) for c in flat_cts])
-        flat, _ = tree_flatten(grads, is_leaf=is_leaf)
+        flat, _ = tree_flatten(grads, is_leaf=_is_grad_leaf)
+        flat = [dense(gr) for gr in flat]
         if len(flat) == n_args:
             flat = [flat[i] for i in pos]
         elif len(flat) != len(vals):

@@ -47,6 +47,7 @@ from ._dtypes import category, int_range, is_inexact
 from ._errors import InvalidArgumentError
 from ._primitive import call as _call
 from ._state import x64
+from ._tensor import Cotangent as _Cotangent
 from ._tensor import (Tensor, _TensorLike, _as_dtype, _to_array, _wrap, is_tensor_like,
                       standin, tf_variable_error)
 
@@ -480,6 +481,9 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
                                 f"to {dtype.name} implicitly; use .astype({dtype.name!r})")
             return t.astype(dtype)
         return t
+    if isinstance(value, _Cotangent):       # tf.IndexedSlices: densified, as TF converts it
+        t = value.dense()
+        return t if dtype is None or t.dtype == dtype else t.astype(dtype)
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
         t = _call(jnp.asarray, (value,))
         return t if dtype is None else t.astype(dtype)

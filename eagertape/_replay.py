@@ -35,6 +35,8 @@ from jax.tree_util import tree_flatten, tree_unflatten
 from . import _connected, _fused, _graph
 from ._cache import COMPILED, CompileCache, Table, clear_all
 from ._config import config
+from ._custom import Cotangent
+from ._custom import dense as _dense
 from ._dtypes import is_complex, is_inexact
 from ._primitive import call, flat_kind
 from ._record import op_name
@@ -303,7 +305,7 @@ def _jacobian_rows(data, seeds, live, tshape, batch):
     rows = [_per_op(data, [(s, t, _wrap(e))], live) for e in eye]
     out = []
     for j in range(len(live)):
-        col = [r[j] for r in rows]
+        col = [_dense(r[j]) for r in rows]   # TF's jacobian of an IndexedSlices is dense
         if any(g is None for g in col):
             out.append(None)
             continue
@@ -359,9 +361,22 @@ def _backward(steps, seeds, sources, deps_of, pull, add, conj):
         g = None
         for s in slots:
             if s in ct:
+                if isinstance(ct[s], Cotangent):
+                    g = _in_tf_order(ct, slots, add)
+                    break
                 g = ct[s] if g is None else add(g, ct[s])
         out.append(conj(g) if g is not None and cplx else g)
     return out
+
+
+def _in_tf_order(ct, slots, add):
+    # A Variable's reads add up as TF's tape adds them, the last read's first:
+    # IndexedSlices concatenate in that order.
+    g = None
+    for s in reversed(slots):
+        if s in ct:
+            g = ct[s] if g is None else add(g, ct[s])
+    return g
 
 
 def _kind_vjp(kind, vals, diff, cts):
@@ -558,6 +573,11 @@ def _op_deps(step):
 def _pull_op(step, diff, cts):
     op, out_slots = step
     kind, objs, _, outs, custom, _, where = op
+    for c in cts:
+        if isinstance(c, Cotangent):
+            # As TF: a gradient flowing into a further op's gradient is dense.
+            cts = [_dense(c) for c in cts]
+            break
     if custom is not None:
         cts = list(cts)
         for j, s in enumerate(out_slots):
@@ -571,16 +591,20 @@ def _pull_op(step, diff, cts):
         with switched(check_numerics=False):
             in_cts = _run_pullback(kind, objs, diff, cts)
     if local.state.check_numerics:
-        check_gradients(op_name(op), [in_cts[k] for k in range(len(diff))], where)
+        check_gradients(op_name(op), [_dense(in_cts[k]) for k in range(len(diff))], where)
     return in_cts
 
 
 def _add_recorded(a, b):
+    if isinstance(a, Cotangent):
+        return a.add(b)
+    if isinstance(b, Cotangent):
+        return b.add(a)
     return call(jnp.add, (a, b))
 
 
 def _conj_recorded(g):
-    return call(jnp.conj, (g,))
+    return call(jnp.conj, (_dense(g),))
 
 
 def _run_pullback(kind, objs, diff, cts):

@@ -51,6 +51,47 @@ def standin(x):
     return x._eagertape_variable if hasattr(type(x), "_eagertape_variable") else x
 
 
+class Cotangent:
+    """A gradient that stands for a dense Tensor without being one (the facade's
+    ``tf.IndexedSlices``): a ``custom_gradient``'s ``grad_fn`` may return one for
+    an input, and ``tape.gradient`` hands it back as it is. The tape adds one to
+    another gradient of the same slot with ``add`` and gives an op's pullback its
+    ``dense()`` Tensor, so no pullback ever sees one (as TF densifies a gradient
+    that flows into a further op's gradient function).
+
+    Subclasses define ``shape`` (the dense shape, a tuple), ``dense()`` and
+    ``add(other)`` (``other`` a Tensor or a Cotangent; the sum, either kind).
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> class Scaled(extend.Cotangent):      # a gradient kept as factor * ones
+    ...     def __init__(self, factor, shape):
+    ...         self.factor, self.shape = factor, shape
+    ...     def dense(self):
+    ...         return et.fill(self.shape, self.factor)
+    ...     def add(self, other):
+    ...         return self.dense() + (other.dense() if isinstance(other, extend.Cotangent)
+    ...                                else other)
+    >>> @extend.custom_gradient
+    ... def total(x):
+    ...     return et.reduce_sum(x), lambda up: Scaled(up, (3,))
+    >>> x = et.Variable([1.0, 2.0, 3.0])
+    >>> with et.GradientTape() as tape:
+    ...     y = total(x)
+    >>> g = tape.gradient(y, x)
+    >>> type(g).__name__, g.dense().numpy()
+    ('Scaled', array([1., 1., 1.], dtype=float32))
+    """
+    __slots__ = ()
+    shape: tuple
+
+    def dense(self):
+        raise NotImplementedError
+
+    def add(self, other):
+        raise NotImplementedError
+
+
 class _TensorLike:
     """What Tensor and Variable share: values out, shape and dtype, ``ref``.
 

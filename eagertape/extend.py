@@ -35,7 +35,9 @@ None
 The names, by what they are for:
 
 - recorded operations: ``primitive``, ``call``, ``stop_gradient``,
-  ``custom_gradient``, ``reading_inputs``, ``tie``, ``is_inexact``;
+  ``custom_gradient``, ``reading_inputs``, ``tie``, ``is_inexact``; ``Cotangent``,
+  the base of a gradient a ``custom_gradient`` may give that is not a dense
+  Tensor (``tf.IndexedSlices``);
 - Tensors and Variables: ``Tensor``, ``Variable``, ``TensorLike``,
   ``TensorShape``, ``is_tensor_like``, ``wrap``, ``standin``, ``VariableAlias``,
   ``new_variable_id``; a ``Tensor`` subclass whose value is a host NumPy array JAX
@@ -60,7 +62,7 @@ from ._cache import Table as CacheTable
 from ._config import config
 from ._connected import _inexact as is_inexact
 from ._connected import reading_inputs, tie
-from ._custom import custom_gradient
+from ._custom import Cotangent, custom_gradient
 from ._dtypes import DType
 from ._dtypes import category as dtype_category
 from ._errors import InvalidArgumentError, OpError
@@ -85,7 +87,7 @@ from ._variables import _uid
 from ._variables import Variable, init_scope
 
 __all__ = [
-    "primitive", "call", "stop_gradient", "custom_gradient", "reading_inputs", "tie",
+    "primitive", "call", "stop_gradient", "custom_gradient", "Cotangent", "reading_inputs", "tie",
     "is_inexact",
     "Tensor", "Variable", "TensorLike", "TensorShape", "is_tensor_like", "wrap", "standin",
     "VariableAlias", "new_variable_id",

@@ -92,8 +92,7 @@ from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left
 from ._left_out import NAMESPACES as _LEFT_OUT_NAMESPACES
 _unsupported = _Unsupported("tf", {
     **_excluded(_STRINGS, "fingerprint"),
-    **_excluded(_SPARSE, "IndexedSlices IndexedSlicesSpec "
-                "ragged_fill_empty_rows "
+    **_excluded(_SPARSE, "ragged_fill_empty_rows "
                 "ragged_fill_empty_rows_grad edit_distance"),
     **_excluded(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
     **_excluded("TF raises in eager mode too (a graph-only op); use tf.stack",

@@ -18,6 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import extend
 from .. import numpy as _np
 from ..extend import InvalidArgumentError
 from ..extend import call as _call, stop_gradient
@@ -227,7 +228,22 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
             f"argument `batch_dims` ({batch_dims}) must be at most `axis` ({axis}) and the "
             f"rank of `indices` ({indices.ndim})")
     _check_indices(indices, params.shape[axis], "indices")
+    if axis == 0 and _rows_gradient(params):
+        # TF's gradient of a gather on axis 0 is an IndexedSlices of the rows'.
+        from ._indexed_slices import gather_rows
+        return gather_rows(params, indices, _take_rows)
     return _call(_batched_take, (params, indices, axis, batch_dims))
+
+
+def _rows_gradient(params):
+    # Only where a tape may differentiate it, eagerly (a tf.function's trace
+    # gives the dense gradient: differences.md).
+    return (extend.recording() and extend.function_trace() is None
+            and extend.is_inexact(params.dtype))
+
+
+def _take_rows(params, indices):
+    return _call(_batched_take, (params, indices, 0, 0), name="GatherV2")
 
 
 def _batched_take(params, indices, axis, batch_dims):
