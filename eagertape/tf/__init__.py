@@ -37,6 +37,7 @@ from ..extend import Tensor, TensorShape, as_dtype as _as_dtype, TensorLike as _
 from ..extend import Variable  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
 from . import saved_model  # noqa: F401
+from . import audio, io  # noqa: F401,A004
 from . import debugging, experimental, nest  # noqa: F401
 from . import lookup, strings  # noqa: F401
 from ._ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401

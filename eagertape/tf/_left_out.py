@@ -1,7 +1,7 @@
 """TensorFlow's top-level namespaces that ``eagertape.tf`` leaves out, each with its own
 reason: why it has no place on JAX (or not yet), and what to use instead.
 
-``tf.summary`` and its like would otherwise get the hint meant for a single op not
+(``tf.io`` and ``tf.audio`` are in: tf/io.py, tf/audio.py.) ``tf.summary`` and its like would otherwise get the hint meant for a single op not
 written yet (use ``eagertape.numpy``), which sends a user to the wrong place: nobody
 writes TensorBoard logs or TFLite files with ``jax.numpy``. The facade's module
 ``__getattr__`` adds ``NAMESPACES`` to its table of left-out names, so each raises
@@ -42,11 +42,6 @@ NAMESPACES = {
         "JAX fixes every shape when it compiles, so ragged rows have no counterpart; pad "
         "them to one length and carry a mask (tf.sequence_mask, tf.data's padded_batch, "
         "Keras's Masking layer)"),
-    "io": (
-        f"file reading, TFRecord, tf.train.Example parsing and image decoding are "
-        f"{PLANNED}. Until then read files with Python, NumPy or PIL and feed the arrays "
-        "(tf.data.Dataset.from_tensor_slices or from_generator); for tf.io.gfile, use "
-        "Python's open, os and glob"),
     "feature_column": (
         "it is deprecated in TensorFlow itself, in favour of Keras preprocessing "
         "layers; use tf.keras.layers.Normalization, Discretization and "
@@ -72,10 +67,6 @@ NAMESPACES = {
     "sets": (
         "its set operations (which return SparseTensors) are not in eagertape yet; for "
         "1-D tensors use eagertape.numpy's intersect1d, union1d and setdiff1d"),
-    "audio": (
-        "it encodes and decodes WAV bytes held in string tensors; read audio with "
-        "Python's wave module, soundfile or scipy.io.wavfile and pass arrays "
-        "(tf.signal's stft and MFCCs are in the facade)"),
     "quantization": (
         "TF's quantized kernels and dtypes (qint8, ...) have no JAX counterpart; write "
         "fake quantization with tf.round and tf.clip_by_value under a straight-through "

@@ -19,7 +19,8 @@ The random ops (``random_*``, ``stateless_random_*``) draw from
 ``tf.random``'s streams: TF's shapes, ranges and seeding rules, not TF's
 numbers. The non-max-suppression ops run greedily on concrete values (their
 output sizes depend on the values), so they cannot be traced by
-``tf.function``. File decoding and encoding is left out (see ``_LEFT_OUT``).
+``tf.function``. File decoding and encoding (``decode_png``, ...) are
+``tf.io``'s, through Pillow (see ``_image_io``).
 
 >>> import eagertape.tf as tf
 >>> img = tf.constant([[[0.0], [1.0]], [[2.0], [3.0]]])
@@ -46,14 +47,18 @@ from ._util import _Unsupported, concrete as _concrete, tensor as _t
 from .errors import FailedPreconditionError, OutOfRangeError
 
 _unsupported = _Unsupported("tf.image")
-_DECODING = ("strings and image files are outside a JAX array library: decode with PIL "
-             "(numpy.asarray(PIL.Image.open(path))) or NumPy and pass the arrays")
-_LEFT_OUT = {n: _DECODING for n in (
-    "decode_image", "decode_jpeg", "decode_png", "decode_gif", "decode_bmp", "decode_webp",
-    "decode_jxl", "decode_and_crop_jpeg", "encode_jpeg", "encode_png", "is_jpeg",
-    "extract_jpeg_shape")}
-_LEFT_OUT.update({n: "JPEG re-encoding is file encoding; " + _DECODING for n in (
-    "adjust_jpeg_quality", "random_jpeg_quality", "stateless_random_jpeg_quality")})
+# File decoding and encoding: tf.io's (tf/_image_io.py, through Pillow), imported on
+# first use.
+_FILES = frozenset("decode_image decode_jpeg decode_png decode_gif decode_bmp decode_webp "
+                   "decode_and_crop_jpeg encode_jpeg encode_png is_jpeg "
+                   "extract_jpeg_shape".split())
+_LEFT_OUT = {
+    "decode_jxl": "JPEG XL is not read by Pillow; decode it with a JPEG XL library and pass "
+                  "the array"}
+_LEFT_OUT.update({n: "JPEG re-encoding at a random or given quality is not built; encode "
+                     "and decode with tf.io.encode_jpeg(image, quality=q) and decode_jpeg"
+                  for n in ("adjust_jpeg_quality", "random_jpeg_quality",
+                            "stateless_random_jpeg_quality")})
 _LEFT_OUT.update({
     "extract_glimpse": "not built yet (its default fills off-image pixels with noise drawn "
                        "by TF's kernel); crop with crop_and_resize or crop_to_bounding_box",
@@ -67,6 +72,9 @@ _LEFT_OUT.update({
 
 
 def __getattr__(name):
+    if name in _FILES:
+        from . import _image_io
+        return getattr(_image_io, name)
     if name in _LEFT_OUT:
         raise AttributeError(f"tf.image.{name} is left out of eagertape's TensorFlow facade: "
                              f"{_LEFT_OUT[name]}")
