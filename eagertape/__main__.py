@@ -1,5 +1,7 @@
 """``python -m eagertape``: a short tour of tapes on JAX.
 
+``python -m eagertape port-check PATH...`` reads TensorFlow programs and reports
+which of their names eagertape has, which are left out and why (``eagertape.port_check``).
 ``python -m eagertape bench`` and ``python -m eagertape coverage`` run the
 repository's benchmark (``benchmarks/``) and TF-coverage report
 (``tools/tf_coverage.py``) where an eagertape checkout is found: they are not
@@ -131,16 +133,22 @@ def _coverage(argv):
 
 
 def main(argv=None):
-    """``python -m eagertape [tour | bench ... | coverage ...]``; returns the exit status."""
+    """``python -m eagertape [tour | port-check ... | bench ... | coverage ...]``; returns
+    the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "port-check":
+        from . import port_check
+        return port_check.main(argv[1:])
     if argv and argv[0] == "bench":
         return _bench(argv[1:])
     if argv and argv[0] == "coverage":
         return _coverage(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m eagertape",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", nargs="?", default="tour", choices=["tour", "bench", "coverage"],
-                        help="tour (default): a short tour of tapes; bench: the repository's "
+    parser.add_argument("command", nargs="?", default="tour", choices=["tour", "port-check", "bench", "coverage"],
+                        help="tour (default): a short tour of tapes; port-check PATH...: "
+                             "which names of a TF program eagertape has (python -m "
+                             "eagertape port-check --help); bench: the repository's "
                              "benchmark, from a checkout (python -m eagertape bench --help); "
                              "coverage: which of TensorFlow's names eagertape.tf resolves, "
                              "from a checkout")
