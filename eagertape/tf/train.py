@@ -63,7 +63,7 @@ import weakref
 import jax.numpy as jnp
 import numpy as np
 
-from . import _iterator_state, _keras
+from . import _iterator_state, _keras, _tf_bundle
 from .. import optimizers as _optimizers
 from ..extend import standin as _standin
 from ..extend import InvalidArgumentError
@@ -350,6 +350,11 @@ class Checkpoint:
         """Restore what ``write`` wrote; like ``restore`` but without making
         ``save_counter`` first."""
         save_path = os.fspath(save_path)
+        if _tf_bundle.is_bundle(save_path):      # a checkpoint TensorFlow wrote
+            record = _TFRestore(self, save_path, _tf_bundle.BundleReader(save_path))
+            record.apply(strict=True)
+            record.register()
+            return LoadStatus(record, self)
         meta, arrays = _orbax_load(save_path)
         record = _Restore(self, save_path, meta, arrays)
         record.apply(strict=True)
@@ -540,6 +545,176 @@ class _Restore:
         _install_hooks()
 
 
+class _Everything:
+    # Any new dependency may lie on a TF object-graph path: a TF restore re-walks.
+    def __contains__(self, name):
+        return True
+
+
+def _tf_child(obj, name):
+    """The live object at ``obj``'s dependency ``name`` in TF's object graph: the
+    name eagertape's own graph gives it (Checkpoint, Module, list, dict), else the
+    attribute or item of that name, as TF's AutoTrackable tracks attributes (a
+    Keras 3 object is the same Python object on TF and on JAX, so its
+    attributes, ``_functional/_operations/1/_kernel``, are TF's names)."""
+    if isinstance(obj, Checkpoint):
+        return obj._counter if name == "save_counter" else obj._deps.get(name)
+    if isinstance(obj, (list, tuple)):
+        return obj[int(name)] if name.isdigit() and int(name) < len(obj) else None
+    if isinstance(obj, dict):
+        if name in obj:
+            return obj[name]
+        return next((x for k, x in obj.items() if str(k) == name), None)
+    if isinstance(obj, Variable):
+        return None
+    found = dict(_children(obj)).get(name)
+    if found is None and not name.startswith("__"):
+        try:
+            found = inspect.getattr_static(obj, name)
+        except AttributeError:
+            return None
+        if isinstance(found, (property, staticmethod, classmethod)) or callable(found) and \
+                not _trackable(found):
+            return None
+    return found
+
+
+def _fits(value_dtype, v):
+    """Whether a saved dtype may go into Variable ``v``: the same, or both
+    integers (a Keras optimizer's iteration count is int64 on TF, int32 on JAX)."""
+    target = np.dtype(v.dtype)
+    return value_dtype == target or (value_dtype.kind in "iu" and target.kind in "iu")
+
+
+class _TFRestore(_Restore):
+    """A restore of a checkpoint TensorFlow wrote: TF's object graph (its
+    ``TrackableObjectGraph``) walked from the root alongside the live objects,
+    each node's child found by name, each Variable node's value assigned to the
+    live Variable at that node (TF's matching, not by checkpoint key: a Keras
+    weight is saved under the first path TF's walk found, often the optimizer's,
+    and is matched wherever it is reached)."""
+
+    def __init__(self, root, save_path, bundle):
+        from ._proto.checkpoint import TrackableObjectGraph
+        self.save_path, self.bundle = save_path, bundle
+        if _OBJECT_GRAPH not in bundle.entries:
+            from .errors import UnimplementedError
+            raise UnimplementedError(None, None, f"{save_path!r} has no object graph (a TF-1 "
+                                     f"tf.compat.v1.train.Saver checkpoint, restored by "
+                                     f"variable name): read its values with "
+                                     f"tf.train.load_checkpoint and assign them")
+        self.nodes = TrackableObjectGraph.FromString(bundle.get(_OBJECT_GRAPH).item()).nodes
+        self.keys = {}             # node id -> the checkpoint key of its VARIABLE_VALUE
+        other = set()
+        for i, node in enumerate(self.nodes):
+            for attr in node.attributes:
+                if attr.name == "VARIABLE_VALUE" and attr.checkpoint_key in bundle.entries:
+                    self.keys[i] = attr.checkpoint_key
+                else:       # an iterator's state, a TF-1 optimizer's slot: nothing takes them
+                    other.add(attr.checkpoint_key)
+        self.saved = {key: (tuple(bundle.shape(key)), bundle.dtype(key), key)
+                      for key in self.keys.values()}
+        self.meta, self.arrays, self.iterators = {}, {}, {}
+        self.pending = set(self.saved) | other
+        self.restored, self.restored_keys = {}, set()
+        self.anchors = [("", weakref.ref(root))]
+        self.node_anchors = [(0, weakref.ref(root))]
+        self._held = set()
+        self.components = _Everything()
+        self.matched_nodes = set()
+
+    def walk(self):
+        """``{node id: live object}`` for the nodes reachable now, breadth first from
+        the live anchors (the first object found for a node keeps it)."""
+        found = {}
+        queue = collections.deque((n, o) for n, ref in self.node_anchors
+                                  if (o := ref()) is not None)
+        while queue:
+            node, obj = queue.popleft()
+            obj = _canonical(obj)
+            if node in found or node >= len(self.nodes):
+                continue
+            found[node] = obj
+            for child in self.nodes[node].children:
+                if child.node_id not in found:
+                    value = _tf_child(obj, child.local_name)
+                    if value is not None:
+                        queue.append((child.node_id, value))
+        return found
+
+    def apply(self, strict):
+        found = self.walk()
+        self.matched_nodes.update(found)
+        todo, errors, shapes_differ = [], [], False
+        for node, obj in found.items():
+            key = self.keys.get(node)
+            if key is None or key not in self.pending or not isinstance(obj, Variable) or \
+                    id(obj) in self.restored or _unset(obj):
+                continue
+            shape, dtype, _ = self.saved[key]
+            if tuple(obj.shape) != shape or not _fits(dtype, obj):
+                shapes_differ |= tuple(obj.shape) != shape
+                errors.append(f"{key}: the checkpoint has shape {shape} dtype "
+                              f"{dtype.name}, the object's Variable has {_describe(obj)}")
+                if not strict:
+                    self.pending.discard(key)
+                continue
+            todo.append((key, obj))
+        error = ValueError if shapes_differ else InvalidArgumentError
+        if errors and strict:
+            raise error(f"cannot restore {self.save_path!r} (no Variable was changed):\n  "
+                        + "\n  ".join(errors))
+        values = [(key, v, self.bundle.get(key)) for key, v in todo]   # all read, then assign
+        for key, v, value in values:
+            if value.dtype != np.dtype(v.dtype) and value.dtype.kind in "iu":
+                info = np.iinfo(np.dtype(v.dtype))
+                if value.size and (value.min() < info.min or value.max() > info.max):
+                    errors.append(f"{key}: the saved integers do not fit the Variable's "
+                                  f"{np.dtype(v.dtype).name}")
+                    continue
+            v.assign(jnp.asarray(value.astype(np.dtype(v.dtype))), read_value=False)
+            self.pending.discard(key)
+            self.restored[id(v)] = v
+            self.restored_keys.add(key)
+        if not self.pending & set(self.saved):
+            self.release()
+        else:
+            self._anchor_nodes(found)
+        if errors:
+            raise error(f"cannot restore {errors[0].split(':')[0]!r} from "
+                        f"{self.save_path!r} into the Variable just attached (it keeps its "
+                        f"value):\n  " + "\n  ".join(errors))
+
+    def _anchor_nodes(self, found):
+        for node, obj in found.items():
+            if isinstance(obj, Variable) or id(obj) in self._held:
+                continue
+            try:
+                _RESTORES_OF.setdefault(obj, []).append(self)
+            except TypeError:
+                continue
+            self._held.add(id(obj))
+            self.node_anchors.append((node, weakref.ref(obj)))
+
+    def release(self):
+        _PENDING.discard(self)
+        for _, ref in self.node_anchors:
+            held = _RESTORES_OF.get(ref()) if ref() is not None else None
+            if held is not None and self in held:
+                held.remove(self)
+        self._held.clear()
+
+    def register(self):
+        if self.pending & set(self.saved):
+            _PENDING.add(self)
+            _install_hooks()
+
+    def nontrivial(self):
+        # TF's rule: some object besides the root (and its save_counter) matched
+        counter = {c.node_id for c in self.nodes[0].children if c.local_name == "save_counter"}
+        return bool(self.matched_nodes - {0} - counter)
+
+
 def _unset(v):
     # A Keras weight made in Keras's symbolic build: no value until Keras gives it
     # its initial one, which would overwrite a restored value.
@@ -684,6 +859,12 @@ class LoadStatus:
         """Raise AssertionError if nothing but ``save_counter`` was restored.
         Returns self."""
         r = self._record
+        if isinstance(r, _TFRestore):
+            if not r.nontrivial():
+                raise AssertionError(f"nothing was restored from checkpoint {r.save_path!r} "
+                                     "but (perhaps) save_counter: is it a checkpoint of "
+                                     "these objects?")
+            return self
         # TF counts any object matched, a node on the way to a value included.
         inner = {key.rsplit("/", i)[0] for key in r.saved for i in range(1, key.count("/") + 1)}
         reached = any(path in inner for g in r._graphs() for path, _ in g.objects)
@@ -768,14 +949,40 @@ def _state_path(directory):
 def _read_state(directory):
     try:
         with open(_state_path(directory)) as f:
-            state = json.load(f)
-        state["model_checkpoint_path"]         # noqa: B018  (TF ignores a state without it)
-    except (OSError, ValueError, KeyError, TypeError):
+            text = f.read()
+    except OSError:
         return None
+    try:
+        state = json.loads(text)
+        state["model_checkpoint_path"]         # noqa: B018  (TF ignores a state without it)
+    except (ValueError, KeyError, TypeError):
+        state = _read_tf_state(text)           # TF's own: a text-format CheckpointState
+        if state is None:
+            return None
     join = lambda p: p if os.path.isabs(p) else os.path.join(directory, p)  # noqa: E731
     state["model_checkpoint_path"] = join(state["model_checkpoint_path"])
     state["all_model_checkpoint_paths"] = [join(p) for p in state["all_model_checkpoint_paths"]]
     return state
+
+
+def _read_tf_state(text):
+    try:
+        from google.protobuf import text_format
+        from ._proto.checkpoint import CheckpointState as Proto
+        proto = text_format.Parse(text, Proto())
+    except Exception:          # not protobuf's text format, or protobuf missing: no state
+        return None
+    if not proto.model_checkpoint_path:
+        return None
+    return {"model_checkpoint_path": proto.model_checkpoint_path,
+            "all_model_checkpoint_paths": list(proto.all_model_checkpoint_paths),
+            "all_model_checkpoint_timestamps": list(proto.all_model_checkpoint_timestamps),
+            "last_preserved_timestamp": proto.last_preserved_timestamp}
+
+
+def _is_checkpoint(path):
+    """An eagertape checkpoint (an orbax directory) or one TF wrote (``.index``)."""
+    return os.path.isdir(path) or _tf_bundle.is_bundle(path)
 
 
 def _write_state(directory, latest, paths, timestamps=(), last_preserved=0.0):
@@ -806,7 +1013,7 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     'ckpt-2'
     """
     state = _read_state(os.fspath(checkpoint_dir))
-    if state is None or not os.path.isdir(state["model_checkpoint_path"]):
+    if state is None or not _is_checkpoint(state["model_checkpoint_path"]):
         return None
     return state["model_checkpoint_path"]
 

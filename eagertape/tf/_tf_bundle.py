@@ -1,0 +1,356 @@
+"""Reading checkpoints that TensorFlow wrote (its "tensor bundle"), without TensorFlow.
+
+A TF checkpoint ``prefix`` is ``prefix.index``, a LevelDB-format table (TF's
+``core/lib/io/table``) mapping each tensor's key to a ``BundleEntryProto`` (dtype,
+shape, which data shard, offset, size, CRC32C), with a ``BundleHeaderProto`` under
+the empty key, and ``prefix.data-SSSSS-of-NNNNN`` shards holding the tensors' bytes
+(little-endian as in memory; strings as varint lengths, a checksum of the lengths,
+then the bytes). A TF-2 checkpoint adds the object graph, a serialized
+``TrackableObjectGraph`` scalar string under ``_CHECKPOINTABLE_OBJECT_GRAPH``.
+
+Every block of the table and every tensor is checked against its CRC32C, and a
+mismatch raises TF's ``DataLossError``, as TF's reader does. TF writes its tables
+uncompressed (``TableBuilderOptions``: "compressed writes are disabled"); a
+snappy-compressed block, which only other writers make, needs ``cramjam`` or
+``python-snappy``.
+"""
+import os
+import struct
+
+import numpy as np
+
+__all__ = ["BundleReader", "crc32c", "is_bundle", "masked_crc32c"]
+
+_MAGIC = 0xdb4775248b80fb57          # LevelDB's table magic, TF's too
+_FOOTER = 48                         # two BlockHandles padded to 40 bytes, magic
+_NO_COMPRESSION, _SNAPPY = 0, 1
+_MASK_DELTA = 0xa282ead8             # LevelDB's / TF's crc32c::Mask
+
+# -- CRC32C (Castagnoli) ---------------------------------------------------------
+_POLY = 0x82f63b78
+
+
+def _table():
+    t = np.arange(256, dtype=np.uint32)
+    for _ in range(8):
+        t = np.where(t & 1, (t >> 1) ^ np.uint32(_POLY), t >> 1).astype(np.uint32)
+    return t
+
+
+_T = _table()
+_TL = _T.tolist()
+_CHUNK = 1 << 12
+
+
+def _shift_tables(n):
+    """The linear map "run the CRC register over ``n`` zero bytes", as four
+    byte-indexed tables (the register's image is the XOR of its bytes' images),
+    made from the images of the 32 one-bit registers, run side by side."""
+    regs = np.left_shift(np.uint32(1), np.arange(32, dtype=np.uint32))
+    for _ in range(n):
+        regs = _T[regs & 0xff] ^ (regs >> 8)
+    images = regs.tolist()
+    out = []
+    for byte in range(4):
+        col = [0] * 256
+        for b in range(1, 256):
+            low = (b & -b).bit_length() - 1
+            col[b] = col[b & (b - 1)] ^ images[8 * byte + low]
+        out.append(col)
+    return out
+
+
+_SHIFT = None
+
+
+def _raw(state, data):
+    for b in data:
+        state = _TL[(state ^ b) & 0xff] ^ (state >> 8)
+    return state
+
+
+def crc32c(data, value=0):
+    """CRC32C of ``data`` (bytes), extending ``value`` (TF's ``crc32c::Extend``).
+
+    Long inputs are cut into equal chunks whose registers NumPy runs side by side
+    (the CRC is linear), then folded together, so no C extension is needed.
+
+    >>> hex(crc32c(b"123456789"))
+    '0xe3069283'
+    """
+    global _SHIFT
+    data = memoryview(data).cast("B")
+    state = value ^ 0xffffffff
+    n = len(data) // _CHUNK
+    if n >= 4:
+        if _SHIFT is None:
+            _SHIFT = _shift_tables(_CHUNK)
+        lanes = np.frombuffer(data[:n * _CHUNK], np.uint8).reshape(n, _CHUNK)
+        regs = np.zeros(n, np.uint32)
+        for j in range(_CHUNK):       # one step of every chunk's register at once
+            regs = _T[(regs ^ lanes[:, j]) & 0xff] ^ (regs >> 8)
+        s0, s1, s2, s3 = _SHIFT
+        for r in regs.tolist():       # crc(A + B) = zeros_shift(crc(A)) ^ crc0(B)
+            state = (s0[state & 0xff] ^ s1[(state >> 8) & 0xff] ^ s2[(state >> 16) & 0xff]
+                     ^ s3[state >> 24] ^ r)
+        data = data[n * _CHUNK:]
+    return _raw(state, data) ^ 0xffffffff
+
+
+def masked_crc32c(data):
+    """TF's masked CRC32C (``crc32c::Mask``), as stored in its files."""
+    c = crc32c(data)
+    return (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xffffffff
+
+
+def _unmask(m):
+    rot = (m - _MASK_DELTA) & 0xffffffff
+    return ((rot >> 17) | (rot << 15)) & 0xffffffff
+
+
+# -- errors ------------------------------------------------------------------------
+def _data_loss(message):
+    from .errors import DataLossError
+    return DataLossError(None, None, message)
+
+
+def _not_found(message):
+    from .errors import NotFoundError
+    return NotFoundError(None, None, message)
+
+
+# -- the table (LevelDB's format) ----------------------------------------------------
+def _varint(buf, pos):
+    result = shift = 0
+    while True:
+        if pos >= len(buf):
+            raise IndexError("varint past the end")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7f) << shift
+        if b < 0x80:
+            return result, pos
+        shift += 7
+
+
+def _block(data, handle, filename):
+    """The contents of the block at ``handle`` (offset, size), its trailer (type,
+    masked CRC of contents + type) checked, decompressed."""
+    offset, size = handle
+    if offset + size + 5 > len(data):
+        raise _data_loss(f"truncated block read from {filename}")
+    contents = data[offset:offset + size]
+    kind = data[offset + size]
+    stored = struct.unpack_from("<I", data, offset + size + 1)[0]
+    if _unmask(stored) != crc32c(data[offset:offset + size + 1]):
+        raise _data_loss(f"block checksum mismatch in {filename} (the file is corrupt)")
+    if kind == _NO_COMPRESSION:
+        return contents
+    if kind == _SNAPPY:
+        return _snappy(contents)
+    raise _data_loss(f"bad block type {kind} in {filename}")
+
+
+def _snappy(contents):
+    try:
+        import cramjam
+        return bytes(cramjam.snappy.decompress_raw(bytes(contents)))
+    except ImportError:
+        pass
+    try:
+        import snappy
+        return snappy.uncompress(bytes(contents))
+    except ImportError:
+        raise ImportError("this checkpoint's index has snappy-compressed blocks (TF writes "
+                          "none; another writer did): pip install cramjam") from None
+
+
+def _entries(block):
+    """The (key, value) pairs of one block: prefix-compressed keys, the restart
+    array (uint32 offsets) and its count at the end."""
+    if len(block) < 4:
+        raise IndexError("block too short")
+    restarts = struct.unpack_from("<I", block, len(block) - 4)[0]
+    end = len(block) - 4 * (restarts + 1)
+    if end < 0:
+        raise IndexError("bad restart count")
+    pos, key = 0, b""
+    while pos < end:
+        shared, pos = _varint(block, pos)
+        unshared, pos = _varint(block, pos)
+        size, pos = _varint(block, pos)
+        if shared > len(key) or pos + unshared + size > end:
+            raise IndexError("entry past the block's end")
+        key = key[:shared] + bytes(block[pos:pos + unshared])
+        pos += unshared
+        yield key, bytes(block[pos:pos + size])
+        pos += size
+
+
+def read_table(filename):
+    """Every (key, value) of the LevelDB-format table file, in key order."""
+    with open(filename, "rb") as f:
+        data = memoryview(f.read())
+    if len(data) < _FOOTER or struct.unpack_from("<Q", data, len(data) - 8)[0] != _MAGIC:
+        raise _data_loss(f"not an sstable (bad magic number): {filename}")
+    try:
+        pos = len(data) - _FOOTER
+        _, pos = _varint(data, pos)          # the metaindex block: TF writes it empty
+        _, pos = _varint(data, pos)
+        index_offset, pos = _varint(data, pos)
+        index_size, pos = _varint(data, pos)
+        out = []
+        for _, handle in _entries(_block(data, (index_offset, index_size), filename)):
+            offset, p = _varint(handle, 0)
+            size, _ = _varint(handle, p)
+            out.extend(_entries(_block(data, (offset, size), filename)))
+        return out
+    except IndexError:
+        raise _data_loss(f"corrupted block contents in {filename}") from None
+
+
+# -- the bundle ----------------------------------------------------------------------
+_DTYPES = {      # TF's DataType number -> NumPy dtype (little-endian, as TF writes)
+    1: "<f4", 2: "<f8", 3: "<i4", 4: "u1", 5: "<i2", 6: "i1", 8: "<c8", 9: "<i8",
+    10: "?", 14: "bfloat16", 17: "<u2", 18: "<c16", 19: "<f2", 22: "<u4", 23: "<u8",
+}
+_STRING = 7
+
+
+def _numpy_dtype(code):
+    name = _DTYPES.get(code)
+    if name == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return None if name is None else np.dtype(name)
+
+
+def is_bundle(prefix):
+    """Whether ``prefix`` names a checkpoint TF wrote (its ``.index`` file exists)."""
+    return os.path.isfile(os.fspath(prefix) + ".index")
+
+
+class BundleReader:
+    """The tensors of the TF checkpoint ``prefix`` (its ``.index`` read at once,
+    data shards when a tensor is asked for).
+
+    ``entries`` maps each key to its ``BundleEntryProto``.
+    """
+
+    def __init__(self, prefix):
+        from ._proto.checkpoint import BundleEntryProto, BundleHeaderProto
+        self.prefix = os.fspath(prefix)
+        index = self.prefix + ".index"
+        if not os.path.isfile(index):
+            raise _not_found(f"Unsuccessful TensorSliceReader constructor: Failed to find "
+                             f"any matching files for {self.prefix}")
+        table = read_table(index)
+        if not table or table[0][0] != b"":
+            raise _data_loss(f"Unable to read file ({index}). Perhaps the file is corrupt or "
+                             f"was produced by a newer version of TensorFlow with format "
+                             f"changes (failed to seek to header entry)")
+        try:
+            header = BundleHeaderProto.FromString(table[0][1])
+            self.entries = {k.decode("utf-8", "surrogateescape"): BundleEntryProto.FromString(v)
+                            for k, v in table[1:]}
+        except Exception as e:     # protobuf's DecodeError
+            raise _data_loss(f"an entry of {index} is not parseable: {e}") from None
+        if header.endianness != 0:
+            from .errors import UnimplementedError
+            raise UnimplementedError(None, None, f"{self.prefix} was written big-endian; "
+                                     "eagertape reads little-endian checkpoints only")
+        self.num_shards = header.num_shards
+        self._shards = {}
+
+    def keys(self):
+        """The keys of the full tensors (a partitioned tensor's slice entries,
+        whose keys start with a NUL byte, left out, as TF's reader leaves them)."""
+        return [k for k in self.entries if not k.startswith("\x00")]
+
+    def shape(self, key):
+        """The tensor's shape, a list."""
+        return [d.size for d in self.entries[key].shape.dim]
+
+    def dtype(self, key):
+        """The tensor's NumPy dtype (``object`` for TF's strings)."""
+        code = self.entries[key].dtype
+        if code == _STRING:
+            return np.dtype(object)
+        dtype = _numpy_dtype(code)
+        if dtype is None:
+            from .errors import UnimplementedError
+            raise UnimplementedError(None, None, f"the checkpoint's tensor {key!r} has TF's "
+                                     f"DataType {code}, which eagertape cannot read")
+        return dtype
+
+    def _shard(self, shard_id):
+        data = self._shards.get(shard_id)
+        if data is None:
+            name = f"{self.prefix}.data-{shard_id:05d}-of-{self.num_shards:05d}"
+            try:
+                with open(name, "rb") as f:
+                    data = self._shards[shard_id] = f.read()
+            except FileNotFoundError:
+                raise _not_found(f"{name}; No such file or directory") from None
+        return data
+
+    def get(self, key):
+        """The tensor ``key`` as a NumPy array (strings: an object array of bytes,
+        as TF's ``get_tensor`` gives them)."""
+        entry = self.entries.get(key)
+        if entry is None:
+            raise _not_found(f"Key {key} not found in checkpoint")
+        if len(entry.slices):
+            from .errors import UnimplementedError
+            raise UnimplementedError(None, None, f"{key!r} is saved in slices (a partitioned "
+                                     f"variable); eagertape reads whole tensors only")
+        shape, dtype = self.shape(key), self.dtype(key)
+        count = int(np.prod(shape, dtype=np.int64))
+        if entry.size == 0:
+            return np.zeros(shape, dtype) if dtype != object else np.full(shape, b"", object)
+        data = self._shard(entry.shard_id)
+        raw = data[entry.offset:entry.offset + entry.size]
+        if len(raw) != entry.size:
+            raise _data_loss(f"{self.prefix}: the data of {key!r} is truncated")
+        if dtype == object:
+            value, actual = self._strings(key, raw, count)
+        else:
+            if entry.size != count * dtype.itemsize:
+                raise _data_loss(f"Invalid size in bundle entry: key {key}; stored size "
+                                 f"{entry.size}; expected size {count * dtype.itemsize}")
+            actual = crc32c(raw)
+            value = np.frombuffer(raw, dtype).reshape(shape).copy()
+        if actual != _unmask(entry.crc32c):
+            raise _data_loss(f"TensorBundle at {self.prefix} shard {entry.shard_id} "
+                             f"({entry.size} bytes): Checksum does not match: stored "
+                             f"{_unmask(entry.crc32c):08d} vs. calculated on the restored "
+                             f"bytes {actual}")
+        return value
+
+    def _strings(self, key, raw, count):
+        # [varint64 len]*N [masked crc of the lengths (as uint32, or uint64 when
+        # longer)] [bytes]*N; the tensor's crc covers lengths, that checksum, bytes.
+        try:
+            pos, lengths, crc = 0, [], 0
+            for _ in range(count):
+                n, pos = _varint(raw, pos)
+                lengths.append(n)
+                crc = crc32c(struct.pack("<I" if n <= 0xffffffff else "<Q", n), crc)
+            stored = raw[pos:pos + 4]
+            if len(stored) != 4 or _unmask(struct.unpack("<I", stored)[0]) != crc:
+                raise _data_loss(f"{self.prefix}: the length checksum of {key!r} does "
+                                 f"not match")
+            crc = crc32c(stored, crc)
+            pos += 4
+            out = []
+            for n in lengths:
+                out.append(bytes(raw[pos:pos + n]))
+                pos += n
+            if pos > len(raw):
+                raise IndexError
+        except IndexError:
+            raise _data_loss(f"{self.prefix}: the strings of {key!r} are truncated") from None
+        crc = crc32c(raw[pos - sum(lengths):pos], crc)
+        value = np.empty(count, object)
+        value[:] = out
+        return value.reshape(self.shape(key)), crc
