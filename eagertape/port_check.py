@@ -62,6 +62,8 @@ def _sources(path):
         k += 1
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else src
+        if src.lstrip().startswith("%%"):
+            continue        # a cell magic (%%writefile, %%bash): its body is not Python
         # IPython's magics and shell lines are not Python: blanked, keeping line numbers.
         lines = ["" if ln.lstrip().startswith(("%", "!", "?")) else ln
                  for ln in src.split("\n")]
@@ -356,7 +358,8 @@ def check(paths, tensorflow="auto"):
       (``resolved``, ``left_out``, ``missing``, ``unknown``, ``not_checked``);
     - ``names``: ``{chain: {"status", "reason", "where": [{"file", "line"[, "cell"]}],
       "differences": [{"line", "anchor"}]}}``;
-    - ``files``: ``{file: {"names": n, <status>: count, ...}}`` (or ``"error"``);
+    - ``files``: ``{file: {"names": n, <status>: count, ...}}`` (or ``"error"``; a
+      notebook's cells that are not Python are listed in ``"cells_skipped"``);
     - ``attention``: ``[{"file", "line"[, "cell"], "kind", "note"}]``;
     - ``tensorflow``: the TensorFlow asked about names eagertape lacks, or None.
 
@@ -385,11 +388,19 @@ def check(paths, tensorflow="auto"):
             sources = _sources(path)
             # A notebook's cells share one namespace: read as one module, each cell's
             # lines shifted past the previous cells', and mapped back after.
-            body, starts, offset = [], [], 0
+            body, starts, offset, skipped = [], [], 0, []
             with warnings.catch_warnings():     # the program's own (invalid escapes, ...)
                 warnings.simplefilter("ignore")
                 for src, cell in sources:
-                    tree = ast.parse(src)
+                    try:
+                        tree = ast.parse(src)
+                    except SyntaxError as e:
+                        if cell is None:
+                            raise
+                        # One notebook cell that is not Python (a shell cell, a fragment
+                        # meant to be indented) does not stop the others being read.
+                        skipped.append({"cell": cell, "error": f"SyntaxError: {e}"})
+                        continue
                     ast.increment_lineno(tree, offset)
                     body += tree.body
                     starts.append((offset, cell))
@@ -417,6 +428,8 @@ def check(paths, tensorflow="auto"):
                 item["note"], item["anchor"] = _anchored()[kind]
             attention.append(item)
         files[path] = {"used": used}
+        if skipped:
+            files[path]["cells_skipped"] = skipped
         if reader.assumed_tf:
             files[path]["assumed_tf"] = True
     for chain, entry in names.items():
@@ -572,7 +585,9 @@ def report(result, out=print, docs=None):
             continue
         counts = ", ".join(f"{row[s]} {s.replace('_', ' ')}" for s in STATUSES
                            if row[s] or s == "resolved")
-        out(wrap(f"{path}: {row['names']} names, {counts}", "  "))
+        skipped = "".join(f"; cell {c['cell']} not read ({c['error']})"
+                          for c in row.get("cells_skipped", ()))
+        out(wrap(f"{path}: {row['names']} names, {counts}{skipped}", "  "))
 
 
 def main(argv=None, prog="python -m eagertape port-check"):

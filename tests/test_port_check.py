@@ -169,7 +169,9 @@ def test_notebook_and_json_shape(tmp_path):
     nb = {"cells": [
         {"cell_type": "markdown", "source": ["tf.summary is not code here"]},
         {"cell_type": "code", "source": ["%matplotlib inline\n", "import tensorflow as tf\n"]},
-        {"cell_type": "code", "source": "x = tf.ones([2])\n!ls\nw = tf.summary.scalar('w', x, step=0)\n"}],
+        {"cell_type": "code", "source": "x = tf.ones([2])\n!ls\nw = tf.summary.scalar('w', x, step=0)\n"},
+        {"cell_type": "code", "source": "%%writefile a.csv\n1,,2\n"},
+        {"cell_type": "code", "source": " for x in tf.range(3):\n   print(x)\n"}],
         "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "nb.ipynb").write_text(json.dumps(nb))
@@ -184,6 +186,9 @@ def test_notebook_and_json_shape(tmp_path):
     assert result["names"]["tf.summary.scalar"]["status"] == "left_out"
     assert result["names"]["tf.summary.scalar"]["where"] == [{"file": nbpath, "line": 3,
                                                              "cell": 2}]
+    # a cell magic is not read; a cell that does not parse is listed, and the others read
+    skipped = result["files"][nbpath].pop("cells_skipped")
+    assert [c["cell"] for c in skipped] == [4] and skipped[0]["error"].startswith("SyntaxError")
     assert result["files"][nbpath] == {"names": 2, "resolved": 1, "left_out": 1,
                                        "missing": 0, "unknown": 0, "not_checked": 0}
     assert result["files"][str(tmp_path / "bad.py")]["error"].startswith("SyntaxError")
