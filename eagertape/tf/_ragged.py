@@ -30,6 +30,7 @@ and ``row_splits``.
 """
 import functools
 import inspect
+from builtins import range as builtins_range
 import sys
 import types
 
@@ -133,6 +134,11 @@ class RaggedTensor:
         # Rows all of this length (a dense input's dimension, as TF's
         # uniform_row_length): the shape shows it rather than None.
         self._uniform = uniform
+
+    _sdt = _I64     # the row splits' dtype as TF would give it (kept int64 here)
+
+    def _out(self, arr):
+        return _extend.constant(np.asarray(arr).astype(self._sdt))
 
     # -- constructors ----------------------------------------------------------------
     @classmethod
@@ -282,7 +288,8 @@ class RaggedTensor:
                                     padding)
             for d in reversed(shape[1:ragged_rank]):
                 n = inner.nrows_int() // d if d else 0
-                inner = cls(inner, np.arange(n + 1, dtype=_I64) * d, _internal=True)
+                inner = cls(inner, np.arange(n + 1, dtype=_I64) * d, _internal=True,
+                            uniform=d)
             return inner
         rows, width = shape[0], shape[1]
         if lengths is not None:
@@ -323,7 +330,15 @@ class RaggedTensor:
         if len(shape) != 2:
             raise ValueError(f"argument `st_input` must be a 2-D SparseTensor, got rank "
                              f"{len(shape)}")
-        return cls.from_value_rowids(st_input.values, idx[:, 0], nrows=int(shape[0]))
+        idx = idx.reshape(-1, 2)
+        rows, cols = idx[:, 0], idx[:, 1]
+        if np.any(np.diff(rows) < 0) or not np.array_equal(
+                cols, np.arange(len(rows)) - np.searchsorted(rows, rows)):
+            raise InvalidArgumentError(
+                "SparseTensor is not right-ragged: argument `st_input` must have each row's "
+                "values at columns 0, 1, 2, ... in order (tf.sparse.reorder it; for values "
+                "anywhere in a row, use tf.sparse.to_dense and from_tensor)")
+        return cls.from_value_rowids(st_input.values, rows, nrows=int(shape[0]))
 
     # -- structure -------------------------------------------------------------------
     @property
@@ -342,12 +357,19 @@ class RaggedTensor:
     @property
     def row_splits(self):
         """The int64 row splits of the outer ragged dimension."""
-        return _extend.constant(self._splits)
+        return self._out(self._splits)
 
     @property
     def nested_row_splits(self):
         """The row splits of each ragged dimension, outermost first."""
-        return tuple(_extend.constant(s) for s in self._nested())
+        return tuple(rt._out(rt._splits) for rt in self._levels())
+
+    def _levels(self):
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt)
+            rt = rt._values
+        return out
 
     def _nested(self):
         out, rt = [], self
@@ -369,7 +391,7 @@ class RaggedTensor:
     @property
     def row_splits_dtype(self):
         """int64 (eagertape's row splits are int64 whatever ``row_splits_dtype`` asks)."""
-        return _extend.as_dtype("int64")
+        return _extend.as_dtype(self._sdt)
 
     @property
     def shape(self):
@@ -403,7 +425,7 @@ class RaggedTensor:
         """
         axis = axis + self.rank if axis < 0 else axis
         if axis == 1:
-            return _extend.constant(np.diff(self._splits))
+            return self._out(np.diff(self._splits))
         if axis < 1 or not isinstance(self._values, RaggedTensor):
             raise ValueError(f"argument `axis` ({axis}) must be a ragged dimension of the "
                              f"RaggedTensor (1 to {self.ragged_rank})")
@@ -412,23 +434,23 @@ class RaggedTensor:
 
     def row_starts(self, name=None):
         """Where each row starts in ``values``."""
-        return _extend.constant(self._splits[:-1])
+        return self._out(self._splits[:-1])
 
     def row_limits(self, name=None):
         """Where each row ends in ``values``."""
-        return _extend.constant(self._splits[1:])
+        return self._out(self._splits[1:])
 
     def value_rowids(self, name=None):
         """The row of each of ``values``."""
-        return _extend.constant(_rowids(self._splits))
+        return self._out(_rowids(self._splits))
 
     def nested_row_lengths(self, name=None):
         """The row lengths of each ragged dimension, outermost first."""
-        return tuple(_extend.constant(np.diff(s)) for s in self._nested())
+        return tuple(rt._out(np.diff(rt._splits)) for rt in self._levels())
 
     def nested_value_rowids(self, name=None):
         """The value rowids of each ragged dimension, outermost first."""
-        return tuple(_extend.constant(_rowids(s)) for s in self._nested())
+        return tuple(rt._out(_rowids(rt._splits)) for rt in self._levels())
 
     def bounding_shape(self, axis=None, name=None, out_type="int64"):
         """The smallest dense shape that holds every row.
@@ -466,6 +488,12 @@ class RaggedTensor:
             for _ in range(inner):
                 rt = rt._values
             return rt
+        if outer == 1:
+            # Rows of rows flattened: this level's splits carried through the levels merged.
+            s, v = self._splits, self._values
+            for _ in builtins_range(inner - outer):
+                s, v = v._splits[s], v._values
+            return RaggedTensor(v, s, _internal=True)
         return RaggedTensor(self._values.merge_dims(outer - 1, inner - 1), self._splits,
                             _internal=True, uniform=self._uniform)
 
@@ -609,7 +637,7 @@ class RaggedTensor:
         if isinstance(key, (int, np.integer)):
             n = self.nrows_int()
             if not -n <= key < n:
-                raise InvalidArgumentError(f"row {key} is out of range for {n} rows")
+                raise IndexError(f"Row key {key} out of bounds: the RaggedTensor has {n} rows")
             return self._row(int(key) % n)
         if isinstance(key, slice):
             return self._rows_of(np.arange(self.nrows_int())[key])
@@ -625,6 +653,9 @@ class RaggedTensor:
         if isinstance(col, _TensorLike):
             col = int(col.numpy())
         if isinstance(col, (int, np.integer)):
+            if rows._uniform is None:
+                raise ValueError("Cannot index into an inner ragged dimension: take the "
+                                 "rows with rt[i] (or slice them, rt[:, a:b])")
             lengths = np.diff(rows._splits)
             if np.any((col >= lengths) | (col < -lengths)):
                 raise InvalidArgumentError(f"slice index {col} of dimension 1 out of bounds: "
@@ -777,22 +808,36 @@ def _segment(kind, values, ids, n):
         total = tf.math.unsorted_segment_sum(values, ids, n)
         count = np.bincount(ids, minlength=n).astype(np.dtype(values.dtype))
         count = count.reshape((n,) + (1,) * (len(values.shape) - 1))
-        return total / _extend.constant(count)
+        # TF's ragged mean is sum / count, a true division (ints give float64).
+        return tf.math.truediv(total, _extend.constant(count))
     if kind in ("any", "all"):
-        as_int = tf.cast(values, "int32")
-        got = (tf.math.unsorted_segment_max if kind == "any" else
-               tf.math.unsorted_segment_min)(as_int, ids, n)
-        if kind == "all":
-            got = tf.where(_extend.constant(np.bincount(ids, minlength=n).reshape(
-                (n,) + (1,) * (len(values.shape) - 1)) > 0), got, 1)
-        return tf.cast(got, "bool")
-    return getattr(tf.math, kind)(values, ids, n)
+        # any: some true value; all: no false one (an empty row: False, True).
+        x = values if kind == "any" else tf.logical_not(values)
+        count = tf.math.unsorted_segment_sum(tf.cast(x, "int32"), ids, n)
+        return count > 0 if kind == "any" else tf.equal(count, 0)
+    got = getattr(tf.math, kind)(values, ids, n)
+    if got.dtype != values.dtype:
+        got = tf.cast(got, values.dtype)      # (the facade's segment_prod widens ints)
+    if kind in ("unsorted_segment_max", "unsorted_segment_min"):
+        # An empty row is the dtype's lowest (highest) finite value, as TF's.
+        dt = np.dtype(values.dtype)
+        info = np.finfo(dt) if dt.kind == "f" else np.iinfo(dt)
+        empty = np.bincount(ids, minlength=n) == 0
+        if empty.any():
+            fill = info.min if kind.endswith("max") else info.max
+            got = tf.where(_extend.constant(empty.reshape((n,) + (1,) * (len(
+                values.shape) - 1))), tf.cast(fill, values.dtype), got)
+    return got
 
 
 def _reduce(name, fn, input_tensor, axis=None, keepdims=False, **kwargs):
     rt = input_tensor
     tf = _tf()
     if axis is None:
+        if name == "reduce_mean":
+            flat = rt.flat_values
+            n = int(np.prod(flat.shape))
+            return tf.math.truediv(tf.reduce_sum(flat), tf.cast(n, flat.dtype))
         return fn(rt.flat_values, axis=None, keepdims=False)
     if isinstance(axis, _TensorLike):
         axis = _host(axis).tolist()
@@ -823,6 +868,22 @@ def _reduce(name, fn, input_tensor, axis=None, keepdims=False, **kwargs):
         if k == 1:
             return out
         return RaggedTensor.from_nested_row_splits(out, rt._nested()[:-1], validate=False)
+    if k >= 2 and axis == k - 1:
+        # Each group of rows (a row at axis - 1) reduced position by position: one row
+        # per group, as long as the group's longest.
+        nested = rt._nested()
+        groups, inner = nested[k - 2], nested[k - 1]
+        lengths = np.diff(inner)
+        gid = _rowids(groups)
+        width = np.zeros(len(groups) - 1, _I64)
+        np.maximum.at(width, gid, lengths)
+        out_splits = _splits_of(width)
+        vrow = _rowids(inner)
+        col = np.arange(len(vrow)) - inner[vrow]
+        tgt = out_splits[gid[vrow]] + col
+        vals = _segment(kind, flat, tgt, int(out_splits[-1]))
+        out = RaggedTensor(vals, out_splits, _internal=True)
+        return RaggedTensor.from_nested_row_splits(out, nested[:k - 2], validate=False)
     if axis == 0 and k == 1:
         coords = rt._coords()
         width = rt._dense_shape()[1]
@@ -928,8 +989,7 @@ def stack(values, axis=0, name=None):
         m = len(parts)
         order = np.arange(n * m).reshape(m, n).T.reshape(-1)
         inner = joined._rows_of(order)
-        return RaggedTensor(inner, np.arange(n + 1, dtype=_I64) * m, _internal=True,
-                            uniform=m)
+        return RaggedTensor(inner, np.arange(n + 1, dtype=_I64) * m, _internal=True)
     raise NotImplementedError("tf.stack of RaggedTensors along an axis > 1")
 
 
@@ -946,7 +1006,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     out = params._rows_of(idx.reshape(-1))
     for d in reversed(idx.shape[1:]):
         out = RaggedTensor(out, np.arange(out.nrows_int() // d + 1, dtype=_I64) * d,
-                           _internal=True, uniform=d)
+                           _internal=True)
     return out
 
 
@@ -1140,7 +1200,11 @@ def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
         vals = data._rows_of(order)
     else:
         vals = _take(_leaf(data), order)
-    return RaggedTensor(vals, _splits_of(np.bincount(p, minlength=n)), _internal=True)
+    out = RaggedTensor(vals, _splits_of(np.bincount(p, minlength=n)), _internal=True)
+    # TF's row splits take the partitions' dtype (int32 for Python ints).
+    out._sdt = np.dtype(_extend.convert_to_tensor(partitions).dtype) \
+        if not isinstance(partitions, _TensorLike) else np.dtype(partitions.dtype)
+    return out
 
 
 def row_splits_to_segment_ids(splits, name=None, out_type=None):
