@@ -434,8 +434,10 @@ def check(paths, tensorflow="auto"):
             files[path]["assumed_tf"] = True
     for chain, entry in names.items():
         entry["status"], entry["reason"] = _resolve(chain)
+        # Only a name the program can use here meets a difference in how it runs.
         entry["differences"] = [{"line": line, "anchor": anchor}
-                                for line, anchor in differences(chain)]
+                                for line, anchor in differences(chain)
+                                if entry["status"] == "resolved"]
     lacking = [c for c, e in names.items() if e["status"] == "missing"]
     found, version = tf_lookup(lacking) if tensorflow == "auto" else (None, None)
     for chain in lacking:
