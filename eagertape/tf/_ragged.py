@@ -1277,8 +1277,9 @@ class RaggedTensorSpec:
         return hash(self._key())
 
     def __repr__(self):
-        return (f"RaggedTensorSpec({self.shape!r}, {self.dtype!r}, {self.ragged_rank}, "
-                f"{self.row_splits_dtype!r})")
+        dt = "string" if self.dtype == object else np.dtype(self.dtype).name
+        return (f"RaggedTensorSpec({self.shape!r}, tf.{dt}, {self.ragged_rank}, "
+                f"tf.{np.dtype(self.row_splits_dtype).name})")
 
 
 def from_rows(rows, dtype=object):
