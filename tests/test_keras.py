@@ -113,13 +113,7 @@ CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_corpus"
 
 
 # Programs that do not run yet, and why (each must fail: strict).
-CORPUS_GAPS = {
-    "lstm_classifier": "TF's gradient of an Embedding is IndexedSlices, whose rows Keras's "
-                       "RMSprop squares one by one (a repeated token: a sum of squares), where "
-                       "eagertape's gradient is dense (README: IndexedSlices); the first loss "
-                       "agrees, the second differs by 0.5% (test_lstm_classifier_agrees_when_"
-                       "tf_densifies_the_embedding_gradient: all else agrees)",
-}
+CORPUS_GAPS = {}
 
 
 @pytest.mark.parametrize("name", sorted(f[:-3] for f in os.listdir(CORPUS) if f.endswith(".py")))
@@ -603,9 +597,9 @@ def test_bad_input_is_a_clear_error_at_the_call_site_and_updates_nothing():
 
 
 def test_lstm_classifier_agrees_when_tf_densifies_the_embedding_gradient():
-    # The corpus's lstm_classifier differs from TF only by TF's IndexedSlices:
-    # with the Embedding's gradient made dense before RMSprop (what eagertape's
-    # gradient is), every loss, gradient and weight agrees.
+    # The corpus's lstm_classifier with the Embedding's IndexedSlices densified
+    # by tf.convert_to_tensor before RMSprop: the dense path (the square of the
+    # rows' sum) agrees with TF's too, as the sparse one does in the corpus test.
     with open(os.path.join(CORPUS, "lstm_classifier.py")) as f:
         program = f.read()
     step = "    grads = tape.gradient(loss, model.trainable_variables)\n"

@@ -341,6 +341,7 @@ def _rows():
 # checked before anything is patched).
 KERAS_PRIVATE = {
     "Layer": "keras.src.layers.layer:Layer",
+    "Embedding": "keras.src.layers.core.embedding:Embedding",
     "Lambda": "keras.src.layers.core.lambda_layer:Lambda",
     "Functional": "keras.src.models.functional:Functional",
     "Sequential": "keras.src.models.sequential:Sequential",
@@ -550,10 +551,16 @@ def _make_layer_call(layer_call):
             stages = _stages(keras, self)
             if stages is not None:
                 return _staged_call(keras, stages, args[0], kwargs)
-        fn = _layer_fn(keras, self, layer_call)
         trainable = [_standin(v) for v in self.trainable_variables]
         non_trainable = [v.value for v in self.non_trainable_variables]
-        out, new, losses = call(fn, (trainable, non_trainable, args, kwargs), name=fn.__name__)
+        emb = _input_embedding(self, args)
+        if emb is not None:
+            out, new, losses = _call_with_rows(keras, self, layer_call, emb, trainable,
+                                               non_trainable, args, kwargs)
+        else:
+            fn = _layer_fn(keras, self, layer_call)
+            out, new, losses = call(fn, (trainable, non_trainable, args, kwargs),
+                                    name=fn.__name__)
         reads = self.__dict__.get("_eagertape_constant_reads")
         if reads and extend.recording():
             raise NotImplementedError(
@@ -571,6 +578,64 @@ def _make_layer_call(layer_call):
 
     __call__.__doc__ = layer_call.__doc__
     return __call__
+
+
+# -- an Embedding on the call's input: TF's IndexedSlices gradient --------------
+# TF's gradient of an Embedding's table is an IndexedSlices (the looked-up rows'
+# gradients at their ids), which Keras's optimizers apply row by row. A one-op
+# call whose first layer is an Embedding of the call's input takes the looked-up
+# rows as an input instead of the table: the rows are tf.gather's (whose
+# gradient is the IndexedSlices), the rest of the call is one op as before.
+def _input_embedding(layer, args):
+    """The Embedding that looks up ``args[0]`` first in ``layer``'s call (the
+    layer itself, or a Sequential's first layer), where a tape records it
+    eagerly; else None."""
+    if len(args) != 1 or not extend.recording() or extend.function_trace() is not None:
+        return None
+    Embedding = _private("Embedding")
+    emb = layer
+    if isinstance(layer, _private("Sequential")):
+        subs = layer.layers
+        emb = subs[0] if subs else None
+    if (type(emb) is not Embedding or not emb.trainable or getattr(emb, "lora_enabled", False)
+            or getattr(emb, "quantization_mode", None) is not None
+            or not hasattr(args[0], "dtype")):
+        return None
+    table = emb._embeddings if hasattr(emb, "_embeddings") else None
+    if table is None or sum(w is table for w in layer.weights) != 1:
+        return None
+    return emb
+
+
+def _call_with_rows(keras, layer, layer_call, emb, trainable, non_trainable, args, kwargs):
+    from ._array import _take_rows
+    from ._indexed_slices import gather_rows
+    ids = args[0] if is_tensor_like(args[0]) else extend.constant(np.asarray(args[0]))
+    if ids.dtype.name not in ("int32", "int64"):
+        ids = ids.astype("int32")
+    table = emb._embeddings
+    k = [i for i, v in enumerate(layer.trainable_variables) if v is table][0]
+    rows = gather_rows(trainable[k].read_value(), ids, _take_rows)
+    trainable = list(trainable)
+    trainable[k] = trainable[k]._value      # not read here: the rows carry its gradient
+    fn = _op_of(layer, "_eagertape_rows_call",
+                lambda: _make_rows_fn(keras, layer, layer_call, emb))
+    return call(fn, (trainable, non_trainable, rows, args, kwargs), name=fn.__name__)
+
+
+def _make_rows_fn(keras, layer, layer_call, emb):
+    inner = _make_layer_fn(keras, layer, layer_call)
+    ops = keras.ops
+
+    def fn(trainable, non_trainable, rows, args, kwargs):
+        emb.__dict__["call"] = lambda inputs, *a, **k: ops.cast(rows, emb.compute_dtype)
+        try:
+            return inner(trainable, non_trainable, args, kwargs)
+        finally:
+            del emb.__dict__["call"]
+    fn.__name__ = inner.__name__
+    fn.own_errors = True
+    return fn
 
 
 def _holds_text(args, kwargs):
@@ -864,13 +929,17 @@ def _register_tracked(keras):
 def _make_apply(apply):
     # BaseOptimizer.apply: apply_gradients and minimize come through it.
     def apply_(self, grads, trainable_variables=None):
-        grads = [None if g is None else _raw(g) for g in grads]
+        grads = [None if g is None else _grad_value(g) for g in grads]
         if trainable_variables is not None:
             trainable_variables = list(trainable_variables)
             _check_pairs(grads, trainable_variables)
             trainable_variables = [
                 _keras_variable(self, v) if isinstance(v, Variable) else v
                 for v in trainable_variables]
+        if any(type(g) is _sparse_rows() for g in grads):
+            from ._keras_sparse import applying
+            with applying(self):
+                return apply(self, grads, trainable_variables)
         return apply(self, grads, trainable_variables)
     apply_.__doc__ = apply.__doc__
     return apply_
@@ -1182,6 +1251,19 @@ def _make_regularization_fn(keras, layer):
             return layer._get_regularization_losses()
     fn.__name__ = f"{type(layer).__name__}_regularization"
     return fn
+
+
+def _sparse_rows():
+    from ._keras_sparse import Rows
+    return Rows
+
+
+def _grad_value(g):
+    # A tf.IndexedSlices gradient is applied row by row, as TF's Keras applies it.
+    from ._indexed_slices import IndexedSlices
+    if isinstance(g, IndexedSlices):
+        return _sparse_rows()(g.values._value, g.indices._value, g._static_shape())
+    return _raw(g)
 
 
 def _check_pairs(grads, variables):
