@@ -35,8 +35,8 @@ def left_out(reason, names):
 
 STRINGS = ("TF's fingerprint of any tensor's bytes is not reproduced; for strings, "
            "tf.strings.to_hash_bucket_fast gives TF's Fingerprint64 buckets")
-SPARSE = ("IndexedSlices and TF's ragged-tensor internals are not in eagertape yet "
-          "(planned for a later release): gradients are dense tensors, and ragged rows are "
+SPARSE = ("TF's ragged-tensor internals are not in eagertape yet "
+          "(planned for a later release): ragged rows are "
           "padded to one length with a mask; SparseTensors are in tf.sparse")
 GRAPH = "TF graph-mode API with no meaning in eager TF-2 programs"
 
