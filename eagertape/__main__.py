@@ -145,7 +145,8 @@ def main(argv=None):
         return _coverage(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m eagertape",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", nargs="?", default="tour", choices=["tour", "port-check", "bench", "coverage"],
+    parser.add_argument("command", nargs="?", default="tour",
+                        choices=["tour", "port-check", "bench", "coverage"],
                         help="tour (default): a short tour of tapes; port-check PATH...: "
                              "which names of a TF program eagertape has (python -m "
                              "eagertape port-check --help); bench: the repository's "
