@@ -87,8 +87,8 @@ DIFFERENCES = (
      "tensorboard", "Keras's own callback, which needs tensorflow and tensorboard "
      "installed; use tf.keras.callbacks.CSVLogger without them"),
     (("tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.keras.layers.Embedding"),
-     "indexed-slices", "gradients are dense tensors where TF's are IndexedSlices; Keras's "
-     "Adam and RMSprop step a table differently when a batch repeats a row"),
+     "indexed-slices", "a table's gradient is an IndexedSlices as in TF, but dense inside "
+     "a tf.function, after tf.identity/tf.cast, and for an Embedding not first in its call"),
 )
 
 # The differences found by a pattern of use rather than by a name: key -> (line, anchor).
