@@ -98,6 +98,11 @@ def stateful(what, name):
 
 # -- a state as JSON and one blob of bytes ------------------------------------------
 
+# Elements that are not arrays (a ragged or sparse element, a window's dataset) say
+# what they are with ``_state_encode() -> (kind, nest)``; ``DECODERS[kind](nest)``
+# makes them again (data.py fills it).
+DECODERS = {}
+
 def encode(state):
     """``(tree, blob)``: ``state`` (nests of dicts, lists, tuples, namedtuples, Python
     scalars and NumPy arrays) as a JSON-able tree, its arrays' bytes in one uint8
@@ -127,6 +132,9 @@ def encode(state):
             return {"tuple": [enc(v) for v in x]}
         if isinstance(x, list):
             return [enc(v) for v in x]
+        if hasattr(x, "_state_encode"):
+            kind, payload = x._state_encode()
+            return {"element": [kind, enc(payload)]}
         raise TypeError(f"cannot save {type(x).__name__} in an iterator's state")
 
     def enc_object(v):
@@ -164,6 +172,9 @@ def decode(tree, blob):
             return {dec(k): dec(v) for k, v in x["dict"]}
         if "tuple" in x:
             return tuple(dec(v) for v in x["tuple"])
+        if "element" in x:
+            kind, payload = x["element"]
+            return DECODERS[kind](dec(payload))
         if "namedtuple" in x:
             module, qualname, items = x["namedtuple"]
             return _namedtuple(module, qualname)(*(dec(v) for v in items))

@@ -17,9 +17,10 @@ axis TF reduces (``tf.reduce_sum(rt, axis=1)``), ``tf.concat``/``tf.stack``
 (axis 0 and 1), ``tf.gather`` of rows, ``tf.cast``, ``tf.zeros_like``/
 ``ones_like``, ``tf.boolean_mask``.
 
-It is not a Tensor: no ``tf.function`` takes one as an argument (JAX traces
-fixed shapes); convert with ``to_tensor()`` (padded) or pass ``flat_values``
-and ``row_splits``.
+It is not a Tensor but a JAX pytree: its flat values are the leaf, its row splits
+static, so a ``tf.function`` takes and returns one (one trace per row structure:
+a function called on batches of other row lengths traces again, where TF's
+RaggedTensorSpec traces once), and ``tf.data`` carries ragged elements.
 
 >>> import eagertape.tf as tf
 >>> rt = tf.ragged.constant([[1.0, 2.0], [], [3.0]])
@@ -1414,3 +1415,45 @@ def install(tf_module):
             new = done.get(id(v))
             if new is not None:
                 space[k] = new
+
+
+# -- a pytree: the flat values its leaf, the rows (host arrays) its static part -----
+# so that tf.function traces a RaggedTensor argument (one trace per row structure,
+# as TF's per-RaggedTensorSpec trace is one per shape) and Keras/JAX code maps over it.
+
+class _Rows:
+    __slots__ = ("levels", "key")
+
+    def __init__(self, levels):
+        self.levels = levels          # [(splits, uniform, sdt)], outermost first
+        self.key = tuple((s.tobytes(), u, str(d)) for s, u, d in levels)
+
+    def __eq__(self, other):
+        return isinstance(other, _Rows) and other.key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+
+def _flatten(rt):
+    levels = [(r._splits, r._uniform, r._sdt) for r in rt._levels()]
+    return (rt.flat_values,), _Rows(levels)
+
+
+def _unflatten(rows, children):
+    v = children[0]
+    for splits, uniform, sdt in reversed(rows.levels):
+        out = object.__new__(RaggedTensor)
+        out._values, out._splits, out._uniform = v, splits, uniform
+        if sdt != _I64:
+            out._sdt = sdt
+        v = out
+    return v
+
+
+def _register():
+    import jax
+    jax.tree_util.register_pytree_node(RaggedTensor, _flatten, _unflatten)
+
+
+_register()

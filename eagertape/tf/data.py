@@ -38,7 +38,8 @@ from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike, w
 from . import _iterator_state as _state
 from . import _text
 from ._control_flow import vectorized_map
-from ._ragged import RaggedTensor as _RaggedTensor
+from ._ragged import RaggedTensor as _RaggedTensor, RaggedTensorSpec as _RaggedTensorSpec
+from .sparse import SparseTensor as _SparseTensor, SparseTensorSpec as _SparseTensorSpec
 from ._spec import TensorSpec
 from ._util import _Unsupported, left_out
 from .errors import OutOfRangeError
@@ -49,7 +50,7 @@ UNKNOWN_CARDINALITY = -2
 
 _unsupported = _Unsupported("tf.data", {
     **left_out("TF's composite-tensor type specs; element_spec gives tf.TensorSpec nests",
-               "DatasetSpec IteratorSpec"),
+               "IteratorSpec"),
 })
 
 
@@ -108,17 +109,22 @@ def _to_numpy(x, dtype=None):
         x = np.asarray(x.numpy())       # a scalar too: elements are arrays
     elif _text.is_text(x):
         x = _text.host(x, "element")
+    elif isinstance(x, (_Composite, Dataset)):
+        return x
     elif isinstance(x, _RaggedTensor):
-        raise TypeError("ragged elements are not supported by eagertape's tf.data: make them "
-                        "dense in the map (.to_tensor()), or batch first and split after")
+        return _Ragged.of(x)
+    elif isinstance(x, _SparseTensor):
+        return _Sparse.of(x)
     elif not isinstance(x, np.ndarray):
         x = np.asarray(convert_to_tensor(x).numpy())
     return x if dtype is None or x.dtype == object else x.astype(dtype, copy=False)
 
 
 def _to_tensor(x):
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, Dataset)):
         return x
+    if isinstance(x, _Composite):
+        return x.value()
     if isinstance(x, bytes) or (isinstance(x, np.ndarray) and x.dtype == object):
         return _text.wrap(np.asarray(x, dtype=object))     # (a 1-D slice's bytes too)
     return _wrap(np.asarray(x))
@@ -132,11 +138,196 @@ def _as_args(element):
 
 def _spec_of(element, unknown_batch=False):
     def spec(leaf):
+        if isinstance(leaf, _Composite):
+            got = leaf.spec()
+            if unknown_batch and got.shape.rank:
+                got.shape = _extend.TensorShape([None] + got.shape.as_list()[1:])
+            return got
+        if isinstance(leaf, Dataset):
+            return DatasetSpec(leaf.element_spec)
         shape = tuple(np.shape(leaf))
         if unknown_batch and shape:
             shape = (None,) + shape[1:]
         return TensorSpec(shape, object if isinstance(leaf, bytes) else np.asarray(leaf).dtype)
     return _map(spec, element)
+
+
+# -- sparse and ragged elements: host values with TF's batching rules --------------
+
+def _nrows(leaf):
+    if isinstance(leaf, _Composite):
+        return leaf.nrows()
+    return np.shape(leaf)[0] if np.ndim(leaf) else None
+
+
+class _Composite:
+    """A SparseTensor or RaggedTensor element inside a pipeline, on the host (NumPy):
+    sliced, batched and saved in an iterator's checkpoint as TF's are; it becomes a
+    ``tf.SparseTensor``/``tf.RaggedTensor`` where it leaves the pipeline."""
+    __slots__ = ()
+
+
+class _Ragged(_Composite):
+    """Flat values and the row splits of each ragged dimension (none: a dense row of
+    a ragged dataset, which TF's batch makes ragged again)."""
+    __slots__ = ("flat", "splits")
+
+    def __init__(self, flat, splits):
+        self.flat, self.splits = flat, list(splits)
+
+    @classmethod
+    def of(cls, rt):
+        flat = rt.flat_values
+        flat = flat._v if isinstance(flat, _text.StringTensor) else np.asarray(flat.numpy())
+        return cls(flat, rt._nested())
+
+    def nrows(self):
+        return len(self.splits[0]) - 1 if self.splits else self.flat.shape[0]
+
+    def __getitem__(self, i):
+        if not self.splits:
+            return self.flat[i]
+        a, b = int(self.splits[0][i]), int(self.splits[0][i + 1])
+        inner = []
+        for s in self.splits[1:]:
+            part = s[a:b + 1]
+            inner.append(part - part[0])
+            a, b = int(part[0]), int(part[-1])
+        return _Ragged(self.flat[a:b], inner)
+
+    @staticmethod
+    def stack(parts):
+        ranks = {len(p.splits) for p in parts}
+        if len(ranks) != 1:
+            raise InvalidArgumentError("Cannot batch ragged elements of different ragged ranks")
+        levels = [np.concatenate([[0], np.cumsum([p.nrows() for p in parts])]).astype(np.int64)]
+        for k in range(ranks.pop()):
+            offs = np.cumsum([0] + [int(p.splits[k][-1]) for p in parts])
+            levels.append(np.concatenate([parts[0].splits[k][:1]] + [
+                p.splits[k][1:] + o for p, o in zip(parts, offs)]).astype(np.int64))
+        kinds = {p.flat.dtype == object for p in parts}
+        flat = np.concatenate([p.flat for p in parts]) if len(kinds) == 1 else None
+        if flat is None or len({p.flat.shape[1:] for p in parts}) != 1:
+            raise InvalidArgumentError("Cannot batch ragged elements whose values have "
+                                       "different dtypes or inner shapes")
+        return _Ragged(flat, levels)
+
+    def value(self):
+        flat = _text.wrap(self.flat) if self.flat.dtype == object else _wrap(self.flat)
+        if not self.splits:
+            return flat
+        return _RaggedTensor.from_nested_row_splits(flat, self.splits, validate=False)
+
+    def spec(self):
+        r = len(self.splits)
+        shape = ([self.nrows()] + [None] * r if r else [None]) + list(self.flat.shape[1:])
+        return _RaggedTensorSpec(shape, "string" if self.flat.dtype == object else
+                                 self.flat.dtype, r)
+
+    def _state_encode(self):
+        return "ragged", {"flat": self.flat, "splits": list(self.splits)}
+
+
+class _Sparse(_Composite):
+    __slots__ = ("indices", "values", "shape")
+
+    def __init__(self, indices, values, shape):
+        self.indices, self.values, self.shape = indices, values, tuple(int(d) for d in shape)
+
+    @classmethod
+    def of(cls, st):
+        values = st.values
+        values = values._v if isinstance(values, _text.StringTensor) else \
+            np.asarray(values.numpy())
+        return cls(np.asarray(st.indices.numpy(), np.int64), values,
+                   np.asarray(st.dense_shape.numpy()))
+
+    def nrows(self):
+        if not self.shape:
+            raise InvalidArgumentError("a SparseTensor of rank 0 cannot be sliced")
+        return self.shape[0]
+
+    def __getitem__(self, i):
+        keep = self.indices[:, 0] == i
+        return _Sparse(self.indices[keep, 1:], self.values[keep], self.shape[1:])
+
+    @staticmethod
+    def stack(parts):
+        ranks = {len(p.shape) for p in parts}
+        if len(ranks) != 1:
+            raise InvalidArgumentError("Cannot batch SparseTensors of different ranks")
+        shape = (len(parts),) + tuple(np.max([p.shape for p in parts], axis=0).tolist()
+                                      if ranks != {0} else ())
+        indices = np.concatenate([np.concatenate([np.full((len(p.indices), 1), k, np.int64),
+                                                  p.indices], axis=1)
+                                  for k, p in enumerate(parts)])
+        return _Sparse(indices, np.concatenate([p.values for p in parts]), shape)
+
+    def value(self):
+        values = _text.wrap(self.values) if self.values.dtype == object else _wrap(self.values)
+        return _SparseTensor(self.indices, values, list(self.shape))
+
+    def spec(self):
+        return _SparseTensorSpec(list(self.shape), self.values.dtype)
+
+    def _state_encode(self):
+        return "sparse", {"indices": self.indices, "values": self.values,
+                          "shape": list(self.shape)}
+
+
+_state.DECODERS["ragged"] = lambda d: _Ragged(d["flat"], d["splits"])
+_state.DECODERS["sparse"] = lambda d: _Sparse(d["indices"], d["values"], d["shape"])
+
+
+def _slice_spec(a):
+    """The spec of ``a``'s slices (from_tensor_slices)."""
+    if isinstance(a, _Ragged):
+        spec = a.spec()
+        return _RaggedTensorSpec([None] * len(a.splits) + list(a.flat.shape[1:]), spec.dtype,
+                                 len(a.splits) - 1)
+    if isinstance(a, _Sparse):
+        return _SparseTensorSpec(list(a.shape[1:]), a.values.dtype)
+    return TensorSpec(a.shape[1:], a.dtype)
+
+
+def _unbatched_spec(s):
+    dims = s.shape.as_list()[1:] if s.shape.rank else []
+    if isinstance(s, _RaggedTensorSpec):
+        return _RaggedTensorSpec(dims, s.dtype, s.ragged_rank - 1)
+    if isinstance(s, _SparseTensorSpec):
+        return _SparseTensorSpec(dims, s.dtype)
+    return TensorSpec(dims, s.dtype)
+
+
+def _batched_spec(s, n):
+    if isinstance(s, _RaggedTensorSpec):
+        return _RaggedTensorSpec([n] + list(s.shape), s.dtype, s.ragged_rank + 1)
+    if isinstance(s, _SparseTensorSpec):
+        return _SparseTensorSpec([n] + list(s.shape), s.dtype)
+    return TensorSpec((n,) + tuple(s.shape), s.dtype)
+
+
+class DatasetSpec:
+    """``tf.data.DatasetSpec``: the spec of a dataset element that is a dataset (what
+    ``window`` gives): its ``element_spec``.
+
+    >>> import eagertape.tf as tf
+    >>> tf.data.DatasetSpec(tf.TensorSpec([], tf.int64))
+    DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))
+    """
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.shape = _extend.TensorShape(dataset_shape)
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and other.element_spec == self.element_spec
+
+    def __hash__(self):
+        return hash(repr(self.element_spec))
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, {self.shape!r})"
 
 
 # -- user functions: compiled as TF traces them, eager when they cannot be ----------
@@ -184,10 +375,11 @@ class _UserFn:
                 if not self.eager:
                     try:
                         return self.compiled(*args)
-                    except TypeError:
+                    except (TypeError, AttributeError):
                         # Python control flow on a value, int(x), .numpy(): JAX cannot
-                        # trace them (TF has AutoGraph for the first). Run eagerly; if
-                        # that works, from now on.
+                        # trace them (TF has AutoGraph for the first; a ragged
+                        # constructor reads its row lengths). Run eagerly; if that
+                        # works, from now on.
                         out = self.fn(*args)
                         self.eager = True
                         return out
@@ -214,6 +406,8 @@ class _UserFn:
                 _pure(t) for t in self.compiled._traces.values())
             if not self.vectorizable:
                 return None
+        if any(isinstance(leaf, (_Composite, Dataset)) for leaf in _leaves(elements[0])):
+            return None                       # (vectorized_map takes dense tensors)
         try:
             stacked = _stack(elements, index)
         except InvalidArgumentError:
@@ -280,7 +474,7 @@ class Dataset:
         """Slices of ``tensors`` (a nest of tensors sharing their first dimension)."""
         arrays = _map(_to_numpy, tensors)
         leaves = _leaves(arrays)
-        sizes = {a.shape[0] if a.ndim else None for a in leaves}
+        sizes = {_nrows(a) for a in leaves}
         if None in sizes:
             raise ValueError("from_tensor_slices: every component must have at least one "
                              "dimension to slice along (got a scalar)")
@@ -290,7 +484,7 @@ class Dataset:
         n = sizes.pop()
         rebuild = _rebuilder(arrays)
         return Dataset(lambda: _Slices(lambda i: rebuild([a[i] for a in leaves]), n), n,
-                       _map(lambda a: TensorSpec(a.shape[1:], a.dtype), arrays))
+                       _map(_slice_spec, arrays))
 
     @staticmethod
     def from_tensors(tensors, name=None):
@@ -322,7 +516,11 @@ class Dataset:
         cards = [d._cardinality for d in parts]
         card = (UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in cards else
                 min((c for c in cards if c >= 0), default=INFINITE_CARDINALITY))
-        return Dataset(make, card)
+        spec = None
+        if all(d._spec is not None for d in parts):
+            specs = iter([d._spec for d in parts])
+            spec = _map(lambda _: next(specs), datasets)
+        return Dataset(make, card, spec)
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None,
@@ -399,6 +597,92 @@ class Dataset:
                         *elements, shapes, values)
         return self._batched(_count(batch_size, "batch_size"), drop_remainder, pad)
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype="int64",
+                     name=None):
+        """Batches in which components of unknown shape become RaggedTensors (their
+        rows of any length), as ``tf.data.experimental.dense_to_ragged_batch``.
+
+        >>> import eagertape.tf as tf
+        >>> ds = tf.data.Dataset.range(4).map(lambda n: tf.range(n)).ragged_batch(2)
+        >>> [rt.to_list() for rt in ds]
+        [[[], [0]], [[0, 1], [0, 1, 2]]]
+        """
+        n = _count(batch_size, "batch_size")
+        # TF makes a component ragged where its static shape has an unknown axis;
+        # eagertape knows the static shapes of its sources, and takes every
+        # component of rank >= 1 of a mapped dataset's (unknown) shapes as ragged.
+        known = self._spec
+
+        def ragged_leaf(spec):
+            return spec is None or (isinstance(spec, TensorSpec) and spec.shape.rank
+                                    and None in spec.shape.as_list())
+
+        def combine(elements, first_index):
+            flags = _map(ragged_leaf, known) if known is not None else None
+
+            def one(*parts):
+                *parts, flag = parts
+                if flag and isinstance(parts[0], np.ndarray) and parts[0].ndim:
+                    parts = [_Ragged(np.asarray(p), []) for p in parts]
+                return _stack_leaf(list(parts), first_index)
+            flag_nest = flags if flags is not None else _map(lambda _: True, elements[0])
+            return _map(one, *elements, flag_nest)
+        out = self._batched(n, drop_remainder, combine)
+        if known is not None:
+            out._spec = _map(lambda s: _batched_spec(
+                _RaggedTensorSpec(s.shape, s.dtype, 0) if ragged_leaf(s) and not isinstance(
+                    s, (_RaggedTensorSpec, _SparseTensorSpec)) else s,
+                n if drop_remainder else None), known)
+        return out
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """The elements of the batches again in batches of ``batch_size``.
+
+        >>> import eagertape.tf as tf
+        >>> [b.numpy().tolist() for b in tf.data.Dataset.range(5).batch(2).rebatch(3)]
+        [[0, 1, 2], [3, 4]]
+        """
+        return self.unbatch().batch(batch_size, drop_remainder)
+
+    def scan(self, initial_state, scan_func, name=None):
+        """``scan_func(state, element) -> (new_state, output)`` over the elements,
+        from ``initial_state``: the outputs.
+
+        >>> import eagertape.tf as tf
+        >>> ds = tf.data.Dataset.range(5).scan(tf.constant(0, tf.int64),
+        ...                                   lambda s, x: (s + x, s + x))
+        >>> [int(v) for v in ds]
+        [0, 1, 3, 6, 10]
+        """
+        fn = _UserFn(lambda state, element: scan_func(state, *_as_args(element)), "scan")
+        init = _map(_to_numpy, initial_state)
+        upstream = self._make
+
+        def make():
+            return _Scan(upstream(), fn, init)
+        return Dataset(make, self._cardinality)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of ``size`` elements (every ``stride``-th), one starting every
+        ``shift`` elements; each window is a nest of datasets shaped as an element.
+
+        >>> import eagertape.tf as tf
+        >>> ds = tf.data.Dataset.range(6).window(3, shift=2, drop_remainder=True)
+        >>> [[int(v) for v in w] for w in ds]
+        [[0, 1, 2], [2, 3, 4]]
+        """
+        size = _count(size, "size")
+        shift = size if shift is None else _count(shift, "shift")
+        stride = _count(stride, "stride")
+        for what, v in (("size", size), ("shift", shift), ("stride", stride)):
+            if v <= 0:
+                raise InvalidArgumentError(f"argument `{what}` must be positive, got {v}")
+        upstream = self._make
+
+        def make():
+            return _Window(upstream(), size, shift, stride, drop_remainder)
+        return Dataset(make, UNKNOWN_CARDINALITY)
+
     def _batched(self, n, drop_remainder, combine):
         if n <= 0:
             raise InvalidArgumentError(f"argument `batch_size` must be positive, got {n}")
@@ -409,9 +693,10 @@ class Dataset:
         c = self._cardinality
         card = c if c < 0 else (c // n if drop_remainder else -(-c // n))
         spec = None if self._spec is None or combine is not _stack else _map(
-            lambda s: TensorSpec((n if drop_remainder else None,) + tuple(s.shape), s.dtype),
-            self._spec)
-        return Dataset(make, card, spec)
+            lambda s: _batched_spec(s, n if drop_remainder else None), self._spec)
+        out = Dataset(make, card, spec)
+        out._unknown_batch = not drop_remainder
+        return out
 
     def unbatch(self, name=None):
         """The inverse of ``batch``: every element split along its first dimension."""
@@ -427,7 +712,8 @@ class Dataset:
             sizes = {s.shape[0] if s.shape else None for s in _leaves(self._spec)}
             if len(sizes) == 1 and None not in sizes:
                 card = c * sizes.pop()
-        return Dataset(make, card)
+        spec = None if self._spec is None else _map(_unbatched_spec, self._spec)
+        return Dataset(make, card, spec)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Elements drawn at random from a buffer of ``buffer_size`` (TF's algorithm:
@@ -533,29 +819,7 @@ class Dataset:
         upstream = self._make
 
         def make():
-            # TF's order: ``cycle`` fixed slots visited in turn, ``block`` elements
-            # from each; an empty slot takes the next input when its turn comes, an
-            # exhausted one is emptied and the turn passes on.
-            inputs = enumerate(upstream())
-            slots, k, taken, more = [None] * cycle, 0, 0, True
-            while more or any(s is not None for s in slots):
-                if slots[k] is None:
-                    nxt = next(inputs, None) if more else None
-                    if nxt is None:
-                        more = False
-                        k, taken = (k + 1) % cycle, 0
-                    else:
-                        slots[k] = _inner(map_func, nxt[1], nxt[0], "interleave")._make()
-                    continue
-                try:
-                    yield next(slots[k])
-                except StopIteration:
-                    slots[k] = None
-                    k, taken = (k + 1) % cycle, 0
-                    continue
-                taken += 1
-                if taken == block:
-                    k, taken = (k + 1) % cycle, 0
+            return _Interleave(upstream(), map_func, cycle, block)
         return Dataset(make, UNKNOWN_CARDINALITY)
 
     def cache(self, filename="", name=None):
@@ -624,7 +888,9 @@ class Dataset:
         if first is None:
             raise ValueError("element_spec of an empty dataset whose functions were not "
                              "traced is not known to eagertape")
-        return _spec_of(first)
+        return _spec_of(first, self._unknown_batch)
+
+    _unknown_batch = False      # a batch's first dimension, not known statically (TF's None)
 
     def __iter__(self):
         return Iterator(self)
@@ -827,11 +1093,11 @@ class _Unbatch(_state.Pass):
         while self.k >= self.n:
             element = next(self.up)
             leaves = _leaves(element)
-            sizes = {np.shape(a)[0] if np.ndim(a) else None for a in leaves}
+            sizes = {_nrows(a) for a in leaves}
             if None in sizes or len(sizes) != 1:
                 raise InvalidArgumentError(
                     "unbatch: every component must have the same first dimension, "
-                    f"got shapes {[np.shape(a) for a in leaves]}")
+                    f"got sizes {[_nrows(a) for a in leaves]}")
             self.element, self.k, self.n = element, 0, sizes.pop()
         k = self.k
         self.k = k + 1
@@ -1075,6 +1341,187 @@ class _Concatenate(_state.Pass):
         _state.restore(self.up, state["up"])
 
 
+class _Scan(_state.Pass):
+    __slots__ = ("up", "fn", "i", "state")
+
+    def __init__(self, up, fn, state):
+        self.up, self.fn, self.i, self.state = up, fn, 0, state
+
+    def __next__(self):
+        element = next(self.up)
+        i = self.i
+        out = self.fn((self.state, element), i)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError("Dataset.scan's function must return a pair (new_state, output)")
+        new_state = _map(_to_numpy, out[0])
+        if not _same_structure(new_state, self.state):
+            raise TypeError("Dataset.scan's function must return a new state of the "
+                            "structure of `initial_state`")
+        self.i, self.state = i + 1, new_state
+        return _map(_to_numpy, out[1])
+
+    def save(self):
+        self.fn.check_saveable()
+        return {"i": self.i, "up": _state.save(self.up), "state": self.state}
+
+    def restore(self, state):
+        self.i, self.state = int(state["i"]), state["state"]
+        _state.restore(self.up, state["up"])
+
+
+class _WindowDataset:
+    """One component of a window: a dataset of a few elements, kept as their list
+    (an iterator's checkpoint saves them so)."""
+
+    @staticmethod
+    def make(items):
+        ds = Dataset(lambda: _Slices(lambda i: items[i], len(items)), len(items))
+        ds._window_items = items
+        ds._state_encode = lambda: ("window", list(items))
+        return ds
+
+
+_state.DECODERS["window"] = _WindowDataset.make
+
+
+class _Window(_state.Pass):
+    __slots__ = ("up", "size", "shift", "stride", "drop", "buffer", "skip")
+
+    def __init__(self, up, size, shift, stride, drop):
+        self.up, self.size, self.shift, self.stride, self.drop = up, size, shift, stride, drop
+        self.buffer, self.skip = [], 0
+
+    def __next__(self):
+        need = (self.size - 1) * self.stride + 1
+        while self.up is not None and (self.skip or len(self.buffer) < need):
+            try:
+                element = next(self.up)
+            except StopIteration:
+                self.up = None
+                break
+            if self.skip:
+                self.skip -= 1
+            else:
+                self.buffer.append(element)
+        picked = self.buffer[::self.stride][:self.size]
+        if not picked or (self.drop and len(picked) < self.size):
+            self.buffer = []
+            raise StopIteration
+        # The next window starts ``shift`` elements on (some maybe not read yet).
+        self.skip = max(self.shift - len(self.buffer), 0)
+        self.buffer = self.buffer[self.shift:]
+        structure = picked[0]
+        leaves = [_leaves(e) for e in picked]
+        columns = iter([_WindowDataset.make([row[k] for row in leaves])
+                        for k in range(len(leaves[0]))])
+        return _map(lambda _: next(columns), structure)
+
+    def save(self):
+        return {"up": _state.save(self.up), "ended": self.up is None,
+                "buffer": list(self.buffer), "skip": self.skip}
+
+    def restore(self, state):
+        if state["ended"]:
+            self.up = None
+        else:
+            _state.restore(self.up, state["up"])
+        self.buffer, self.skip = list(state["buffer"]), int(state["skip"])
+
+
+class _Interleave(_state.Pass):
+    """TF's order: ``cycle`` fixed slots visited in turn, ``block`` elements from each;
+    an empty slot takes the next input when its turn comes, an exhausted one is
+    emptied and the turn passes on."""
+    __slots__ = ("up", "fn", "cycle", "block", "slots", "k", "taken", "more", "i")
+
+    def __init__(self, up, fn, cycle, block):
+        self.up, self.fn, self.cycle, self.block = up, fn, cycle, block
+        # A slot: [input element, its index, the pass of its dataset].
+        self.slots, self.k, self.taken, self.more, self.i = [None] * cycle, 0, 0, True, 0
+
+    def __next__(self):
+        slots = self.slots
+        while self.more or any(s is not None for s in slots):
+            k = self.k
+            if slots[k] is None:
+                nxt = None
+                if self.more:
+                    try:
+                        nxt = next(self.up)
+                    except StopIteration:
+                        nxt = None
+                if nxt is None:
+                    self.more = False
+                    self.k, self.taken = (k + 1) % self.cycle, 0
+                else:
+                    i = self.i
+                    self.i = i + 1
+                    slots[k] = [nxt, i, _inner(self.fn, nxt, i, "interleave")._make()]
+                continue
+            try:
+                element = next(slots[k][2])
+            except StopIteration:
+                slots[k] = None
+                self.k, self.taken = (k + 1) % self.cycle, 0
+                continue
+            self.taken += 1
+            if self.taken == self.block:
+                self.k, self.taken = (k + 1) % self.cycle, 0
+            return element
+        raise StopIteration
+
+    def save(self):
+        return {"up": _state.save(self.up) if self.more else None, "more": self.more,
+                "k": self.k, "taken": self.taken, "i": self.i,
+                "slots": [None if s is None else {"element": s[0], "index": s[1],
+                                                  "pass": _state.save(s[2])}
+                          for s in self.slots]}
+
+    def restore(self, state):
+        if len(state["slots"]) != self.cycle:
+            raise ValueError("an interleave of another cycle_length")
+        self.more = bool(state["more"])
+        if self.more:
+            _state.restore(self.up, state["up"])
+        self.k, self.taken, self.i = int(state["k"]), int(state["taken"]), int(state["i"])
+        slots = []
+        for s in state["slots"]:
+            if s is None:
+                slots.append(None)
+                continue
+            it = _inner(self.fn, s["element"], int(s["index"]), "interleave")._make()
+            _state.restore(it, s["pass"])
+            slots.append([s["element"], int(s["index"]), it])
+        self.slots = slots
+
+
+class _Lines(_state.Pass):
+    """TextLineDataset's pass: file after file, line after line."""
+    __slots__ = ("paths", "kind", "f", "lines", "j")
+
+    def __init__(self, paths, kind):
+        self.paths, self.kind, self.f, self.lines, self.j = paths, kind, 0, None, 0
+
+    def __next__(self):
+        while self.f < len(self.paths):
+            if self.lines is None:
+                self.lines = _read_lines(self.paths[self.f], self.kind)
+            if self.j < len(self.lines):
+                j = self.j
+                self.j = j + 1
+                out = np.empty((), object)
+                out[()] = self.lines[j]
+                return out
+            self.f, self.lines, self.j = self.f + 1, None, 0
+        raise StopIteration
+
+    def save(self):
+        return {"file": self.f, "line": self.j}
+
+    def restore(self, state):
+        self.f, self.j, self.lines = int(state["file"]), int(state["line"]), None
+
+
 class _FlatMap(_state.Pass):
     __slots__ = ("up", "fn", "i", "element", "inner")
 
@@ -1165,8 +1612,8 @@ class NumpyIterator:
         return self
 
     def __next__(self):
-        return _map(lambda a: a if isinstance(a, bytes) else a[()] if np.ndim(a) == 0
-                    else np.asarray(a), next(self._it))
+        return _map(lambda a: a if isinstance(a, bytes) else a.value() if isinstance(
+            a, _Composite) else a[()] if np.ndim(a) == 0 else np.asarray(a), next(self._it))
 
     next = __next__
 
@@ -1202,8 +1649,18 @@ def _rebuilder(nest):
     return rebuild
 
 
+def _stack_leaf(parts, first_index):
+    return _stack([(p,) for p in parts], first_index)[0]
+
+
 def _stack(elements, first_index):
     def stack(*parts):
+        if isinstance(parts[0], _Composite) or isinstance(parts[-1], _Composite):
+            kind = type(parts[0])
+            if not all(type(p) is kind for p in parts):
+                raise InvalidArgumentError("Cannot batch a SparseTensor or RaggedTensor "
+                                           "component with other kinds of values")
+            return kind.stack(list(parts))
         if isinstance(parts[0], bytes) or getattr(parts[0], "dtype", None) == object:
             parts = [np.asarray(p, dtype=object) for p in parts]     # text: not NumPy's S
         try:
@@ -1222,6 +1679,11 @@ def _stack(elements, first_index):
 
 
 def _pad_stack(parts, shape, value):
+    if isinstance(parts[0], _Composite):
+        kind = "RaggedTensor" if isinstance(parts[0], _Ragged) else "SparseTensor"
+        raise TypeError(f"padded_batch: batching of {kind} components is not supported "
+                        "(as in TF): use batch (it keeps the rows ragged, or the SparseTensor "
+                        "sparse), or ragged_batch")
     ndim = {np.ndim(p) for p in parts}
     if len(ndim) != 1:
         raise InvalidArgumentError("padded_batch: components of different ranks "
@@ -1289,6 +1751,50 @@ class _Experimental:
     def get_single_element(dataset):
         return dataset.get_single_element()
 
+    @staticmethod
+    def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype="int64"):
+        """``dataset.apply(...)``: ``Dataset.ragged_batch``.
+
+        >>> import eagertape.tf as tf
+        >>> ds = tf.data.Dataset.range(3).map(lambda n: tf.range(n))
+        >>> ds.apply(tf.data.experimental.dense_to_ragged_batch(3)).get_single_element().to_list()
+        [[], [0], [0, 1]]
+        """
+        return lambda ds: ds.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+    @staticmethod
+    def dense_to_sparse_batch(batch_size, row_shape):
+        """``dataset.apply(...)``: batches as SparseTensors of dense shape
+        ``[batch] + row_shape``, each element's values at their positions.
+
+        >>> import eagertape.tf as tf
+        >>> ds = tf.data.Dataset.range(3).map(lambda n: tf.range(n) + 1)
+        >>> st = ds.apply(tf.data.experimental.dense_to_sparse_batch(3, [4])).get_single_element()
+        >>> tf.sparse.to_dense(st).numpy().tolist()
+        [[0, 0, 0, 0], [1, 0, 0, 0], [1, 2, 0, 0]]
+        """
+        n = _count(batch_size, "batch_size")
+        row = [int(d) for d in (row_shape.as_list() if hasattr(row_shape, "as_list") else
+                                np.asarray(row_shape).reshape(-1).tolist())]
+
+        def combine(elements, first_index):
+            parts = [np.asarray(e) if not isinstance(e, bytes) else np.asarray(e, object)
+                     for e in elements]
+            for k, p in enumerate(parts):
+                if p.ndim != len(row) or any(d >= 0 and s > d for s, d in zip(p.shape, row)):
+                    raise InvalidArgumentError(
+                        f"dense_to_sparse_batch: element {first_index + k} of shape "
+                        f"{list(p.shape)} does not fit argument `row_shape` {row}")
+            shape = [max([p.shape[i] for p in parts]) if d < 0 else d
+                     for i, d in enumerate(row)]
+            return _Sparse.stack([_Sparse(np.argwhere(np.ones(p.shape, bool)).astype(np.int64),
+                                          p.reshape(-1), shape) for p in parts])
+
+        def apply(ds):
+            out = ds._batched(n, False, combine)
+            return out
+        return apply
+
     def __getattr__(self, name):
         return _Unsupported("tf.data.experimental")(name)
 
@@ -1319,13 +1825,11 @@ class TextLineDataset(Dataset):
             raise InvalidArgumentError(f"argument `compression_type`: {compression_type!r} is "
                                        "not one of '', 'GZIP', 'ZLIB'")
 
-        def make():
-            for path in paths:
-                yield from _lines(path, kind)
-        super().__init__(make, UNKNOWN_CARDINALITY, TensorSpec((), object))
+        super().__init__(lambda: _Lines(paths, kind), UNKNOWN_CARDINALITY,
+                         TensorSpec((), object))
 
 
-def _lines(path, kind):
+def _read_lines(path, kind):
     import gzip
     import zlib
     from .errors import NotFoundError
@@ -1343,7 +1847,4 @@ def _lines(path, kind):
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
-    for line in lines:
-        out = np.empty((), object)
-        out[()] = line[:-1] if line.endswith(b"\r") else line
-        yield out
+    return [line[:-1] if line.endswith(b"\r") else line for line in lines]
