@@ -10,6 +10,7 @@
 #   tf.random.normal/uniform/truncated_normal/shuffle and Keras's random initializers draw from NumPy;
 # - Keras 3 (TF 2.16 on) saves weights only to a .weights.h5 file: the guide's 'easy_checkpoint' is 'easy_checkpoint.weights.h5' (TF 2.21 raises otherwise)
 # - determinism: each Net is built and its weights set from NumPy (weights_like) before use
+# - Keras 3's Dense holds its kernel as _kernel: the key read is 'net/l1/_kernel/...' (TF 2.21 has no 'net/l1/kernel/...')
 #
 
 # [cell 1]
@@ -136,7 +137,7 @@ dtype_from_key = reader.get_variable_to_dtype_map()
 show(sorted(shape_from_key.keys()))
 
 # [cell 43]
-key = 'net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE'
+key = 'net/l1/_kernel/.ATTRIBUTES/VARIABLE_VALUE'
 
 print("Shape:", shape_from_key[key])
 print("Dtype:", dtype_from_key[key].name)

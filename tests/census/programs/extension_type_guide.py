@@ -8,6 +8,8 @@
 # - shell and IPython lines (!pip, %matplotlib) are left out;
 # - determinism (the census prelude, in both runs): NumPy's and Python's generators seeded;
 #   tf.random.normal/uniform/truncated_normal/shuffle and Keras's random initializers draw from NumPy;
+# - the Keras section's cells (117, 119, 120, 126, 127 and 130) are left out: they build
+#   tf.keras.layers.Input(type_spec=...), which Keras 3 (TF 2.16 on) does not take: TF 2.21 raises
 #
 
 # [cell 1]
@@ -522,20 +524,11 @@ class BalanceNetworkLayer(tf.keras.layers.Layer):
     # This function is defined above in the "Batchable `ExtensionType`s" section.
     return balance_work_greedy(inputs)
 
-# [cell 117]
-input_spec = Network.Spec(shape=None,
-                          work=tf.TensorSpec(None, tf.float32),
-                          bandwidth=tf.TensorSpec(None, tf.float32))
-model = tf.keras.Sequential([
-    tf.keras.layers.Input(type_spec=input_spec),
-    BalanceNetworkLayer(),
-    ])
+# [cell 117] left out: see the header (Keras 3 has no Input(type_spec=))
 
-# [cell 119]
-show(model(single_network))
+# [cell 119] left out: see the header (Keras 3 has no Input(type_spec=))
 
-# [cell 120]
-show(model(batch_of_networks))
+# [cell 120] left out: see the header (Keras 3 has no Input(type_spec=))
 
 # [cell 122]
 class MaskedTensor(tf.experimental.BatchableExtensionType):
@@ -596,26 +589,11 @@ def masked_matmul(a: MaskedTensor, b,
                    adjoint_b, a_is_sparse, b_is_sparse,
                    output_type)
 
-# [cell 126]
-input_spec = MaskedTensor.Spec([None, 2], tf.float32)
+# [cell 126] left out: see the header (Keras 3 has no Input(type_spec=))
 
-masked_tensor_model = tf.keras.Sequential([
-    tf.keras.layers.Input(type_spec=input_spec),
-    tf.keras.layers.Dense(16, activation="relu"),
-    tf.keras.layers.Dense(1)])
-show(masked_tensor_model.compile(loss='binary_crossentropy', optimizer='rmsprop'))
+# [cell 127] left out: see the header (Keras 3 has no Input(type_spec=))
 
-# [cell 127]
-a = MaskedTensor([[1., 2], [3, 4], [5, 6]],
-                  [[True, False], [False, True], [True, True]])
-masked_tensor_model.fit(a, tf.constant([[1], [0], [1]]), epochs=3)
-print(masked_tensor_model(a))
-
-# [cell 130]
-masked_tensor_model_path = tempfile.mkdtemp()
-tf.saved_model.save(masked_tensor_model, masked_tensor_model_path)
-imported_model = tf.saved_model.load(masked_tensor_model_path)
-show(imported_model(a))
+# [cell 130] left out: see the header (Keras 3 has no Input(type_spec=))
 
 # [cell 132]
 class CustomModule(tf.Module):

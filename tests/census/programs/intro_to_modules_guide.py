@@ -8,6 +8,7 @@
 # - shell and IPython lines (!pip, %matplotlib) are left out;
 # - determinism (the census prelude, in both runs): NumPy's and Python's generators seeded;
 #   tf.random.normal/uniform/truncated_normal/shuffle and Keras's random initializers draw from NumPy;
+# - the layer is called on tf.constant([[2.0, 2.0, 2.0]]), not the nested list: Keras 3 (TF 2.16 on) takes only tensors as positional inputs (TF 2.21 raises)
 #
 
 # [cell 1]
@@ -223,7 +224,7 @@ class MyDense(tf.keras.layers.Layer):
 simple_layer = MyDense(name="simple", in_features=3, out_features=3)
 
 # [cell 55]
-show(simple_layer([[2.0, 2.0, 2.0]]))
+show(simple_layer(tf.constant([[2.0, 2.0, 2.0]])))
 
 # [cell 57]
 class FlexibleDense(tf.keras.layers.Layer):

@@ -8,6 +8,7 @@
 # - shell and IPython lines (!pip, %matplotlib) are left out;
 # - determinism (the census prelude, in both runs): NumPy's and Python's generators seeded;
 #   tf.random.normal/uniform/truncated_normal/shuffle and Keras's random initializers draw from NumPy;
+# - determinism: fit on arrays does not shuffle (shuffle=False)
 #
 
 # [cell 1]
@@ -191,7 +192,7 @@ keras_model = tf.keras.Sequential([
 ])
 
 keras_model.compile(loss='binary_crossentropy', optimizer='rmsprop')
-show(keras_model.fit(hashed_words.to_tensor(), is_question, epochs=5))
+show(keras_model.fit(hashed_words.to_tensor(), is_question, epochs=5, shuffle=False))
 
 # [cell 57]
 print(keras_model.predict(hashed_words.to_tensor()))
