@@ -13,7 +13,7 @@ Needs ``protobuf`` (``pip install 'eagertape[io]'``), imported on first use.
 >>> ex = tf.train.Example(features=tf.train.Features(feature={
 ...     "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[7]))}))
 >>> ex.SerializeToString()
-b'\\n\\x11\\n\\x0f\\n\\x05label\\x12\\x06\\x1a\\x04\\n\\x02\\x07'
+b'\\n\\x10\\n\\x0e\\n\\x05label\\x12\\x05\\x1a\\x03\\n\\x01\\x07'
 >>> tf.train.Example.FromString(ex.SerializeToString()).features.feature["label"]
 int64_list {
   value: 7

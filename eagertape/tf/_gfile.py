@@ -221,10 +221,14 @@ def makedirs(path):
 
 
 def mkdir(path):
-    """Creates directory ``path``; its parent must exist."""
+    """Creates directory ``path`` (an existing one is fine, as in TF); its parent
+    must exist."""
     p = _path(path)
     try:
         os.mkdir(p)
+    except FileExistsError:
+        if not os.path.isdir(p):
+            raise AlreadyExistsError(None, None, f"{p}; File exists") from None
     except OSError as e:
         raise _os_error(e, p) from None
 

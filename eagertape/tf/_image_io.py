@@ -13,9 +13,10 @@ read as uint8 keeps the high byte, as libpng's ``strip_16``); ``decode_gif`` is
 which sniff the bytes), and bad bytes raise TF's ``InvalidArgumentError``.
 
 PNG pixels are exact (lossless). JPEG decoding goes through Pillow's libjpeg,
-whose IDCT is the accurate integer one: TF's default ``dct_method`` ("", the fast
-integer IDCT) can differ from it by a few levels per pixel (tests allow 3 of
-255 on natural images, and check ``dct_method="INTEGER_ACCURATE"`` within 1).
+whose IDCT is the accurate integer one, always: with ``dct_method=
+"INTEGER_ACCURATE"`` the pixels are TF's (the tests measure no difference), while
+TF's default ("", libjpeg's fast integer IDCT) differs from them by a few levels
+(the tests allow 8 of 255, and measured at most 7).
 Encoded bytes are valid files that TF reads to the same pixels (PNG) but are not
 TF's bytes (another zlib or libjpeg build and settings).
 
@@ -85,9 +86,11 @@ def _check_channels(channels, allowed=(0, 1, 3, 4)):
 
 def _gray(rgb):
     """libpng's rgb_to_gray as TF sets it up (weights 0.299, 0.587 in 1/32768ths, the
-    rest to blue; truncated)."""
+    rest to blue), at the file's depth: truncated at 8 bits, rounded at 16 (libpng's
+    two code paths; both checked against TF's decoder)."""
     r, g, b = (rgb[..., i].astype(np.int64) for i in range(3))
-    return ((9797 * r + 19234 * g + 3737 * b) >> 15).astype(rgb.dtype)
+    half = 16384 if rgb.dtype == np.uint16 else 0
+    return ((9797 * r + 19234 * g + 3737 * b + half) >> 15).astype(rgb.dtype)
 
 
 def _channels(a, channels, luma=_gray):
@@ -220,6 +223,8 @@ def _encode_png16(a, level):
 def _decode_still(data, channels, dtype=np.uint8, jpeg=None):
     """One image of any format as [h, w, c] of ``dtype`` (uint8 or uint16)."""
     fmt = _format(data)
+    if fmt == "bmp" and channels == 1:
+        raise InvalidArgumentError(f"`channels` must be 0, 3 or 4 for BMP, but got {channels}")
     a = _png16(data) if fmt == "png" else None
     luma = _gray
     if a is None:
@@ -239,11 +244,13 @@ def _decode_still(data, channels, dtype=np.uint8, jpeg=None):
         if fmt == "gif":
             im.seek(0)
         a = _array(im)
+    # libpng converts the channels before the depth
+    a = _channels(a, channels, luma)
     if a.dtype == np.uint16 and dtype == np.uint8:
         a = (a >> 8).astype(np.uint8)
     elif a.dtype == np.uint8 and dtype == np.uint16:
         a = a.astype(np.uint16) * 257
-    return _channels(a, channels, luma)
+    return a
 
 
 def _open_lazy(data):
@@ -383,8 +390,9 @@ def decode_image(contents, channels=None, dtype="uint8", name=None, expand_anima
         if not expand_animations:
             a = a[0]
     else:
+        # TF reads a PNG at 16 bits for uint16 and float results (no 8-bit rounding)
         a = _decode_still(data, channels, np.uint16 if (
-            want == np.uint16 and fmt == "png") else np.uint8)
+            want != np.uint8 and fmt == "png") else np.uint8)
     if want != a.dtype:
         from .image import convert_image_dtype
         return convert_image_dtype(_result(a), want)

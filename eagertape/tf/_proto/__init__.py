@@ -98,15 +98,18 @@ def _message(container, package, name, spec, prefix=""):
     return msg
 
 
-def build_file(name, package, messages=None, enums=None, dependencies=(), syntax="proto3"):
+def build_file(name, package, messages=None, enums=None, dependencies=(), syntax="proto3",
+               pool=None):
     """Adds one ``.proto`` file to ``POOL`` (once) from a compact table.
 
     ``messages`` maps a message name to ``{"fields": [...], "nested": {...},
     "oneofs": [...], "enums": {...}, "reserved": [(start, end), ...]}``; ``enums`` maps an enum name to its
-    ``(VALUE_NAME, number)`` pairs. Returns the file's descriptor.
+    ``(VALUE_NAME, number)`` pairs; ``pool``: another pool than ``POOL``. Returns the
+    file's descriptor.
     """
+    pool = POOL if pool is None else pool
     try:
-        return POOL.FindFileByName(name)
+        return pool.FindFileByName(name)
     except KeyError:
         pass
     fd = descriptor_pb2.FileDescriptorProto(name=name, package=package, syntax=syntax)
@@ -117,16 +120,18 @@ def build_file(name, package, messages=None, enums=None, dependencies=(), syntax
             e.value.add(name=vname, number=number)
     for msg_name, spec in (messages or {}).items():
         _message(fd.message_type, package, msg_name, spec)
-    POOL.AddSerializedFile(fd.SerializeToString())
-    return POOL.FindFileByName(name)
+    pool.AddSerializedFile(fd.SerializeToString())
+    return pool.FindFileByName(name)
 
 
-def message_class(full_name):
-    """The Python class of the message ``full_name`` (e.g. ``tensorflow.TensorProto``)."""
-    cls = _classes.get(full_name)
+def message_class(full_name, pool=None):
+    """The Python class of the message ``full_name`` (e.g. ``tensorflow.TensorProto``)
+    in ``POOL`` (or ``pool``)."""
+    pool = POOL if pool is None else pool
+    cls = _classes.get((full_name, id(pool)))
     if cls is None:
-        cls = message_factory.GetMessageClass(POOL.FindMessageTypeByName(full_name))
-        _classes[full_name] = cls
+        cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
+        _classes[(full_name, id(pool))] = cls
     return cls
 
 
