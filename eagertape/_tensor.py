@@ -63,18 +63,18 @@ class Cotangent:
     ``add(other)`` (``other`` a Tensor or a Cotangent; the sum, either kind).
 
     >>> import eagertape as et
-    >>> from eagertape import extend
+    >>> from eagertape import extend, numpy as tnp
     >>> class Scaled(extend.Cotangent):      # a gradient kept as factor * ones
     ...     def __init__(self, factor, shape):
     ...         self.factor, self.shape = factor, shape
     ...     def dense(self):
-    ...         return et.fill(self.shape, self.factor)
+    ...         return tnp.ones(self.shape, "float32") * self.factor
     ...     def add(self, other):
     ...         return self.dense() + (other.dense() if isinstance(other, extend.Cotangent)
     ...                                else other)
     >>> @extend.custom_gradient
     ... def total(x):
-    ...     return et.reduce_sum(x), lambda up: Scaled(up, (3,))
+    ...     return tnp.sum(x), lambda up: Scaled(up, (3,))
     >>> x = et.Variable([1.0, 2.0, 3.0])
     >>> with et.GradientTape() as tape:
     ...     y = total(x)

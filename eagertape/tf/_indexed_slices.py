@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import extend
 from ..extend import Tensor, TensorShape, call
+from .dtypes import as_dtype as _tf_dtype
 
 _LARGE = 100000000    # TF warns above this many elements when it densifies
 
@@ -113,7 +114,7 @@ class IndexedSlices(extend.Cotangent):
         >>> isinstance(tf.IndexedSlices(tf.constant([[1.0]]), tf.constant([0])).device, str)
         True
         """
-        return self._values.device
+        return getattr(self._values, "device", "/job:localhost/replica:0/task:0/device:CPU:0")
 
     @property
     def shape(self):
@@ -238,10 +239,10 @@ class IndexedSlicesSpec(collections.namedtuple("IndexedSlicesSpec",
 
     def __new__(cls, shape=None, dtype="float32", indices_dtype="int64",
                 dense_shape_dtype=None, indices_shape=None):
-        return super().__new__(cls, TensorShape(shape), extend.as_dtype(dtype),
-                               extend.as_dtype(indices_dtype),
+        return super().__new__(cls, TensorShape(shape), _tf_dtype(dtype),
+                               _tf_dtype(indices_dtype),
                                None if dense_shape_dtype is None
-                               else extend.as_dtype(dense_shape_dtype),
+                               else _tf_dtype(dense_shape_dtype),
                                TensorShape(indices_shape if indices_shape is not None
                                            else [None]))
 
