@@ -33,8 +33,9 @@ DIFFERENCES = (
      "string-layers", "Keras's own layers, which need TensorFlow installed on every Keras "
      "backend"),
     (("tf.train.Checkpoint", "tf.train.CheckpointManager"),
-     "checkpoints", "checkpoints are orbax-checkpoint directories: TF cannot read them, "
-     "nor eagertape TF's; a Keras model must be built before restore"),
+     "checkpoints", "eagertape's checkpoints are orbax-checkpoint directories, which TF "
+     "cannot read; TF's are read and restored without TF (string Variables and "
+     "partitioned ones left out)"),
     (("tf.SparseTensor", "tf.sparse.*"),
      "sparse", "the dense shape is static, and ops whose number of entries depends on "
      "the values raise inside a traced tf.function"),

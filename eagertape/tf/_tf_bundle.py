@@ -75,6 +75,7 @@ def crc32c(data, value=0):
     Long inputs are cut into equal chunks whose registers NumPy runs side by side
     (the CRC is linear), then folded together, so no C extension is needed.
 
+    >>> from eagertape.tf._tf_bundle import crc32c
     >>> hex(crc32c(b"123456789"))
     '0xe3069283'
     """
@@ -138,17 +139,17 @@ def _block(data, handle, filename):
     masked CRC of contents + type) checked, decompressed."""
     offset, size = handle
     if offset + size + 5 > len(data):
-        raise _data_loss(f"truncated block read from {filename}")
+        raise _data_loss("truncated block read")
     contents = data[offset:offset + size]
     kind = data[offset + size]
     stored = struct.unpack_from("<I", data, offset + size + 1)[0]
     if _unmask(stored) != crc32c(data[offset:offset + size + 1]):
-        raise _data_loss(f"block checksum mismatch in {filename} (the file is corrupt)")
+        raise _data_loss("block checksum mismatch")
     if kind == _NO_COMPRESSION:
         return contents
     if kind == _SNAPPY:
         return _snappy(contents)
-    raise _data_loss(f"bad block type {kind} in {filename}")
+    raise _data_loss(f"bad block type {kind}")
 
 
 def _snappy(contents):
@@ -192,7 +193,7 @@ def read_table(filename):
     with open(filename, "rb") as f:
         data = memoryview(f.read())
     if len(data) < _FOOTER or struct.unpack_from("<Q", data, len(data) - 8)[0] != _MAGIC:
-        raise _data_loss(f"not an sstable (bad magic number): {filename}")
+        raise _data_loss("not an sstable (bad magic number)")
     try:
         pos = len(data) - _FOOTER
         _, pos = _varint(data, pos)          # the metaindex block: TF writes it empty
@@ -206,7 +207,7 @@ def read_table(filename):
             out.extend(_entries(_block(data, (offset, size), filename)))
         return out
     except IndexError:
-        raise _data_loss(f"corrupted block contents in {filename}") from None
+        raise _data_loss("corrupted block contents") from None
 
 
 # -- the bundle ----------------------------------------------------------------------
@@ -244,11 +245,16 @@ class BundleReader:
         if not os.path.isfile(index):
             raise _not_found(f"Unsuccessful TensorSliceReader constructor: Failed to find "
                              f"any matching files for {self.prefix}")
-        table = read_table(index)
+        corrupt = (f"Unable to read file ({index}). Perhaps the file is corrupt or was "
+                   f"produced by a newer version of TensorFlow with format changes (failed "
+                   f"to seek to header entry)")
+        from .errors import DataLossError
+        try:
+            table = read_table(index)
+        except DataLossError as e:
+            raise _data_loss(f"{corrupt}: {e.message}") from None
         if not table or table[0][0] != b"":
-            raise _data_loss(f"Unable to read file ({index}). Perhaps the file is corrupt or "
-                             f"was produced by a newer version of TensorFlow with format "
-                             f"changes (failed to seek to header entry)")
+            raise _data_loss(corrupt)
         try:
             header = BundleHeaderProto.FromString(table[0][1])
             self.entries = {k.decode("utf-8", "surrogateescape"): BundleEntryProto.FromString(v)

@@ -23,7 +23,14 @@ after that, so a save that fails midway leaves the last good checkpoint and
 ``latest_checkpoint`` as they were (and ``save_counter`` as it was, where TF's
 would have moved on). Numbering, ``latest_checkpoint`` and ``max_to_keep`` /
 ``keep_checkpoint_every_n_hours`` are TF's; the file layout is not: TF cannot
-read these checkpoints, nor eagertape TF's.
+read these checkpoints.
+
+Checkpoints TensorFlow wrote (``prefix.index`` + ``prefix.data-*``, TF's tensor
+bundle, read by ``_tf_bundle`` without TensorFlow) are read too: ``restore`` /
+``read`` dispatch on what is at the path, and for TF's walk its object graph
+alongside the live objects (``_TFRestore``), as TF matches them;
+``load_checkpoint`` gives TF's keys, shapes, dtypes and values, and
+``latest_checkpoint`` reads TF's text-format ``checkpoint`` file.
 
 A ``tf.data`` iterator (``iter(dataset)``, ``dataset.as_numpy_iterator()``) is
 saved as its position, as TF saves it (see ``_iterator_state``): restored into
@@ -349,7 +356,7 @@ class Checkpoint:
     def read(self, save_path, options=None):
         """Restore what ``write`` wrote; like ``restore`` but without making
         ``save_counter`` first."""
-        save_path = os.fspath(save_path)
+        save_path = _path_argument(save_path, "save_path")
         if _tf_bundle.is_bundle(save_path):      # a checkpoint TensorFlow wrote
             record = _TFRestore(self, save_path, _tf_bundle.BundleReader(save_path))
             record.apply(strict=True)
@@ -927,8 +934,9 @@ def _atomic_orbax_save(path, arrays, meta):
 
 def _orbax_load(path):
     if not os.path.isdir(path):
-        raise FileNotFoundError(f"no eagertape checkpoint at {path!r} (eagertape cannot read "
-                                "TensorFlow's own checkpoints)")
+        raise FileNotFoundError(f"no checkpoint at {path!r}: neither eagertape's (a "
+                                f"directory) nor TensorFlow's ({os.path.basename(path)}.index "
+                                "and its data files)")
     ocp, ckptr = _checkpointer()
     path = os.path.abspath(path)      # orbax takes absolute paths only
     meta = ckptr.restore(path, args=ocp.args.Composite(index=ocp.args.JsonRestore()))["index"]
@@ -1283,18 +1291,27 @@ _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"      # TF's name for a Variable's 
 _OBJECT_GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
+def _path_argument(value, name):
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise TypeError(f"argument `{name}`: expected a checkpoint's path (a str or "
+                        f"os.PathLike), got a {type(value).__name__}")
+    return os.fsdecode(value)
+
+
 def _resolve(ckpt_dir_or_file):
-    path = os.fspath(ckpt_dir_or_file)
+    path = _path_argument(ckpt_dir_or_file, "ckpt_dir_or_file")
     if os.path.isfile(_state_path(path)):      # a directory of checkpoints
         found = latest_checkpoint(path)
         if found is None:
             raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given "
                              f"directory {path}")
         return found
-    if not os.path.exists(path):
+    if not os.path.exists(path) and not _tf_bundle.is_bundle(path):
         from .errors import NotFoundError
         raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed "
                                         f"to find any matching files for {path}")
+    if _tf_bundle.is_bundle(path):
+        return path
     if not os.path.isdir(os.path.join(path, "index")):      # not a checkpoint itself
         raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given "
                          f"directory {path}")
@@ -1306,6 +1323,9 @@ class CheckpointReader:
 
     def __init__(self, path):
         self._path = path
+        self._bundle = _tf_bundle.BundleReader(path) if _tf_bundle.is_bundle(path) else None
+        if self._bundle is not None:        # TF's: its keys, shapes and dtypes as they are
+            return
         meta, self._arrays = _orbax_load(path)
         self._entries = {key + _VALUE_SUFFIX: (tuple(shape), jnp.dtype(dtype), str(i))
                          for i, (key, shape, dtype) in enumerate(meta["values"])}
@@ -1320,10 +1340,16 @@ class CheckpointReader:
 
     def has_tensor(self, name):
         """Whether the checkpoint holds a value named ``name``."""
+        if self._bundle is not None:
+            return name in self._bundle.entries and not name.startswith("\x00")
         return self._key(name) in self._entries
 
     def get_tensor(self, name):
-        """The value named ``name``, a NumPy array."""
+        """The value named ``name``, a NumPy array (a scalar: a NumPy scalar, or
+        ``bytes`` for a string, as TF gives them)."""
+        if self._bundle is not None:
+            value = self._bundle.get(name)
+            return value[()] if value.ndim == 0 else value
         key = self._key(name)
         if key not in self._entries:
             from .errors import NotFoundError
@@ -1335,11 +1361,15 @@ class CheckpointReader:
 
     def get_variable_to_shape_map(self):
         """``{name: shape as a list}`` for every value."""
+        if self._bundle is not None:
+            return {k: self._bundle.shape(k) for k in self._bundle.keys()}
         return {k: list(shape) for k, (shape, _, _) in self._entries.items()}
 
     def get_variable_to_dtype_map(self):
         """``{name: tf.DType}`` for every value."""
         from .dtypes import as_dtype
+        if self._bundle is not None:
+            return {k: as_dtype(self._bundle.dtype(k)) for k in self._bundle.keys()}
         # TF's _CHECKPOINTABLE_OBJECT_GRAPH is tf.string, a dtype eagertape leaves out
         return {k: as_dtype(dtype) for k, (_, dtype, _) in self._entries.items()
                 if k != _OBJECT_GRAPH}
@@ -1351,7 +1381,11 @@ def load_checkpoint(ckpt_dir_or_file):
     ``get_variable_to_shape_map`` and ``get_variable_to_dtype_map``.
 
     Names are object-graph paths as TF names them,
-    ``<path>/.ATTRIBUTES/VARIABLE_VALUE`` (``net/layers/0/kernel/...``): the same
+    ``<path>/.ATTRIBUTES/VARIABLE_VALUE`` (``net/layers/0/kernel/...``). A
+    checkpoint TensorFlow wrote is read as TF reads it: its keys, shapes, dtypes
+    and values (a scalar as a NumPy scalar, strings as ``bytes``), its
+    ``_CHECKPOINTABLE_OBJECT_GRAPH`` the serialized proto. In eagertape's own
+    checkpoints names are the same
     as TF's for Variables held by Checkpoints, Modules, lists and dicts. An
     optimizer's slots (``<optimizer>/.slots/<variable path>/<i>``) and Keras
     objects (weights by name) are under eagertape's own paths. The

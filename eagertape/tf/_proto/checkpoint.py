@@ -8,11 +8,12 @@ docstring). ``tests/test_tf_checkpoint_bundle.py`` parses TF's own bytes with th
 from google.protobuf import descriptor_pb2, wrappers_pb2
 
 from . import POOL, build_file, message_class
-from . import framework  # noqa: F401  (types.proto and tensor_shape.proto, depended on)
+from . import framework   # types.proto and tensor_shape.proto, which these files import
 
 __all__ = ["BundleEntryProto", "BundleHeaderProto", "CheckpointState", "TensorSliceProto",
            "TrackableObjectGraph", "VersionDef"]
 
+del framework     # only its files in the pool were wanted
 _PKG = "tensorflow"
 _FW = "tensorflow/core/framework/"
 _WRAPPERS = "google/protobuf/wrappers.proto"
