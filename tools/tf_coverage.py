@@ -33,7 +33,7 @@ import types
 NAMESPACES = ("", "math", "nn", "linalg", "random", "signal", "image", "dtypes", "debugging",
               "experimental.numpy", "data", "train", "nest", "errors", "config",
               # the families brought in by issue 37 (and those still left out)
-              "strings", "sparse", "lookup", "ragged", "io", "saved_model")
+              "strings", "sparse", "lookup", "ragged", "io", "audio", "saved_model")
 _LEFT_OUT = re.compile(r"is left out of eagertape's TensorFlow facade: (.*)", re.S)
 # A left-out name whose reason says it is not built yet (rather than having no JAX
 # counterpart): the report counts these apart, as they could as well be missing.

@@ -9,7 +9,7 @@ VERSION = "2.21.0"
 # such as keras, autodiff or optimizers, the facade has; none is in the figure).
 # tf.experimental is counted for tf.experimental.numpy only.
 UNCOUNTED = """
-    audio autodiff autograph bitwise compat distribute dtensor feature_column
+    autodiff autograph bitwise compat distribute dtensor feature_column
     graph_util initializers keras lite losses metrics mlir optimizers
     profiler quantization queue raw_ops security sets
     summary sysconfig test tools tpu types version xla
@@ -252,6 +252,9 @@ NAMES = {
         parse_single_example parse_single_sequence_example parse_tensor read_file
         serialize_many_sparse serialize_sparse serialize_tensor write_file
         write_graph
+    """.split(),
+    'audio': """
+        decode_wav encode_wav
     """.split(),
     'saved_model': """
         ASSETS_DIRECTORY ASSETS_KEY Asset CLASSIFY_INPUTS CLASSIFY_METHOD_NAME

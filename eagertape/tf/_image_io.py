@@ -393,9 +393,12 @@ def decode_image(contents, channels=None, dtype="uint8", name=None, expand_anima
         # TF reads a PNG at 16 bits for uint16 and float results (no 8-bit rounding)
         a = _decode_still(data, channels, np.uint16 if (
             want != np.uint8 and fmt == "png") else np.uint8)
-    if want != a.dtype:
-        from .image import convert_image_dtype
-        return convert_image_dtype(_result(a), want)
+    if want == np.uint16 and a.dtype == np.uint8:
+        a = a.astype(np.uint16) * 257
+    elif want != a.dtype:
+        # tf.image.convert_image_dtype's integer-to-float rule: cast, then times
+        # 1 / max in the float type
+        a = a.astype(want) * np.asarray(1.0 / np.iinfo(a.dtype).max, want)
     return _result(a)
 
 

@@ -1,7 +1,7 @@
 """TensorFlow's top-level namespaces that ``eagertape.tf`` leaves out, each with its own
 reason: why it has no place on JAX (or not yet), and what to use instead.
 
-(``tf.io`` and ``tf.audio`` are in: tf/io.py, tf/audio.py.) ``tf.summary`` and its like would otherwise get the hint meant for a single op not
+(``tf.io``, ``tf.audio`` and ``tf.ragged`` are in now.) ``tf.summary`` and its like would otherwise get the hint meant for a single op not
 written yet (use ``eagertape.numpy``), which sends a user to the wrong place: nobody
 writes TensorBoard logs or TFLite files with ``jax.numpy``. The facade's module
 ``__getattr__`` adds ``NAMESPACES`` to its table of left-out names, so each raises
@@ -38,10 +38,6 @@ NAMESPACES = {
         "which have no meaning in eager TF 2; use TF 2's names (tf.compat.v2 is "
         "eagertape.tf itself). TF 1.x eager code runs with tf.enable_eager_execution() "
         "and tf.contrib.eager"),
-    "ragged": (
-        "JAX fixes every shape when it compiles, so ragged rows have no counterpart; pad "
-        "them to one length and carry a mask (tf.sequence_mask, tf.data's padded_batch, "
-        "Keras's Masking layer)"),
     "feature_column": (
         "it is deprecated in TensorFlow itself, in favour of Keras preprocessing "
         "layers; use tf.keras.layers.Normalization, Discretization and "

@@ -34,14 +34,11 @@ from . import _text
 from ._util import _Unsupported, left_out
 from .errors import NotFoundError, UnimplementedError
 
-__all__ = ["gfile", "read_file", "write_file", "matching_files", "serialize_tensor",
-           "parse_tensor", "decode_raw", "decode_csv", "decode_compressed", "decode_base64",
-           "encode_base64", "decode_png", "decode_jpeg", "decode_bmp", "decode_gif",
-           "decode_webp", "decode_image", "decode_and_crop_jpeg", "encode_png", "encode_jpeg",
-           "is_jpeg", "extract_jpeg_shape", "TFRecordWriter", "TFRecordOptions",
-           "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "RaggedFeature",
-           "parse_single_example", "parse_example", "parse_single_sequence_example",
-           "parse_sequence_example", "decode_json_example", "match_filenames_once"]
+__all__ = ["gfile", "read_file", "write_file", "matching_files", "match_filenames_once",
+           "serialize_tensor", "parse_tensor", "decode_raw", "decode_csv", "decode_compressed",
+           "decode_base64", "encode_base64"]
+# (and, looked up on first use: the image names from _image_io, the TFRecord writer and
+# options from _tfrecord, the Example parsing from _example_parsing)
 
 _unsupported = _Unsupported("tf.io", {
     **left_out("TF graph files (GraphDef) have no meaning in eagertape, which makes no TF "
@@ -64,7 +61,7 @@ _unsupported = _Unsupported("tf.io", {
 _IMAGE = frozenset("decode_png decode_jpeg decode_bmp decode_gif decode_webp decode_image "
                    "decode_and_crop_jpeg encode_png encode_jpeg is_jpeg "
                    "extract_jpeg_shape".split())
-_RECORDS = frozenset("TFRecordWriter TFRecordOptions tf_record_iterator".split())
+_RECORDS = frozenset("TFRecordWriter TFRecordOptions".split())
 _PARSING = frozenset("FixedLenFeature FixedLenSequenceFeature VarLenFeature RaggedFeature "
                      "parse_single_example parse_example parse_single_sequence_example "
                      "parse_sequence_example decode_json_example".split())
