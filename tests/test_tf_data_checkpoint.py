@@ -36,7 +36,17 @@ d = sys.argv[2]
 out = {}
 
 def value(x):
-    return tf.nest.map_structure(lambda t: np.asarray(t).tolist(), x)
+    if isinstance(x, dict):
+        return {k: value(v) for k, v in x.items()}
+    if isinstance(x, tuple):
+        return [value(v) for v in x]
+    if isinstance(x, tf.RaggedTensor):
+        return ["ragged", x.to_list()]
+    if isinstance(x, tf.SparseTensor):
+        return ["sparse", x.indices.numpy().tolist(), x.values.numpy().tolist(),
+                x.dense_shape.numpy().tolist()]
+    out = np.asarray(x).tolist()
+    return out.decode() if isinstance(out, bytes) else out
 
 def take(it, n):
     got = []
@@ -112,6 +122,27 @@ case("map_batch_drop_remainder", lambda: R(11).map(lambda v: (v, -v)).batch(4, d
 case("written_not_saved", lambda: R(6), 2, 5, write=True)
 case("exhausted", lambda: R(3), 4, 2)
 case("numpy_iterator", lambda: R(8).batch(3), 1, 3, numpy=True)
+# Through every transformation (each case saves where a transformation is midway).
+txt = os.path.join(d, "lines.txt")
+with open(txt, "w") as f:
+    f.write("one\ntwo\nthree\nfour\n")
+case("interleave", lambda: R(1, 6).interleave(lambda v: R(v).map(lambda u: u * 10 + v),
+                                              cycle_length=2, block_length=2), 5, 9)
+case("window_flat_map", lambda: R(11).window(4, shift=3, stride=2).flat_map(
+    lambda w: w.batch(4)), 1, 4)
+case("text_lines", lambda: tf.data.TextLineDataset([txt, txt]).map(tf.strings.upper), 3, 6)
+case("padded_batch_unbatch", lambda: R(1, 6).map(lambda v: tf.range(v)).padded_batch(
+    2, padded_shapes=[5]).unbatch(), 3, 4)
+case("take_while_enumerate", lambda: R(20).take_while(lambda v: v < 7).enumerate(3), 3, 5)
+case("scan", lambda: R(10).scan(tf.constant(0, tf.int64), lambda s, v: (s + v, s * v)), 4, 7)
+case("rebatch", lambda: R(10).batch(4).rebatch(3), 1, 4)
+case("zip_concatenate_flat_map", lambda: tf.data.Dataset.zip((R(4), R(4).flat_map(
+    lambda v: R(v, v + 2)))).concatenate(tf.data.Dataset.zip((R(2), R(2)))), 3, 4)
+case("ragged_elements", lambda: tf.data.Dataset.from_tensor_slices(
+    tf.ragged.constant([[1, 2], [3], [], [4, 5, 6], [7]])).batch(2).repeat(2), 2, 4)
+case("sparse_elements", lambda: tf.data.Dataset.from_tensor_slices(tf.SparseTensor(
+    [[0, 1], [2, 0], [2, 3], [4, 2]], [1.0, 2.0, 3.0, 4.0], [5, 4])).batch(2).unbatch(), 2, 4)
+case("ragged_batch", lambda: R(7).map(lambda v: tf.range(v)).ragged_batch(3), 1, 2)
 
 for name, (make, k, n) in SHUFFLED.items():
     case(name, make, k, n)
@@ -236,7 +267,10 @@ def both(tmp_path_factory):
 _UNSHUFFLED = ("map_batch", "slices_repeat_batch", "skip_take_prefetch", "repeat_forever",
                "dict_filter_enumerate", "zip_concatenate", "flat_map_unbatch",
                "padded_batch_shard", "take_while_cache", "map_batch_drop_remainder",
-               "written_not_saved", "exhausted", "numpy_iterator")
+               "written_not_saved", "exhausted", "numpy_iterator", "interleave",
+               "window_flat_map", "text_lines", "padded_batch_unbatch", "take_while_enumerate",
+               "scan", "rebatch", "zip_concatenate_flat_map", "ragged_elements",
+               "sparse_elements", "ragged_batch")
 _SHUFFLED = ("shuffle_reshuffle_repeat", "shuffle_full_buffer_batch", "shuffle_fixed_order",
              "repeat_then_shuffle")
 # The elements after the save that TF restores the same in every run: the rest of
@@ -342,10 +376,24 @@ def test_a_failed_save_writes_nothing_and_a_failed_restore_changes_nothing(tmp_p
         iter(tf.data.Dataset.range(5).shuffle(3, seed=1)), 5)
 
 
-def test_interleave_says_it_cannot_be_saved_yet(tmp_path):
-    it = iter(tf.data.Dataset.range(3).interleave(lambda v: tf.data.Dataset.range(v)))
-    with pytest.raises(tf.errors.UnimplementedError, match="Dataset.interleave"):
-        tf.train.Checkpoint(it=it).save(tmp_path / "c")
+def test_shuffle_buffers_of_ragged_and_sparse_elements_round_trip(tmp_path):
+    rt = tf.ragged.constant([[1, 2], [3], [], [4, 5, 6], [7], [8, 9]])
+    st = tf.SparseTensor([[0, 1], [2, 0], [5, 3]], [1.0, 2.0, 3.0], [6, 4])
+
+    def make():
+        return tf.data.Dataset.from_tensor_slices({"r": rt, "s": st}).shuffle(
+            4, seed=3).batch(2).repeat(2)
+
+    def flat(e):
+        return [e["r"].to_list(), e["s"].indices.numpy().tolist(),
+                e["s"].values.numpy().tolist(), e["s"].dense_shape.numpy().tolist()]
+    it = iter(make())
+    next(it)
+    path = tf.train.Checkpoint(it=it).save(tmp_path / "c")
+    want = [flat(e) for e in it]
+    fresh = iter(make())
+    tf.train.Checkpoint(it=fresh).restore(path).assert_consumed()
+    assert [flat(e) for e in fresh] == want and len(want) == 5
 
 
 def test_an_iterator_attached_after_restore_waits_for_it(tmp_path):
