@@ -39,6 +39,8 @@ from . import data, errors, image, linalg, math, nn, random, signal, train  # no
 from . import saved_model  # noqa: F401
 from . import audio, io  # noqa: F401,A004
 from . import debugging, experimental, nest  # noqa: F401
+from . import version  # noqa: F401
+from .version import VERSION as __version__  # noqa: F401
 from . import lookup, strings  # noqa: F401
 from ._ragged import RaggedTensor, RaggedTensorSpec  # noqa: F401
 from . import ragged  # noqa: F401
