@@ -116,6 +116,7 @@ path = tf.train.Checkpoint(model=model, optimizer=opt).save(os.path.join(d, "ker
 out["keras"] = dump(path)
 out["keras_path"] = os.path.relpath(path, d)
 out["keras_outputs"] = np.asarray(model(x)).tolist()
+tf.train.Checkpoint(model).write(os.path.join(d, "rooted"))       # the model as the root
 step(model, opt)
 out["keras_next"] = [np.asarray(v).tolist() for v in model.weights]
 out["keras_next_opt"] = [np.asarray(v).tolist() for v in opt.variables]
@@ -277,6 +278,14 @@ out["mod_restored"] = values
 out["mod_status"] = [outcome(status.assert_existing_objects_matched),
                      outcome(status.assert_consumed), outcome(status.assert_nontrivial_match),
                      status.expect_partial() is status]
+# a CheckpointManager taking over TF's directory: restores TF's latest, numbers on
+# from TF's save_counter, and deletes TF's files past max_to_keep as TF's would
+import shutil
+shutil.copytree(os.path.join(d, "mod"), os.path.join(d, "managed"))
+manager = tf.train.CheckpointManager(ckpt, os.path.join(d, "managed"), max_to_keep=2)
+out["managed"] = [os.path.basename(manager.restore_or_initialize()),
+                  os.path.basename(manager.save()), os.path.basename(manager.save()),
+                  sorted(os.listdir(os.path.join(d, "managed")))]
 out["mod_unrelated"] = outcome(tf.train.Checkpoint(other=tf.Variable(1.0)).restore(
     tf.train.latest_checkpoint(os.path.join(d, "mod"))).assert_nontrivial_match)
 
@@ -303,6 +312,10 @@ for how in ("built", "deferred"):
     out[how] = {"outputs": outputs, "status": outcome(status.assert_consumed),
                 "next": [np.asarray(v.numpy()).tolist() for v in model.weights],
                 "next_opt": [np.asarray(v.numpy()).tolist() for v in opt.variables]}
+
+rooted = seq(True)
+status = tf.train.Checkpoint(rooted).read(os.path.join(d, "rooted"))
+out["rooted"] = [np.asarray(rooted(x)).tolist(), outcome(status.assert_consumed)]
 
 class Net(tf.keras.Model):
     def __init__(self):
@@ -413,6 +426,7 @@ def _check_values(written):
         "mod/s/.ATTRIBUTES/VARIABLE_VALUE" in et["mod_status"][1]
     assert et["mod_status"][2:] == ["ok", True]
     assert et["mod_unrelated"].startswith("AssertionError")
+    assert et["managed"] == ["ckpt-3", "ckpt-4", "ckpt-5", ["checkpoint", "ckpt-4", "ckpt-5"]]
 
 
 def _check_keras(written):
@@ -426,6 +440,8 @@ def _check_keras(written):
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
         for a, b in zip(r["next_opt"], tf_out["keras_next_opt"], strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(et["rooted"][0], tf_out["keras_outputs"], rtol=1e-5, atol=1e-6)
+    assert et["rooted"][1] == "ok"
     # a subclassed model built after the read (deferred; TF's is built before): matched
     # by attribute names. Its list-held layers, which Keras 3 on TF does not save, get
     # nothing: TF's statuses do not see them, eagertape's say so (differences.md)

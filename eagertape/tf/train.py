@@ -259,6 +259,7 @@ class Checkpoint:
         _orbax()
         object.__setattr__(self, "_deps", {})
         object.__setattr__(self, "_counter", None)      # made on first use, as TF's
+        object.__setattr__(self, "_root", root)         # TF's graph names its children
         if root is not None:
             if not _trackable(root):
                 raise ValueError(f"`Checkpoint` was expecting root to be a trackable object, "
@@ -565,7 +566,11 @@ def _tf_child(obj, name):
     Keras 3 object is the same Python object on TF and on JAX, so its
     attributes, ``_functional/_operations/1/_kernel``, are TF's names)."""
     if isinstance(obj, Checkpoint):
-        return obj._counter if name == "save_counter" else obj._deps.get(name)
+        if name == "save_counter":
+            return obj._counter
+        found = obj._deps.get(name)
+        root = obj.__dict__.get("_root")
+        return found if found is not None or root is None else _tf_child(_canonical(root), name)
     if isinstance(obj, (list, tuple)):
         return obj[int(name)] if name.isdigit() and int(name) < len(obj) else None
     if isinstance(obj, dict):
@@ -993,6 +998,18 @@ def _is_checkpoint(path):
     return os.path.isdir(path) or _tf_bundle.is_bundle(path)
 
 
+def _delete_checkpoint(path):
+    # A manager taking over a directory TF wrote deletes TF's files as TF's would.
+    if _tf_bundle.is_bundle(path):
+        import glob
+        for name in glob.glob(glob.escape(path) + ".data-?????-of-?????") + [path + ".index"]:
+            try:
+                os.remove(name)
+            except OSError:
+                pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _write_state(directory, latest, paths, timestamps=(), last_preserved=0.0):
     base = os.path.abspath(directory or ".")
     rel = lambda p: os.path.relpath(os.path.abspath(p), base)  # noqa: E731
@@ -1122,7 +1139,7 @@ class CheckpointManager:
             if self._keep_hours and stamp - self._keep_hours * 3600.0 >= self._last_preserved:
                 self._last_preserved = stamp      # kept for good, no longer managed
                 continue
-            shutil.rmtree(path, ignore_errors=True)
+            _delete_checkpoint(path)
 
     def restore_or_initialize(self):
         """Restore the latest checkpoint and return its path; else call ``init_fn``
