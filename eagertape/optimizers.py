@@ -29,7 +29,7 @@ from jax.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 from ._state import x64
 from ._tape import GradientTape
-from ._tensor import Tensor, _TensorLike, standin
+from ._tensor import Cotangent, Tensor, _TensorLike, standin
 from ._variables import Variable
 
 __all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "Adagrad"]
@@ -114,6 +114,9 @@ class Optimizer:
         ws, gs, states, entries, trees = [], [], [], [], []
         for i, (g, v) in enumerate(pairs):
             w = v.jax()
+            squares = None
+            if isinstance(g, Cotangent) and hasattr(g, "indices"):
+                g, squares = _rows(g, w)
             try:
                 g = g._value if isinstance(g, _TensorLike) else jnp.asarray(g, w.dtype)
             except (TypeError, ValueError):
@@ -127,7 +130,10 @@ class Optimizer:
                 entry = self._slots(v, w)
             ws.append(w)
             gs.append(g.astype(w.dtype))
-            states.append([s._value for s in entry[2]])
+            leaves = [s._value for s in entry[2]]
+            if squares is not None:
+                leaves = self._squared_rows(entry[1], leaves, g.astype(w.dtype), squares)
+            states.append(leaves)
             trees.append(entry[1])
             entries.append(entry)
         new_ws, new_states = self._step(tuple(trees), ws, gs, states)
@@ -137,6 +143,31 @@ class Optimizer:
                 slot._value = leaf
             self._states[id(v)] = entry
         self.iterations.assign_add(np.int64(1))
+
+    def _squared_rows(self, tree, leaves, g, squares):
+        # TF's Keras squares an IndexedSlices' rows one by one: a second moment
+        # gets the sum of the rows' squares (``squares``) where optax adds the
+        # square of their sum. The moment going in is moved by the difference,
+        # so that optax's own step gives TF's: decay * nu' + (1 - decay) g^2 =
+        # decay * nu + (1 - decay) squares.
+        extra = squares - g * g
+        decay = self._second_moment_decay()
+
+        def fix(state):
+            name = type(state).__name__
+            if name == "ScaleByRssState":
+                return state._replace(sum_of_squares=state.sum_of_squares + extra)
+            if name in ("ScaleByAdamState", "ScaleByRmsState", "ScaleByRStdDevState") and decay:
+                return state._replace(nu=state.nu + (1 - decay) / decay * extra)
+            if isinstance(state, tuple) and not hasattr(state, "_fields"):
+                return tuple(fix(x) for x in state)
+            if hasattr(state, "inner_state"):
+                return state._replace(inner_state=fix(state.inner_state))
+            return state
+        return tree_leaves(fix(tree_unflatten(tree, leaves)))
+
+    def _second_moment_decay(self):
+        return getattr(self, "rho", getattr(self, "beta_2", None))
 
     def _slots(self, v, w):
         # The optax state of one Variable, held in non-trainable Variables (TF's
@@ -187,6 +218,13 @@ class Optimizer:
 
     def get_config(self) -> dict[str, Any]:
         return {"name": self.name, "learning_rate": self.learning_rate}
+
+
+def _rows(g, w):
+    """An IndexedSlices gradient: its dense value and the sum of its rows' squares."""
+    values = jnp.asarray(g.values._value, w.dtype)
+    squares = jax.ops.segment_sum(values * values, g.indices._value, num_segments=w.shape[0])
+    return g.dense(), squares.reshape(w.shape)
 
 
 def _step(tx, trees, ws, gs, states):

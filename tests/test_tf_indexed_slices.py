@@ -110,3 +110,33 @@ def test_keras_optimizers_apply_indexed_slices_as_tf():
     pytest.importorskip("keras")
     from test_keras import _same_as_tf
     _same_as_tf(_OPTIMIZERS, rtol=1e-4, atol=1e-5)
+
+
+_OWN_OPTIMIZERS = """
+import importlib
+# TF's Keras optimizers, and eagertape's own family (eagertape.optimizers, no Keras).
+K = tf.keras.optimizers if tf.__name__ == "tensorflow" else \\
+    importlib.import_module("eagertape").optimizers
+ids = np.array([[1, 1, 2], [0, 1, 1]], "int32")
+for name, make in [("sgd", lambda: K.SGD(0.1)),
+                   ("sgd_nesterov", lambda: K.SGD(0.1, momentum=0.9, nesterov=True)),
+                   ("adam", lambda: K.Adam(0.01)), ("rmsprop", lambda: K.RMSprop(0.01)),
+                   ("rmsprop_momentum", lambda: K.RMSprop(0.01, momentum=0.5)),
+                   ("adagrad", lambda: K.Adagrad(0.1))]:
+    table = tf.Variable(np.linspace(-1, 1, 8).reshape(4, 2).astype("float32"))
+    optimizer = make()
+    for step in range(3):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.nn.embedding_lookup(table, ids) ** 2)
+        grad = tape.gradient(loss, table)
+        optimizer.apply_gradients([(grad, table)])
+    emit(name + "_kind", float(type(grad).__name__ == "IndexedSlices"))
+    emit(name, table.numpy())
+"""
+
+
+@pytest.mark.subprocess
+def test_eagertapes_own_optimizers_apply_indexed_slices_as_tf():
+    pytest.importorskip("keras")
+    from test_keras import _same_as_tf
+    _same_as_tf(_OWN_OPTIMIZERS, rtol=1e-4, atol=1e-5)
