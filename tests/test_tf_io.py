@@ -11,7 +11,6 @@ that compiles is marked ``both_modes``).
 import gzip
 import io
 import os
-import struct
 import tempfile
 
 import numpy as np
@@ -95,18 +94,38 @@ def test_the_protos_are_tfs_definitions_and_bytes():
     assert mine.feature_lists.feature_list["t"].feature[1].float_list.value[0] == 1.0
 
 
-def test_no_protobuf_or_pillow_at_import():
+def test_no_protobuf_or_pillow_at_import_and_the_extra_named_when_missing():
     import subprocess
     import sys
-    code = ("import sys, eagertape.tf as tf; tf.io; tf.audio; tf.image; "
-            "print(any(m.startswith(('google.protobuf', 'PIL')) for m in sys.modules))")
+    code = """if True:
+        import sys
+        import eagertape.tf as tf
+        tf.io; tf.audio; tf.image
+        print(any(m.startswith(('google.protobuf', 'PIL')) for m in sys.modules))
+        for m in ('google.protobuf', 'PIL'):     # as if not installed
+            sys.modules[m] = None
+        png = bytes.fromhex('89504e470d0a1a0a')
+        # (TFRecord files need neither: a dataset of them is made)
+        print(tf.data.TFRecordDataset('x').element_spec.shape)
+        for use in (lambda: tf.io.parse_tensor(b'', tf.float32), lambda: tf.train.Example,
+                    lambda: tf.io.parse_single_example(b'', {'x': tf.io.VarLenFeature(tf.int64)}),
+                    lambda: tf.io.decode_png(png),
+                    lambda: tf.image.encode_png(tf.zeros([1, 1, 1], tf.uint8))):
+            try:
+                use()
+                print('no error')
+            except ImportError as e:
+                print('eagertape[io]' in str(e))
+        print(tf.io.read_file.__name__, tf.audio.decode_wav.__name__)
+    """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "JAX_PLATFORMS": "cpu"})
-    assert out.stdout.strip() == "False", out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "()"] + ["True"] * 5 + ["read_file", "decode_wav"], \
+        out.stdout + out.stderr[-2000:]
 
 
-test_no_protobuf_or_pillow_at_import = pytest.mark.subprocess(
-    test_no_protobuf_or_pillow_at_import)
+test_no_protobuf_or_pillow_at_import_and_the_extra_named_when_missing = pytest.mark.subprocess(
+    test_no_protobuf_or_pillow_at_import_and_the_extra_named_when_missing)
 
 
 # -- files and gfile ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Which of TensorFlow's names ``eagertape.tf`` resolves, in the 21 namespaces the
+"""Which of TensorFlow's names ``eagertape.tf`` resolves, in the 22 namespaces the
 report counts.
 
     python tools/tf_coverage.py [--details] [--names stored] [--json FILE]

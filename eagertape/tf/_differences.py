@@ -17,8 +17,11 @@ DIFFERENCES = (
      "random", "reproducible under a seed, but not TF's numbers (JAX's threefry, not "
      "TF's Philox); the same for tf.data's shuffle order"),
     (("tf.data.*",),
-     "data", "tf.data runs in the caller's thread, element by element; ragged, sparse "
-     "and TFRecord elements are left out"),
+     "data", "tf.data runs in the caller's thread, element by element; ragged and "
+     "sparse elements are left out"),
+    (("tf.io.*", "tf.audio.*", "tf.image.decode_*", "tf.image.encode_*"),
+     "io", "local paths only (gs:// and hdfs:// raise); JPEG decodes with the accurate "
+     "IDCT (TF's default fast IDCT differs by a few levels); encoded bytes are not TF's"),
     (("tf.strings.*", "tf.string", "tf.as_string"),
      "strings", "string tensors are NumPy arrays of bytes on the host: numeric ops, "
      "jax.jit and JAX conversions refuse them"),

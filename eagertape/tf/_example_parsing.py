@@ -323,8 +323,8 @@ def parse_example(serialized, features, example_names=None, name=None):
             out[key] = _result(np.stack(vals) if vals else _empty(dtype, (0, *_shape(cfg))))
         elif isinstance(cfg, FixedLenSequenceFeature):
             if not cfg.allow_missing:
-                raise ValueError(f"Unsupported: FixedLenSequenceFeature requires "
-                                 f"allow_missing to be True.")
+                raise ValueError("Unsupported: FixedLenSequenceFeature requires "
+                                 "allow_missing to be True.")
             out[key] = _result(_pad(vals, dtype, _shape(cfg), cfg.default_value))
         elif isinstance(cfg, VarLenFeature):
             out[key] = _sparse(vals, dtype)

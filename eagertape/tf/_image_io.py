@@ -263,8 +263,8 @@ def _open_lazy(data):
 
 
 def _gif_frames(data):
-    from PIL import ImageSequence
     im = _open_lazy(data)
+    from PIL import ImageSequence
     frames = []
     try:
         for frame in ImageSequence.Iterator(im):

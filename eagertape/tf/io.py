@@ -32,7 +32,6 @@ from ..extend import InvalidArgumentError, TensorLike as _TensorLike, as_dtype a
 from . import _gfile as gfile
 from . import _text
 from ._util import _Unsupported, left_out
-from .errors import NotFoundError, UnimplementedError
 
 __all__ = ["gfile", "read_file", "write_file", "matching_files", "match_filenames_once",
            "serialize_tensor", "parse_tensor", "decode_raw", "decode_csv", "decode_compressed",
@@ -300,8 +299,8 @@ def parse_tensor(serialized, out_type, name=None):
     >>> tf.io.parse_tensor(tf.io.serialize_tensor(tf.constant([[1, 2]])), tf.int32)
     <eagertape.Tensor: shape=(1, 2), dtype=int32, numpy=array([[1, 2]], dtype=int32)>
     """
-    from google.protobuf.message import DecodeError
     from ._proto.framework import TensorProto
+    from google.protobuf.message import DecodeError
     data = _scalar_bytes(serialized, "serialized")
     want = _as_dtype(out_type)
     p = TensorProto()
