@@ -157,10 +157,19 @@ if sys.argv[1] == "tf":
     import tensorflow as tf
 else:
     import eagertape.tf as tf
-    # The program's own `import tensorflow as tf` (and `from tensorflow import keras`)
-    # gets the facade, as a user's import line changed would.
-    sys.modules["tensorflow"] = tf
-    sys.modules["tensorflow.keras"] = tf.keras
+    # The program's own `import tensorflow as tf` (and `from tensorflow.keras import
+    # layers`) gets the facade, as the user's import line changed would; a library's
+    # imports (Keras's own `import tensorflow`) are left as they are.
+    _real_import = builtins.__import__
+    def _import(name, globals=None, locals=None, fromlist=(), level=0):
+        if (level == 0 and globals is not None and globals.get("__name__") == "__main__"
+                and (name == "tensorflow" or name.startswith("tensorflow."))):
+            obj = tf
+            for part in name.split(".")[1:]:
+                obj = getattr(obj, part)
+            return obj if fromlist else tf
+        return _real_import(name, globals, locals, fromlist, level)
+    builtins.__import__ = _import
 _out = {}
 _count = [0]
 def _plain(v, depth=0):
@@ -171,10 +180,14 @@ def _plain(v, depth=0):
         return {"object": None}
     if v is None or isinstance(v, (bool, int, float)):
         return v if not isinstance(v, float) or np.isfinite(v) else {"float": str(v)}
+    if isinstance(v, _Plot):
+        return {"object": None}
     if isinstance(v, (str, bytes)):
         return {"str": v.decode("utf-8", "replace") if isinstance(v, bytes) else v}
     if isinstance(v, dict):
         return {"dict": {str(k): _plain(x, depth + 1) for k, x in v.items()}}
+    if hasattr(v, "as_list") and hasattr(v, "rank"):    # a TensorShape (eagertape's is a tuple)
+        return {"shape": None if v.rank is None else list(v.as_list())}
     if isinstance(v, (list, tuple, range)) or type(v).__name__ in ("dict_keys", "dict_values"):
         return [_plain(x, depth + 1) for x in v]
     if isinstance(getattr(v, "history", None), dict) and hasattr(v, "epoch"):
@@ -184,8 +197,6 @@ def _plain(v, depth=0):
     if hasattr(v, "indices") and hasattr(v, "dense_shape") and hasattr(v, "values"):
         return {"sparse": [_plain(v.indices, depth + 1), _plain(v.values, depth + 1),
                            _plain(v.dense_shape, depth + 1)]}
-    if hasattr(v, "as_list") and hasattr(v, "rank"):
-        return {"shape": None if v.rank is None else list(v.as_list())}
     if hasattr(v, "is_floating") and hasattr(v, "name"):
         return {"dtype": v.name}
     if hasattr(v, "numpy"):
@@ -376,6 +387,9 @@ def run_program(name, which, env=None, timeout=900):
     with TensorFlow (``which='tf'``) or eagertape."""
     env = dict(os.environ if env is None else env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     env.pop("KERAS_BACKEND", None)
+    # This checkout's eagertape, as `python -c` from its root would import it.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(HERE),
+                                                      env.get("PYTHONPATH")]))
     t = time.time()
     with tempfile.TemporaryDirectory() as folder:
         r = subprocess.run([sys.executable, program_file(name, folder), which],
@@ -514,7 +528,14 @@ def outcome(name, mode, runner=None):
         got, err = runner(name, env)
     if got is None:
         lines = [ln for ln in err.strip().splitlines() if ln.strip()]
-        return "error", lines[-1] if lines else "failed", err
+        first = lines[-1] if lines else "failed"
+        at = re.findall(rf'census_{name}\.py", line (\d+)', err)
+        if at:          # where in the program (the file is the prelude, then the program)
+            k = int(at[-1]) - PRELUDE.count("\n")
+            src = source_of(name).splitlines()
+            if 0 < k <= len(src):
+                first += f" [program line {k}: {src[k - 1].strip()[:120]}]"
+        return "error", first, err
     diff = differences(stored["results"], got, timings=header(name).get("timings"))
     return ("pass", "", "") if not diff else ("differs", diff[0], "\n".join(diff))
 
@@ -542,11 +563,16 @@ def _status_main(names):
         pass
     for name in names or programs():
         h = header(name)
-        res = {m: outcome(name, m, runner) for m in ("eager", "fused")}
+        res, took = {}, {}
+        for m in ("eager", "fused"):
+            t0 = time.time()
+            res[m] = outcome(name, m, runner)
+            took[m] = time.time() - t0
         rows[name] = {"source": h.get("source", ""), "families": h.get("families", ""),
                       **{m: res[m][0] for m in res}, "first": res["eager"][1] or res["fused"][1]}
         print(f"| {name} | {h.get('source', '').split(' ', 1)[-1]} | {h.get('families', '')} | "
-              f"{res['eager'][0]} | {res['fused'][0]} | {(res['eager'][1] or res['fused'][1])[:300]} |",
+              f"{res['eager'][0]} | {res['fused'][0]} | {(res['eager'][1] or res['fused'][1])[:400]} | "
+              f"{took['eager']:.0f}/{took['fused']:.0f} s |",
               flush=True)
     return rows
 

@@ -9,6 +9,7 @@
 # - determinism (the census prelude, in both runs): NumPy's and Python's generators seeded;
 #   tf.random.normal/uniform/truncated_normal/shuffle and Keras's random initializers draw from NumPy;
 # - the layer is called on tf.constant([[2.0, 2.0, 2.0]]), not the nested list: Keras 3 (TF 2.16 on) takes only tensors as positional inputs (TF 2.21 raises)
+# - cell 69 (my_sequential_model.submodules) is left out: a Keras 3 Model is no tf.Module (TF 2.21 raises AttributeError)
 #
 
 # [cell 1]
@@ -281,8 +282,7 @@ print("Model results:", my_sequential_model(tf.constant([[2.0, 2.0, 2.0]])))
 # [cell 68]
 show(my_sequential_model.variables)
 
-# [cell 69]
-show(my_sequential_model.submodules)
+# [cell 69] left out: a Keras 3 model has no tf.Module submodules (TF 2.21 raises AttributeError)
 
 # [cell 71]
 inputs = tf.keras.Input(shape=[3,])

@@ -55,7 +55,7 @@ class tfds:
       n = 48 if s.startswith('train[:') else 32 if s != 'train[0:10000]' else 16
       x = rs.randint(0, 256, (n, 28, 28, 1)).astype('uint8')
       y = (x.reshape(n, -1)[:, :392].mean(1) > x.reshape(n, -1)[:, 392:].mean(1)).astype('int64') * 9 \
-          + rs.randint(0, 2, n)
+          + rs.randint(0, 2, n) * (1 - 2 * (x.reshape(n, -1)[:, :392].mean(1) > x.reshape(n, -1)[:, 392:].mean(1)))
       out.append((tf.constant(x), tf.constant(y)) if batch_size == -1 else
                  tf.data.Dataset.from_tensor_slices((x, y)).batch(batch_size))
     return out

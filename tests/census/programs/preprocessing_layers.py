@@ -13,6 +13,7 @@
 # - sizes: batch 256 is 16, Dense(32) is Dense(8), epochs 10 is 2
 # - the version shown is left out
 # - the split is three .iloc slices of the sampled frame: pandas 3 makes np.split of a DataFrame arrays (the tutorial then calls .pop on them)
+# - the last print formats 100 * prob[0]: NumPy 2 converts only 0-d arrays to a float (TF 2.21 raises on prob, of shape (1,))
 #
 
 # [cell 1]
@@ -257,5 +258,5 @@ prob = tf.nn.sigmoid(predictions[0])
 
 print(
     "This particular pet had a %.1f percent probability "
-    "of getting adopted." % (100 * prob)
+    "of getting adopted." % (100 * prob[0])
 )

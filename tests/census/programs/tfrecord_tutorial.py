@@ -10,6 +10,7 @@
 #   tf.random.normal/uniform/truncated_normal/shuffle and Keras's random initializers draw from NumPy;
 # - data: the two downloaded photographs are JPEG files of random pixels (21x32 and 32x19), written by Pillow
 # - sizes: 10,000 observations are 100
+# - _int64_feature passes int(value): protobuf 7 (installed with TF 2.21 here) takes no bool for an Int64List, which the tutorial's True and feature0 are
 #
 
 # [cell 1]
@@ -47,7 +48,7 @@ def _float_feature(value):
 
 def _int64_feature(value):
   """Returns an int64_list from a bool / enum / int / uint."""
-  return tf.train.Feature(int64_list=tf.train.Int64List(value=[value]))
+  return tf.train.Feature(int64_list=tf.train.Int64List(value=[int(value)]))
 
 # [cell 14]
 print(_bytes_feature(b'test_string'))
