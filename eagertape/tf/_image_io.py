@@ -26,7 +26,7 @@ TF's bytes (another zlib or libjpeg build and settings).
 >>> tf.io.decode_png(png).numpy().tolist()
 [[[255, 0, 0], [0, 255, 0]]]
 >>> tf.io.decode_png(png, channels=1).numpy().tolist()
-[[[76], [150]]]
+[[[76], [149]]]
 """
 import io as _pyio
 import struct
