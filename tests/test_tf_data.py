@@ -352,3 +352,27 @@ COMPOSITE_ERRORS = {
 @pytest.mark.parametrize("name", sorted(COMPOSITE_ERRORS))
 def test_sparse_and_ragged_errors_as_tensorflow(name):
     tf_oracle.check(COMPOSITE_ERRORS[name], tf_raises=True, errors="class")
+
+
+@pytest.mark.subprocess
+def test_keras_fits_and_predicts_on_sparse_elements_as_tfs_keras_does():
+    # A sparse Input and Dense (TF's "Working with sparse tensors" guide), trained on a
+    # tf.data pipeline of SparseTensor batches and on a SparseTensor given as x.
+    import textwrap
+    import test_keras
+    test_keras._same_as_tf(textwrap.dedent("""
+    x = tf.keras.Input(shape=(4,), sparse=True)
+    model = tf.keras.Model(x, tf.keras.layers.Dense(2)(x))
+    model.set_weights(weights_like(model))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse")
+    st = tf.SparseTensor(indices=[[0, 1], [1, 0], [2, 3], [3, 2], [5, 1]],
+                         values=[1.0, 2.0, 3.0, 4.0, 5.0], dense_shape=[6, 4])
+    y = np.arange(12, dtype=np.float32).reshape(6, 2) / 10
+    ds = tf.data.Dataset.from_tensor_slices((st, y)).batch(3)
+    emit("fit_dataset", np.array(model.fit(ds, epochs=2, verbose=0).history["loss"]))
+    emit("evaluate_dataset", np.array(model.evaluate(ds, verbose=0)))
+    emit("predict_sparse", model.predict(st, verbose=0))
+    emit("fit_sparse", np.array(model.fit(st, y, batch_size=3, epochs=1, verbose=0,
+                                          shuffle=False).history["loss"]))
+    emit("kernel", model.layers[-1].kernel)
+    """))

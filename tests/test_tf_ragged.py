@@ -186,3 +186,22 @@ def test_errors_name_the_argument_and_what_to_do():
         etf.RaggedTensor.from_tensor([[1, 2]], ragged_rank=2)
     with pytest.raises(TypeError, match="ambiguous"):
         bool(rt)
+
+
+@pytest.mark.both_modes
+def test_a_tf_function_takes_and_returns_ragged_tensors_and_keras_refuses_them():
+    f = etf.function(lambda r: (r * 2, etf.reduce_sum(r, axis=1)))
+    x = etf.Variable([1.0, 2.0, 3.0])
+    with etf.GradientTape() as tape:
+        doubled, sums = f(etf.RaggedTensor.from_row_lengths(x, [2, 1]))
+        loss = etf.reduce_sum(doubled.to_tensor()) + etf.reduce_sum(sums * [1.0, 3.0])
+    assert doubled.to_list() == [[2.0, 4.0], [6.0]] and sums.numpy().tolist() == [3.0, 3.0]
+    assert tape.gradient(loss, x).numpy().tolist() == [3.0, 3.0, 5.0]
+    f(etf.ragged.constant([[5.0], [6.0, 7.0]]))       # other rows: traced again
+    assert f.experimental_get_tracing_count() == 2
+    import jax
+    # Rebuilt from JAX arrays, as a Keras layer's call rebuilds its inputs: refused.
+    _, treedef = jax.tree_util.tree_flatten(etf.ragged.constant([[1.0]]),
+                                            is_leaf=lambda v: isinstance(v, etf.Tensor))
+    with pytest.raises(ValueError, match="to_tensor"):
+        jax.tree_util.tree_unflatten(treedef, [np.ones(1, np.float32)])

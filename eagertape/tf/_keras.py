@@ -1320,10 +1320,15 @@ def join_data(Dataset):
             self.dataset = dataset
 
         def get_numpy_iterator(self):
-            return data_adapter_utils.get_numpy_iterator(self.dataset.as_numpy_iterator())
+            return data_adapter_utils.get_numpy_iterator(self._batches())
 
         def get_jax_iterator(self):
-            return data_adapter_utils.get_jax_iterator(self.dataset.as_numpy_iterator())
+            return data_adapter_utils.get_jax_iterator(self._batches())
+
+        def _batches(self):
+            # (SparseTensor batches as JAX's BCOO: tf/data.py's keras_inputs)
+            from .data import keras_inputs
+            return map(keras_inputs, self.dataset.as_numpy_iterator())
 
         def get_tf_dataset(self):
             raise NotImplementedError("eagertape's tf.data runs on NumPy, not TensorFlow")
@@ -1358,7 +1363,8 @@ def join_data(Dataset):
                     raise ValueError(f"argument `{what}` is not accepted with a tf.data."
                                      "Dataset as `x`: the dataset yields (x, y[, weights])")
             return DatasetAdapter(x)
-        return get_data_adapter(x, y, sample_weight, *args, **kwargs)
+        from .data import keras_inputs
+        return get_data_adapter(keras_inputs(x), y, sample_weight, *args, **kwargs)
 
     _patch(data_adapters, "get_data_adapter", get_data_adapter_, own)
 

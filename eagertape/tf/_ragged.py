@@ -1442,6 +1442,14 @@ def _flatten(rt):
 
 def _unflatten(rows, children):
     v = children[0]
+    if not isinstance(v, _TensorLike):
+        # Rebuilt from JAX arrays: JAX-level code (a Keras layer's call) was handed a
+        # RaggedTensor, which has no JAX (or Keras 3) counterpart.
+        raise ValueError(
+            "a RaggedTensor cannot enter JAX-level code (Keras 3 takes ragged inputs only "
+            "on its TensorFlow backend, not on JAX): pad the rows with "
+            "rt.to_tensor() and mask the padding (mask_zero=True in Embedding, or a Masking "
+            "layer), or batch a dataset with padded_batch rather than ragged_batch")
     for splits, uniform, sdt in reversed(rows.levels):
         out = object.__new__(RaggedTensor)
         out._values, out._splits, out._uniform = v, splits, uniform

@@ -1848,3 +1848,26 @@ def _read_lines(path, kind):
     if lines[-1] == b"":
         lines.pop()
     return [line[:-1] if line.endswith(b"\r") else line for line in lines]
+
+
+def keras_inputs(x):
+    """``x`` (a nest) as Keras on JAX takes model inputs: each SparseTensor a JAX
+    ``BCOO`` (Keras's sparse array on JAX); a RaggedTensor refused with what to do
+    (Keras 3 has no ragged inputs on JAX)."""
+    if isinstance(x, _Composite):
+        x = x.value()
+    if isinstance(x, _SparseTensor):
+        from .sparse import _unflatten
+        return _unflatten(x._shape, (np.asarray(x.indices.numpy()), _to_numpy(x.values)))
+    if isinstance(x, _RaggedTensor):
+        raise ValueError(
+            "Keras 3 takes RaggedTensor inputs only on its TensorFlow backend, not on JAX: "
+            "pad the rows with rt.to_tensor() (and mask the padding: mask_zero=True in "
+            "Embedding, or a Masking layer), or batch with padded_batch instead of "
+            "ragged_batch")
+    if isinstance(x, dict):
+        return type(x)((k, keras_inputs(v)) for k, v in x.items())
+    if isinstance(x, (tuple, list)):
+        items = [keras_inputs(v) for v in x]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
+    return x
