@@ -942,14 +942,15 @@ def _worker(backend):
         tf.config.threading.set_inter_op_parallelism_threads(1)
         tf.get_logger().setLevel("ERROR")
 
-        def dense(x):   # TF's gather gradients are IndexedSlices; eagertape's are dense
+        def dense(x):   # gather gradients are IndexedSlices (in both): compared dense
             return tf.convert_to_tensor(x) if isinstance(x, tf.IndexedSlices) else x
         thread_state = None
     else:
         import eagertape
         import eagertape.tf as tf
         from eagertape.introspect import thread_state
-        dense = lambda x: x  # noqa: E731
+        def dense(x):
+            return tf.convert_to_tensor(x) if isinstance(x, tf.IndexedSlices) else x
     proto.write(json.dumps({"ready": backend}) + "\n")
     proto.flush()
     for line in sys.stdin:
