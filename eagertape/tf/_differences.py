@@ -17,8 +17,8 @@ DIFFERENCES = (
      "random", "reproducible under a seed, but not TF's numbers (JAX's threefry, not "
      "TF's Philox); the same for tf.data's shuffle order"),
     (("tf.data.*",),
-     "data", "tf.data runs in the caller's thread, element by element; ragged and "
-     "sparse elements are left out"),
+     "data", "tf.data runs in the caller's thread, element by element; a mapped "
+     "dataset's element_spec is read from its first element"),
     (("tf.io.*", "tf.audio.*", "tf.image.decode_*", "tf.image.encode_*"),
      "io", "local paths only (gs:// and hdfs:// raise); JPEG decodes with the accurate "
      "IDCT (TF's default fast IDCT differs by a few levels); encoded bytes are not TF's"),
@@ -28,10 +28,10 @@ DIFFERENCES = (
     (("tf.strings.regex_*",),
      "regex", "TF's RE2 syntax run by Python's re: \\p{...} classes raise, and patterns "
      "RE2 refuses (look-arounds) run"),
-    (("tf.RaggedTensor", "tf.strings.split", "tf.strings.unicode_split",
+    (("tf.RaggedTensor", "tf.ragged.*", "tf.strings.split", "tf.strings.unicode_split",
       "tf.strings.ngrams"),
-     "ragged", "RaggedTensor is held on the host, not a Tensor: call to_tensor() before "
-     "a tape, a tf.function, a layer or tf.data"),
+     "ragged", "row splits on the host (int64); a tf.function traces once per row "
+     "structure; Keras on JAX takes none: call to_tensor() before a layer"),
     (("tf.keras.layers.StringLookup", "tf.keras.layers.TextVectorization"),
      "string-layers", "Keras's own layers, which need TensorFlow installed on every Keras "
      "backend"),
