@@ -87,7 +87,9 @@ def _private_imports(package, facade):
                 if comps[0] != top or comps[:2] == [top, facade]:
                     continue
                 full = comps + ([name] if name and name != "*" else [])
-                if any(c.startswith("_") for c in full[1:]):
+                # A dunder (eagertape.__version__) is public; one underscore is private.
+                if any(c.startswith("_") and not (c.startswith("__") and c.endswith("__"))
+                       for c in full[1:]):
                     found.append(f"{path.relative_to(package)}:{node.lineno}: {'.'.join(full)}")
     return found
 
