@@ -61,6 +61,20 @@ def _slices(tf):
             tf.clip_by_norm(tf.convert_to_tensor(s), 2.0))
 
 
+def _clipped(tf):
+    s = tf.IndexedSlices(tf.constant([[3.0, 4.0], [3.0, 4.0]]), tf.constant([1, 1]),
+                         tf.constant([3, 2]))
+    d = tf.constant([1.0, 2.0])
+    by_norm = tf.clip_by_norm(s, 5.0)
+    (gs, gd), norm = tf.clip_by_global_norm([s, d], 4.0)
+    return (_described(tf, by_norm), _described(tf, gs), gd, norm,
+            tf.linalg.global_norm([s, d]))
+
+
+def test_clipping_an_indexed_slices_as_tf():
+    tf_oracle.check(_clipped, rtol=1e-6, atol=1e-6)
+
+
 def test_indexed_slices_densify_as_tf():
     tf_oracle.check(_slices, rtol=1e-6, atol=1e-6)
 

@@ -237,7 +237,9 @@ def global_norm(t_list, name=None):
     """``sqrt(sum of the squares of every entry of every tensor)``; None entries skipped."""
     if isinstance(t_list, _TensorLike) or not isinstance(t_list, (list, tuple)):
         raise TypeError("argument `t_list` of global_norm must be a sequence of tensors")
-    ts = [_t(t) for t in t_list if t is not None]
+    from ._indexed_slices import IndexedSlices
+    # TF's: an IndexedSlices counts its values (a repeated index's rows each).
+    ts = [t.values if isinstance(t, IndexedSlices) else _t(t) for t in t_list if t is not None]
     return _np.sqrt(builtins.sum(_np.sum(t * t) for t in ts))
 
 
