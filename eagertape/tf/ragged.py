@@ -13,9 +13,12 @@ from ._ragged import (RaggedTensor, RaggedTensorSpec, boolean_mask, constant,  #
                       segment_ids_to_row_splits, stack_dynamic_partitions)
 from ._ragged import stack as _stack
 from ._ragged import ragged_range as range  # noqa: A004  (TF's name)
-from ._util import _Unsupported
+from ._util import _Unsupported, left_out
 
-_unsupported = _Unsupported("tf.ragged", {})
+_unsupported = _Unsupported("tf.ragged", left_out(
+    "feature crosses of string columns are not built (nor tf.sparse.cross); join each "
+    "row's values with tf.strings.join and hash them with tf.strings.to_hash_bucket_fast",
+    "cross cross_hashed"))
 
 
 def stack(values, axis=0, name=None):
