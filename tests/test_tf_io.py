@@ -52,45 +52,66 @@ def _tmp():
 
 # -- the protos: TF's definitions ---------------------------------------------------
 
-def test_the_protos_are_tfs_definitions_and_bytes():
+def _tf_side(name, compute, *parts):
+    """TF's answers for a test (picklable), computed in this process once and kept by
+    tests/tf_oracle.py, so a warm run imports no TensorFlow."""
+    return tf_oracle.cached(f"test_tf_io.{name}", [compute, *parts], lambda: compute(*parts))
+
+
+def _tf_protos():
     from google.protobuf import descriptor_pb2
+    from eagertape.tf._proto import example as _ex, framework as _fw     # (before TF)
+    import tensorflow as tf        # TF's protos after eagertape's: the pools must not clash
     from tensorflow.core.example import example_pb2, feature_pb2
     from tensorflow.core.framework import (resource_handle_pb2, tensor_pb2, tensor_shape_pb2,
                                            types_pb2)
-    from eagertape.tf._proto import POOL, framework
-    from eagertape.tf._proto import example as ex
-    for theirs in (types_pb2, tensor_shape_pb2, resource_handle_pb2, tensor_pb2, feature_pb2,
+    files = []
+    for module in (types_pb2, tensor_shape_pb2, resource_handle_pb2, tensor_pb2, feature_pb2,
                    example_pb2):
-        want = descriptor_pb2.FileDescriptorProto()
-        theirs.DESCRIPTOR.CopyToProto(want)
-        want.ClearField("options")          # java/go package names only
-        got = descriptor_pb2.FileDescriptorProto()
-        POOL.FindFileByName(want.name).CopyToProto(got)
-        assert got == want, want.name
-    # the private pool: TF's classes and these live side by side
-    assert framework.TensorProto is not tensor_pb2.TensorProto
-    import tensorflow as tf
-    proto = tf.make_tensor_proto(np.arange(6, dtype=np.float32).reshape(2, 3))
-    mine = framework.TensorProto.FromString(proto.SerializeToString())
-    assert mine.SerializeToString() == proto.SerializeToString()
-    theirs = tf.train.Example(features=tf.train.Features(feature={
+        fd = descriptor_pb2.FileDescriptorProto()
+        module.DESCRIPTOR.CopyToProto(fd)
+        fd.ClearField("options")          # java/go package names only
+        files.append(fd.SerializeToString())
+    tensor = tf.make_tensor_proto(np.arange(6, dtype=np.float32).reshape(2, 3))
+    example = tf.train.Example(features=tf.train.Features(feature={
         "a": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"x", b"yz"])),
         "b": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5, -1e30])),
         "c": tf.train.Feature(int64_list=tf.train.Int64List(value=[-1, 2 ** 62]))}))
-    ours = etf.train.Example(features=etf.train.Features(feature={
-        "a": etf.train.Feature(bytes_list=etf.train.BytesList(value=[b"x", b"yz"])),
-        "b": etf.train.Feature(float_list=etf.train.FloatList(value=[0.5, -1e30])),
-        "c": etf.train.Feature(int64_list=etf.train.Int64List(value=[-1, 2 ** 62]))}))
-    assert ours.SerializeToString() == theirs.SerializeToString()
-    assert ex.Example.FromString(theirs.SerializeToString()) == ours
-    assert tf.train.Example.FromString(ours.SerializeToString()) == theirs
     se = tf.train.SequenceExample(
         context=tf.train.Features(feature={"n": tf.train.Feature(
             int64_list=tf.train.Int64List(value=[3]))}),
         feature_lists=tf.train.FeatureLists(feature_list={"t": tf.train.FeatureList(feature=[
             tf.train.Feature(float_list=tf.train.FloatList(value=[1.0]))] * 2)}))
-    mine = etf.train.SequenceExample.FromString(se.SerializeToString())
-    assert mine.SerializeToString() == se.SerializeToString()
+    return {"files": files, "tensor": tensor.SerializeToString(),
+            "example": example.SerializeToString(deterministic=True),
+            "sequence": se.SerializeToString(deterministic=True),
+            "distinct": (tensor_pb2.TensorProto is not _fw.TensorProto
+                         and example_pb2.Example is not _ex.Example)}
+
+
+def test_the_protos_are_tfs_definitions_and_bytes():
+    from google.protobuf import descriptor_pb2
+    from eagertape.tf._proto import POOL, framework
+    tf_side = _tf_side("protos", _tf_protos)
+    assert tf_side["distinct"]          # TF's and eagertape's classes side by side
+    for data in tf_side["files"]:
+        want = descriptor_pb2.FileDescriptorProto.FromString(data)
+        got = descriptor_pb2.FileDescriptorProto()
+        POOL.FindFileByName(want.name).CopyToProto(got)
+        assert got == want, want.name
+    mine = framework.TensorProto.FromString(tf_side["tensor"])
+    assert mine.SerializeToString() == tf_side["tensor"]
+    np.testing.assert_array_equal(etf.io.parse_tensor(
+        etf.io.serialize_tensor(np.arange(6, dtype=np.float32).reshape(2, 3)), "float32"),
+        np.arange(6, dtype=np.float32).reshape(2, 3))
+    ours = etf.train.Example(features=etf.train.Features(feature={
+        "a": etf.train.Feature(bytes_list=etf.train.BytesList(value=[b"x", b"yz"])),
+        "b": etf.train.Feature(float_list=etf.train.FloatList(value=[0.5, -1e30])),
+        "c": etf.train.Feature(int64_list=etf.train.Int64List(value=[-1, 2 ** 62]))}))
+    assert ours.SerializeToString(deterministic=True) == tf_side["example"]
+    assert etf.train.Example.FromString(tf_side["example"]) == ours
+    mine = etf.train.SequenceExample.FromString(tf_side["sequence"])
+    assert mine.SerializeToString(deterministic=True) == tf_side["sequence"]
     assert mine.feature_lists.feature_list["t"].feature[1].float_list.value[0] == 1.0
 
 
@@ -290,7 +311,7 @@ def test_codecs(name):
     _check(CODEC[name])
 
 
-def test_parse_tensor_reads_tfs_value_fields():
+def _tf_value_fields():
     import tensorflow as tf
     cases = [tf.make_tensor_proto(1.5, shape=[2, 2]),              # float_val, repeated
              tf.make_tensor_proto([1, 2, 3], dtype=tf.int8),
@@ -299,9 +320,13 @@ def test_parse_tensor_reads_tfs_value_fields():
              tf.make_tensor_proto([True], dtype=tf.bool, shape=[2]),
              tf.make_tensor_proto([1 + 2j], dtype=tf.complex64),
              tf.make_tensor_proto(["a", "b"])]
-    for p in cases:
-        want = tf.io.parse_tensor(p.SerializeToString(), p.dtype).numpy()
-        got = etf.io.parse_tensor(p.SerializeToString(), tf.as_dtype(p.dtype).name).numpy()
+    return [(p.SerializeToString(), tf.as_dtype(p.dtype).name,
+             tf.io.parse_tensor(p.SerializeToString(), p.dtype).numpy()) for p in cases]
+
+
+def test_parse_tensor_reads_tfs_value_fields():
+    for data, dtype, want in _tf_side("value_fields", _tf_value_fields):
+        got = etf.io.parse_tensor(data, dtype).numpy()
         np.testing.assert_array_equal(got, want)
         assert got.dtype == want.dtype
 
@@ -379,38 +404,56 @@ def test_images(name):
     _check(IMAGES[name])
 
 
+_PNG_CASES = [(c, dt) for c in (1, 3, 4) for dt in ("uint8", "uint16")]
+_JPEG_CASES = [(seed, q, sub) for seed in range(3) for q, sub in ((95, True), (75, False))]
+_JPEG_DECODES = ((3, ""), (3, "INTEGER_ACCURATE"), (1, "INTEGER_ACCURATE"))
+
+
+def _tf_images(ours_png, ours_jpeg):
+    import tensorflow as tf
+    png = []
+    for (c, dt), ours in zip(_PNG_CASES, ours_png):
+        theirs = tf.io.encode_png(_img((6, 5, c), np.dtype(dt), seed=c)).numpy()
+        png.append((theirs, tf.io.decode_png(ours, dtype=dt).numpy(),
+                    [tf.io.decode_png(theirs, channels=ch, dtype=dt).numpy()
+                     for ch in (0, 1, 3, 4)]))
+    jpeg = []
+    for (seed, q, sub), ours in zip(_JPEG_CASES, ours_jpeg):
+        theirs = tf.io.encode_jpeg(_smooth(48, 64, seed), quality=q,
+                                   chroma_downsampling=sub).numpy()
+        jpeg.append((theirs, [[tf.io.decode_jpeg(data, channels=ch, dct_method=dct).numpy()
+                               for ch, dct in _JPEG_DECODES] for data in (theirs, ours)]))
+    return png, jpeg
+
+
 def test_images_cross_library():
     """PNG written by either library decodes to the same pixels in the other;
     JPEG decodes within the IDCT's tolerance (see tf/_image_io.py)."""
-    import tensorflow as tf
-    for c in (1, 3, 4):
-        for dt in (np.uint8, np.uint16):
-            img = _img((6, 5, c), dt, seed=c)
-            theirs = tf.io.encode_png(img).numpy()
-            np.testing.assert_array_equal(etf.io.decode_png(theirs, dtype=dt).numpy(), img)
-            ours = etf.io.encode_png(img).numpy()
-            np.testing.assert_array_equal(tf.io.decode_png(ours, dtype=dt).numpy(), img)
-            for ch in (0, 1, 3, 4):
-                np.testing.assert_array_equal(
-                    etf.io.decode_png(theirs, channels=ch, dtype=dt).numpy(),
-                    tf.io.decode_png(theirs, channels=ch, dtype=dt).numpy())
+    ours_png = [etf.io.encode_png(_img((6, 5, c), np.dtype(dt), seed=c)).numpy()
+                for c, dt in _PNG_CASES]
+    ours_jpeg = [etf.io.encode_jpeg(_smooth(48, 64, seed), quality=q,
+                                    chroma_downsampling=sub).numpy()
+                 for seed, q, sub in _JPEG_CASES]
+    png, jpeg = _tf_side("images", _tf_images, ours_png, ours_jpeg)
+    for (c, dt), (theirs, tf_of_ours, tf_decodes) in zip(_PNG_CASES, png):
+        img = _img((6, 5, c), np.dtype(dt), seed=c)
+        np.testing.assert_array_equal(tf_of_ours, img)
+        np.testing.assert_array_equal(etf.io.decode_png(theirs, dtype=dt).numpy(), img)
+        for ch, want in zip((0, 1, 3, 4), tf_decodes):
+            np.testing.assert_array_equal(
+                etf.io.decode_png(theirs, channels=ch, dtype=dt).numpy(), want)
     worst = {}
-    for seed in range(3):
+    for (seed, q, sub), ours, (theirs, tf_decodes) in zip(_JPEG_CASES, ours_jpeg, jpeg):
+        for data, wants in zip((theirs, ours), tf_decodes):
+            for (ch, dct), want in zip(_JPEG_DECODES, wants):
+                got = etf.io.decode_jpeg(data, channels=ch, dct_method=dct).numpy()
+                assert got.shape == want.shape and got.dtype == want.dtype
+                d = int(np.abs(got.astype(int) - want).max())
+                worst[dct] = max(worst.get(dct, 0), d)
+        # eagertape's encoder keeps the picture as well as TF's, within a level
         img = _smooth(48, 64, seed)
-        for q, sub in ((95, True), (75, False)):
-            theirs = tf.io.encode_jpeg(img, quality=q, chroma_downsampling=sub).numpy()
-            ours = etf.io.encode_jpeg(img, quality=q, chroma_downsampling=sub).numpy()
-            for data in (theirs, ours):
-                for ch, dct in ((3, ""), (3, "INTEGER_ACCURATE"), (1, "INTEGER_ACCURATE")):
-                    want = tf.io.decode_jpeg(data, channels=ch, dct_method=dct).numpy()
-                    got = etf.io.decode_jpeg(data, channels=ch, dct_method=dct).numpy()
-                    assert got.shape == want.shape and got.dtype == want.dtype
-                    d = int(np.abs(got.astype(int) - want).max())
-                    worst[dct] = max(worst.get(dct, 0), d)
-            # eagertape's encoder keeps the picture as well as TF's, within a level
-            err = [np.abs(tf.io.decode_jpeg(x).numpy().astype(int) - img).mean()
-                   for x in (ours, theirs)]
-            assert err[0] <= err[1] + 1, err
+        err = [np.abs(w[0].astype(int) - img).mean() for w in reversed(tf_decodes)]
+        assert err[0] <= err[1] + 1, err
     assert worst["INTEGER_ACCURATE"] == 0, worst    # TF's pixels (measured: 0)
     assert worst[""] <= 8, worst                   # TF's fast IDCT (measured: 7)
 
@@ -540,22 +583,43 @@ def test_tfrecord(name):
     _check(RECORDS[name])
 
 
-def test_tfrecord_files_cross_library():
+_RECORDS_CROSS = [b"", b"a", bytes(range(256)) * 20, b"\n\x00" * 3]
+
+
+def _tf_record_files(ours):
     import tensorflow as tf
+    d = tempfile.mkdtemp()
+    out = {}
+    for kind, data in zip(("", "GZIP", "ZLIB"), ours):
+        p = os.path.join(d, f"t{kind}")
+        with tf.io.TFRecordWriter(p, kind) as w:
+            for r in _RECORDS_CROSS:
+                w.write(r)
+        q = os.path.join(d, f"o{kind}")
+        open(q, "wb").write(data)
+        out[kind] = (open(p, "rb").read(),
+                     [r.numpy() for r in tf.data.TFRecordDataset(q, kind)])
+    return out
+
+
+def test_tfrecord_files_cross_library():
     d = _tmp()
-    records = [b"", b"a", os.urandom(5000), etf.train.Example().SerializeToString()]
+    ours = []
     for kind in ("", "GZIP", "ZLIB"):
-        theirs, ours = os.path.join(d, f"t{kind}"), os.path.join(d, f"o{kind}")
-        with tf.io.TFRecordWriter(theirs, kind) as w:
-            for r in records:
+        p = os.path.join(d, f"o{kind}")
+        with etf.io.TFRecordWriter(p, kind) as w:
+            for r in _RECORDS_CROSS:
                 w.write(r)
-        with etf.io.TFRecordWriter(ours, kind) as w:
-            for r in records:
-                w.write(r)
-        assert [r.numpy() for r in etf.data.TFRecordDataset(theirs, kind)] == records
-        assert [r.numpy() for r in tf.data.TFRecordDataset(ours, kind)] == records
+        ours.append(open(p, "rb").read())
+    tf_side = _tf_side("records", _tf_record_files, ours)
+    for kind, data in zip(("", "GZIP", "ZLIB"), ours):
+        theirs, tf_read_ours = tf_side[kind]
+        assert tf_read_ours == _RECORDS_CROSS
+        p = os.path.join(d, f"t{kind}")
+        open(p, "wb").write(theirs)
+        assert [r.numpy() for r in etf.data.TFRecordDataset(p, kind)] == _RECORDS_CROSS
         if not kind:
-            assert open(theirs, "rb").read() == open(ours, "rb").read()
+            assert theirs == data
 
 
 def test_tfrecord_pipeline_and_its_saved_position():
