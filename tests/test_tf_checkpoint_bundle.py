@@ -7,7 +7,8 @@ compiled model, corrupted copies) and records what its readers give: every
 tensor's bytes, names, shapes, dtypes, the Keras models' outputs and the weights
 after one more Adam step, its errors. A second process, which imports
 ``eagertape.tf`` and never TensorFlow, reads and restores them; every value is
-compared.
+compared. Before TF's process starts, eagertape writes a checkpoint in TF's format
+(``CheckpointOptions(eagertape_format="tensorflow")``), which TF restores there.
 """
 import json
 import os
@@ -156,6 +157,21 @@ out["compiled_weights"] = [np.asarray(v).tolist() for v in compiled.weights]
 out["compiled_opt"] = [np.asarray(v).tolist() for v in compiled.optimizer.variables]
 out["compiled_outputs"] = np.asarray(compiled(x)).tolist()
 out["load_weights_prefix"] = error(lambda: compiled.load_weights(path))
+
+# -- what eagertape wrote in TF's format (eagertape_format="tensorflow"), restored by TF
+fe = tf.Module()
+fe.f32, fe.bf = tf.Variable(tf.zeros([2, 3])), tf.Variable(tf.zeros([2], tf.bfloat16))
+fe.items = [tf.Variable(np.int64(0)), {"a.b/c": tf.Variable([False, False])}]
+fe.sub = tf.Module()
+fe.sub.h = tf.Variable(np.zeros([0, 2], np.float16))
+fe.same = fe.f32
+fe_ckpt = tf.train.Checkpoint(mod=fe)
+fe_path = tf.train.latest_checkpoint(os.path.join(d, "from_et"))
+status = fe_ckpt.restore(fe_path)
+out["from_et"] = [os.path.basename(fe_path), outcome(status.assert_consumed),
+                  int(fe_ckpt.save_counter.numpy()),
+                  [enc(v) for v in (fe.f32, fe.bf, fe.items[0], fe.items[1]["a.b/c"], fe.sub.h)],
+                  sorted(os.listdir(os.path.join(d, "from_et")))]
 
 # -- what TF's readers say of missing and corrupted files
 latest = os.path.join(d, out["mod_latest"])
@@ -391,8 +407,42 @@ def _run(program, d):
     return json.loads(lines[-1][len("RESULT "):])
 
 
+def _write_for_tf(d):
+    # eagertape writes TF's format here, before TF's process starts, which restores it
+    import eagertape.tf as tf
+    fe = tf.Module()
+    fe.f32 = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+    fe.bf = tf.Variable(tf.constant([1.5, -2.0], tf.bfloat16))
+    fe.items = [tf.Variable(np.int64(2 ** 40)), {"a.b/c": tf.Variable([True, False])}]
+    fe.sub = tf.Module()
+    fe.sub.h = tf.Variable(np.zeros([0, 2], np.float16))
+    fe.same = fe.f32
+    opts = tf.train.CheckpointOptions(eagertape_format="tensorflow")
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(mod=fe), d / "from_et", 1)
+    manager.save(options=opts)
+    manager.save(options=opts)
+    import eagertape as et
+    with pytest.raises(ValueError, match=r"'opt' \(a Adam\).*eagertape_format='orbax'"):
+        tf.train.Checkpoint(opt=et.optimizers.Adam(0.1)).write(d / "refused", options=opts)
+    assert not list(d.glob("refused*"))
+    with pytest.raises(ValueError, match="eagertape_format"):
+        tf.train.CheckpointOptions(eagertape_format="tf")
+    return [_enc(v.numpy()) for v in (fe.f32, fe.bf, fe.items[0], fe.items[1]["a.b/c"],
+                                      fe.sub.h)]
+
+
+def _enc(v):
+    import eagertape.tf as tf
+    v = np.asarray(v)
+    return {"dtype": tf.as_dtype(v.dtype).name, "shape": list(v.shape), "hex": v.tobytes().hex()}
+
+
 def _written(d):
-    return d, _run(_TF_SIDE, d), _run(_ET_SIDE, d)
+    wrote = _write_for_tf(d)
+    tf_out = _run(_TF_SIDE, d)
+    assert tf_out["from_et"] == ["ckpt-2", "ok", 2, wrote,
+                                 ["checkpoint", "ckpt-2.data-00000-of-00001", "ckpt-2.index"]]
+    return d, tf_out, _run(_ET_SIDE, d)
 
 
 def test_checkpoints_tensorflow_wrote(tmp_path):

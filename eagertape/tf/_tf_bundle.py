@@ -360,3 +360,148 @@ class BundleReader:
         value = np.empty(count, object)
         value[:] = out
         return value.reshape(self.shape(key)), crc
+
+
+# -- writing -------------------------------------------------------------------------
+_BLOCK_SIZE = 262144          # TF's table::Options block_size
+_RESTART_INTERVAL = 16        # LevelDB's / TF's block_restart_interval
+
+
+def _put_varint(out, n):
+    while n >= 0x80:
+        out.append((n & 0x7f) | 0x80)
+        n >>= 7
+    out.append(n)
+
+
+def _build_block(entries, restart_interval):
+    out, restarts, last = bytearray(), [], b""
+    for i, (key, value) in enumerate(entries):
+        shared = 0
+        if i % restart_interval:
+            limit = min(len(last), len(key))
+            while shared < limit and last[shared] == key[shared]:
+                shared += 1
+        else:
+            restarts.append(len(out))
+        _put_varint(out, shared)
+        _put_varint(out, len(key) - shared)
+        _put_varint(out, len(value))
+        out += key[shared:] + value
+        last = key
+    restarts = restarts or [0]
+    out += struct.pack(f"<{len(restarts)}I", *restarts) + struct.pack("<I", len(restarts))
+    return bytes(out)
+
+
+def _write_table(f, entries):
+    """A LevelDB-format table of the sorted ``entries`` (bytes, bytes), uncompressed,
+    as TF's TableBuilder writes it."""
+    pos = 0
+
+    def block(contents):
+        nonlocal pos
+        trailer = bytes([_NO_COMPRESSION])
+        f.write(contents + trailer + struct.pack("<I", masked_crc32c(contents + trailer)))
+        handle = (pos, len(contents))
+        pos += len(contents) + 5
+        return handle
+
+    index, current, size = [], [], 0
+    for key, value in entries:
+        current.append((key, value))
+        size += len(key) + len(value) + 8
+        if size >= _BLOCK_SIZE:
+            index.append((current[-1][0], block(_build_block(current, _RESTART_INTERVAL))))
+            current, size = [], 0
+    if current:
+        index.append((current[-1][0], block(_build_block(current, _RESTART_INTERVAL))))
+    meta = block(_build_block([], 1))
+    handles = []
+    for key, (offset, length) in index:
+        h = bytearray()
+        _put_varint(h, offset)
+        _put_varint(h, length)
+        handles.append((key, bytes(h)))
+    index_handle = block(_build_block(handles, 1))
+    footer = bytearray()
+    for offset, length in (meta, index_handle):
+        _put_varint(footer, offset)
+        _put_varint(footer, length)
+    footer += bytes(40 - len(footer)) + struct.pack("<Q", _MAGIC)
+    f.write(bytes(footer))
+
+
+_CODES = {np.dtype(v).str if v != "bfloat16" else "bfloat16": k
+          for k, v in _DTYPES.items() if v not in ("?",)}
+
+
+def _code(dtype):
+    dtype = np.dtype(dtype)
+    if dtype == object:
+        return _STRING
+    if dtype == np.bool_:
+        return 10
+    if dtype.name == "bfloat16":
+        return 14
+    code = _CODES.get(dtype.newbyteorder("<").str if dtype.itemsize > 1 else dtype.str)
+    if code is None:
+        raise TypeError(f"a {dtype.name} value cannot be written in TensorFlow's format")
+    return code
+
+
+def _string_bytes(value):
+    lengths, crc = bytearray(), 0
+    items = [bytes(x) for x in np.asarray(value, object).ravel()]
+    for x in items:
+        _put_varint(lengths, len(x))
+        crc = crc32c(struct.pack("<I" if len(x) <= 0xffffffff else "<Q", len(x)), crc)
+    masked = struct.pack("<I", (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xffffffff)
+    crc = crc32c(masked, crc)
+    body = b"".join(items)
+    return bytes(lengths) + masked + body, crc32c(body, crc)
+
+
+def write_bundle(prefix, tensors):
+    """Write ``tensors`` (``{key: NumPy array}``; strings as object arrays of bytes)
+    as TF's tensor bundle ``prefix.index`` + ``prefix.data-00000-of-00001``, one
+    shard, as TF's BundleWriter lays it out, each file written under a temporary
+    name and renamed into place."""
+    from ._proto.checkpoint import BundleEntryProto, BundleHeaderProto
+    prefix = os.fspath(prefix)
+    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
+    data_name, index_name = f"{prefix}.data-00000-of-00001", f"{prefix}.index"
+    tmp = f".tmp-{os.getpid()}-{id(tensors)}"
+    entries, offset = [], 0
+    try:
+        with open(data_name + tmp, "wb") as f:
+            for key in sorted(tensors, key=lambda k: k.encode()):
+                value = np.asarray(tensors[key])
+                if value.dtype == object:
+                    raw, crc = _string_bytes(value)
+                else:
+                    raw = np.ascontiguousarray(value).astype(
+                        value.dtype.newbyteorder("<")).tobytes()
+                    crc = crc32c(raw)
+                entry = BundleEntryProto(dtype=_code(value.dtype), shard_id=0, offset=offset,
+                                         size=len(raw), crc32c=_mask(crc))
+                for n in value.shape:
+                    entry.shape.dim.add(size=n)
+                f.write(raw)
+                offset += len(raw)
+                entries.append((key.encode(), entry.SerializeToString()))
+        header = BundleHeaderProto(num_shards=1, endianness=0)
+        header.version.producer = 1
+        with open(index_name + tmp, "wb") as f:
+            _write_table(f, [(b"", header.SerializeToString())] + entries)
+        os.replace(data_name + tmp, data_name)
+        os.replace(index_name + tmp, index_name)
+    finally:
+        for name in (data_name + tmp, index_name + tmp):
+            if os.path.exists(name):
+                os.remove(name)
+    return prefix
+
+
+def _mask(c):
+    return (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xffffffff

@@ -23,7 +23,9 @@ after that, so a save that fails midway leaves the last good checkpoint and
 ``latest_checkpoint`` as they were (and ``save_counter`` as it was, where TF's
 would have moved on). Numbering, ``latest_checkpoint`` and ``max_to_keep`` /
 ``keep_checkpoint_every_n_hours`` are TF's; the file layout is not: TF cannot
-read these checkpoints.
+read these checkpoints, unless written with
+``CheckpointOptions(eagertape_format="tensorflow")`` (TF's bundle; Variables in
+Checkpoints, Modules, lists and dicts only).
 
 Checkpoints TensorFlow wrote (``prefix.index`` + ``prefix.data-*``, TF's tensor
 bundle, read by ``_tf_bundle`` without TensorFlow) are read too: ``restore`` /
@@ -303,22 +305,25 @@ class Checkpoint:
         number = int(counter.numpy()) + 1
         counter.assign(np.int64(number), read_value=False)
         try:
-            path = self._write(f"{os.fspath(file_prefix)}-{number}")
+            path = self._write(f"{os.fspath(file_prefix)}-{number}", options)
         except BaseException:
             counter.assign(np.int64(number - 1), read_value=False)
             raise
-        _write_state(os.path.dirname(path), path, [path])
+        _write_state(os.path.dirname(path), path, [path], tf_format=_tf_format(options))
         _after_write(options, path)
         return path
 
     def write(self, file_prefix, options=None):
         """Write to ``file_prefix`` itself: no number, no ``save_counter`` change,
         not seen by ``latest_checkpoint``. Returns the path."""
-        path = self._write(os.fspath(file_prefix))
+        path = self._write(os.fspath(file_prefix), options)
         _after_write(options, path)
         return path
 
-    def _write(self, path):
+    def _write(self, path, options=None):
+        if _tf_format(options):
+            tensors = _tf_object_graph(self)       # refuses what TF's format cannot hold
+            return _tf_bundle.write_bundle(path, tensors)
         graph = _Graph(self)
         index, arrays = [], {}
         for key, v in graph.variables.items():
@@ -939,9 +944,9 @@ def _atomic_orbax_save(path, arrays, meta):
 
 def _orbax_load(path):
     if not os.path.isdir(path):
-        raise FileNotFoundError(f"no checkpoint at {path!r}: neither eagertape's (a "
-                                f"directory) nor TensorFlow's ({os.path.basename(path)}.index "
-                                "and its data files)")
+        raise FileNotFoundError(f"no eagertape checkpoint at {path!r} (a directory), nor "
+                                f"TensorFlow's ({os.path.basename(path)}.index and its data "
+                                "files)")
     ocp, ckptr = _checkpointer()
     path = os.path.abspath(path)      # orbax takes absolute paths only
     meta = ckptr.restore(path, args=ocp.args.Composite(index=ocp.args.JsonRestore()))["index"]
@@ -1010,7 +1015,8 @@ def _delete_checkpoint(path):
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _write_state(directory, latest, paths, timestamps=(), last_preserved=0.0):
+def _write_state(directory, latest, paths, timestamps=(), last_preserved=0.0,
+                 tf_format=False):
     base = os.path.abspath(directory or ".")
     rel = lambda p: os.path.relpath(os.path.abspath(p), base)  # noqa: E731
     state = {"model_checkpoint_path": rel(latest),
@@ -1020,7 +1026,12 @@ def _write_state(directory, latest, paths, timestamps=(), last_preserved=0.0):
     target = _state_path(directory)
     tmp = f"{target}.tmp-{uuid.uuid4().hex}"
     with open(tmp, "w") as f:
-        json.dump(state, f, indent=1)
+        if tf_format:       # TF's text-format CheckpointState, which TF's latest_checkpoint reads
+            from google.protobuf import text_format
+            from ._proto.checkpoint import CheckpointState as Proto
+            f.write(text_format.MessageToString(Proto(**state)))
+        else:
+            json.dump(state, f, indent=1)
     os.replace(tmp, target)
 
 
@@ -1116,13 +1127,14 @@ class CheckpointManager:
         counter.assign_add(np.int64(1), read_value=False)
         number = _integer(counter if checkpoint_number is None else checkpoint_number)
         try:
-            path = self._checkpoint._write(f"{self._prefix}-{number}")
+            path = self._checkpoint._write(f"{self._prefix}-{number}", options)
         except BaseException:
             counter.assign_sub(np.int64(1), read_value=False)
             raise
         self._maybe_delete.pop(path, None)
         self._maybe_delete[path] = time.time()
         self._latest = path
+        self._tf_state = _tf_format(options)
         self._record()      # before deleting, as TF: the state never names only deleted ones
         self._sweep()
         self._record()
@@ -1131,7 +1143,8 @@ class CheckpointManager:
 
     def _record(self):
         paths, stamps = zip(*self._maybe_delete.items())
-        _write_state(self._directory, self._latest, paths, stamps, self._last_preserved)
+        _write_state(self._directory, self._latest, paths, stamps, self._last_preserved,
+                     tf_format=getattr(self, "_tf_state", False))
 
     def _sweep(self):
         while self._max_to_keep and len(self._maybe_delete) > self._max_to_keep:
@@ -1167,14 +1180,35 @@ class CheckpointOptions:
     sharding, skipping TPU-embedding slots) and change nothing here: eagertape
     writes synchronously with orbax.
 
-    >>> import eagertape.tf as tf
+    ``eagertape_format`` is eagertape's own: ``"orbax"`` (the default) or
+    ``"tensorflow"``, which writes TF's tensor bundle (``prefix.index`` +
+    ``prefix.data-00000-of-00001``, its object graph, and with ``save`` TF's
+    text-format ``checkpoint`` file) for TF to restore: Variables held by
+    Checkpoints, ``tf.Module`` attributes, lists and dicts; Keras objects,
+    eagertape's optimizers and tf.data iterators are refused before anything is
+    written (their layout in TF's checkpoints is not eagertape's).
+
+    >>> import eagertape.tf as tf, tempfile, os
     >>> tf.train.CheckpointOptions(enable_async=True).enable_async
     True
+    >>> options = tf.train.CheckpointOptions(eagertape_format="tensorflow")
+    >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).write(
+    ...     os.path.join(tempfile.mkdtemp(), "for_tf"), options=options)
+    >>> sorted(os.listdir(os.path.dirname(path)))
+    ['for_tf.data-00000-of-00001', 'for_tf.index']
+    >>> tf.train.load_variable(path, "v/.ATTRIBUTES/VARIABLE_VALUE")
+    array([1., 2.], dtype=float32)
     """
 
     def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
                  experimental_write_callbacks=None, enable_async=False,
-                 experimental_skip_slot_variables=False, experimental_sharding_callback=None):
+                 experimental_skip_slot_variables=False, experimental_sharding_callback=None,
+                 eagertape_format="orbax"):
+        if eagertape_format not in ("orbax", "tensorflow"):
+            raise ValueError(f"argument `eagertape_format`: 'orbax' (eagertape's own "
+                             f"checkpoints) or 'tensorflow' (TF's bundle, which TF "
+                             f"restores), got {eagertape_format!r}")
+        self.eagertape_format = eagertape_format
         self.experimental_io_device = experimental_io_device
         self.enable_async = bool(experimental_enable_async_checkpoint or enable_async)
         self.experimental_enable_async_checkpoint = self.enable_async
@@ -1185,6 +1219,64 @@ class CheckpointOptions:
         self.experimental_write_callbacks = experimental_write_callbacks
         self.experimental_sharding_callback = experimental_sharding_callback
         self.experimental_skip_slot_variables = experimental_skip_slot_variables
+
+
+def _tf_format(options):
+    return getattr(options, "eagertape_format", "orbax") == "tensorflow"
+
+
+def _tf_object_graph(root):
+    """The values of ``root``'s Variables by TF's checkpoint keys, with TF's object
+    graph (a ``TrackableObjectGraph``: each object a node, its dependencies by name,
+    each Variable's value under its first breadth-first path) under
+    ``_CHECKPOINTABLE_OBJECT_GRAPH``, as TF's ``Checkpoint.write`` saves them. Objects
+    whose TF layout is not eagertape's (Keras objects, eagertape's optimizers,
+    tf.data iterators) are refused before anything is written."""
+    from ._proto.checkpoint import TrackableObjectGraph
+    graph, tensors, ids = TrackableObjectGraph(), {}, {}
+    queue = collections.deque()
+
+    def node_of(obj, path):
+        obj = _canonical(obj)
+        if id(obj) not in ids:
+            ids[id(obj)] = len(graph.nodes)
+            graph.nodes.add()
+            queue.append((obj, path))
+        return ids[id(obj)]
+
+    node_of(root, "")
+    keras = _keras_classes() or ()
+    while queue:
+        obj, path = queue.popleft()
+        node = graph.nodes[ids[id(obj)]]
+        if isinstance(obj, Variable):
+            key = path + _VALUE_SUFFIX
+            node.attributes.add(name="VARIABLE_VALUE", full_name=_base_name(obj),
+                                checkpoint_key=key)
+            tensors[key] = np.asarray(obj.numpy())
+            continue
+        if isinstance(obj, (_optimizers.Optimizer,) + _ITERATORS + tuple(keras)):
+            raise ValueError(f"cannot write {path or 'the root'!r} (a {type(obj).__name__}) in "
+                             f"TensorFlow's format: its layout in TF's checkpoints is not "
+                             f"eagertape's (write a Keras model with model.save_weights("
+                             f"'x.weights.h5'), which Keras on TF reads; or use "
+                             f"eagertape_format='orbax')")
+        for name, child in _children(obj):
+            if _trackable(child):
+                child_path = f"{path}/{_escape(str(name))}" if path else _escape(str(name))
+                node.children.add(node_id=node_of(child, child_path), local_name=str(name))
+    # has_checkpoint_values: a node with a value, or one above such a node
+    has = [bool(n.attributes) for n in graph.nodes]
+    changed = True
+    while changed:
+        changed = False
+        for i, n in enumerate(graph.nodes):
+            if not has[i] and any(has[c.node_id] for c in n.children):
+                has[i] = changed = True
+    for i, n in enumerate(graph.nodes):
+        n.has_checkpoint_values.value = has[i]
+    tensors[_OBJECT_GRAPH] = np.array(graph.SerializeToString(), object)
+    return tensors
 
 
 def _after_write(options, path):
