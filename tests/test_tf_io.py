@@ -91,8 +91,9 @@ def _tf_protos():
 
 def test_the_protos_are_tfs_definitions_and_bytes():
     from google.protobuf import descriptor_pb2
-    from eagertape.tf._proto import POOL, framework
+    from eagertape.tf._proto import POOL, example, framework
     tf_side = _tf_side("protos", _tf_protos)
+    assert example.Example is etf.train.Example
     assert tf_side["distinct"]          # TF's and eagertape's classes side by side
     for data in tf_side["files"]:
         want = descriptor_pb2.FileDescriptorProto.FromString(data)
