@@ -773,10 +773,12 @@ def test_parsing_in_a_dataset_map():
 
 # -- ported programs ------------------------------------------------------------------
 # 1. TF's tutorial "TFRecord and tf.train.Example",
-#    tensorflow/docs: site/en/tutorials/load_data/tfrecord.ipynb (commit
-#    b6cd8d1e4e0b2c1f6c3d8f0b5a5d6b2a7a0e2f1c shrunk: its helpers, the observation
-#    dataset written with TFRecordWriter, read back and parsed, and the image section
-#    with synthetic images instead of the downloaded ones).
+#    tensorflow/docs: site/en/tutorials/load_data/tfrecord.ipynb as of commit
+#    7c3650212740204359d4ceae481abc79345541be (last changed in 60c51e7a), shrunk: its
+#    helpers, the observation dataset serialized through tf.py_function, written with
+#    TFRecordWriter, read back and parsed, and the image section with two synthetic
+#    JPEGs for the downloaded photographs (decoded with dct_method="INTEGER_ACCURATE",
+#    where TF's pixels are eagertape's exactly: differences.md#io).
 
 def _tfrecord_tutorial(tf):
     def _bytes_feature(value):
@@ -877,8 +879,9 @@ def test_port_tfrecord_tutorial():
 
 
 # 2. TF's tutorial "Load and preprocess images", tensorflow/docs:
-#    site/en/tutorials/load_data/images.ipynb, its "Using tf.data for finer control"
-#    pipeline on synthetic JPEGs in class folders. Dataset.list_files is spelled
+#    site/en/tutorials/load_data/images.ipynb as of commit 7c3650212740 (last changed
+#    in ae2a2ec6), its "Using tf.data for finer control" pipeline on synthetic JPEGs in
+#    class folders (decoded with dct_method="INTEGER_ACCURATE", as above). Dataset.list_files is spelled
 #    from_tensor_slices(tf.io.matching_files(...)) (list_files with shuffle=False
 #    lists the same sorted files; eagertape's tf.data has no list_files yet).
 
