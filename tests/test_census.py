@@ -29,6 +29,27 @@ pytest.importorskip("keras")
 # shows). "gap:" eagertape lacks something (another issue's work); "kept:" a documented
 # difference we keep.
 FAILING = {
+    "advanced_autodiff_guide": "gap: tf.saved_model.save refuses an input_signature with a "
+                               "TensorSpec of unknown rank (tf.TensorSpec(None)); TF saves it",
+    "basics_guide": "gap: tf.saved_model.save leaves out a tf.function with no input_signature "
+                    "that was called before the save (TF saves its traced concrete functions): "
+                    "the loaded object has no 'multiply'",
+    "checkpoint_guide": "gap: a Keras Dense's kernel is 'net/l1/kernel/...' in eagertape's "
+                        "checkpoint, 'net/l1/_kernel/...' in TF 2.21's (Keras 3)",
+    "customization_basics": "gap: tf.Tensor has no .device",
+    "extension_type_guide": "gap: tf.experimental.ExtensionType is not in the facade",
+    "function_guide": "kept: a string tensor cannot be a tf.function's argument "
+                      "(docs/differences.md: a string tensor in a tf.function)",
+    "intro_to_modules_guide": "kept: tf.summary is left out (it writes through TF's runtime)",
+    "mlp_core": "gap: the SavedModel of a function with input_signature [None]*4 that reshapes to "
+                "[-1, 784] takes only (d0, d1, d2, 784): eagertape's export ties the last size "
+                "to 784; TF's takes (32, 28, 28, 1)",
+    "random_numbers_guide": "kept: tf.config.experimental.set_virtual_device_configuration (JAX "
+                            "cannot split a device) and tf.random's values are JAX's, not TF's "
+                            "Philox (docs/differences.md)",
+    "ragged_tensor_guide": "gap: TF's generic ops on a RaggedTensor (tf.tile(rt, [1, 2]))",
+    "text_classification": "gap: Keras's text_dataset_from_directory gives real TensorFlow "
+                           "tensors, which eagertape's ops refuse (tf.expand_dims)",
 }
 
 

@@ -278,6 +278,10 @@ _ipy = types.ModuleType("IPython")
 _ipy.display = _ipd
 sys.modules.update({"matplotlib": _mpl, "matplotlib.pyplot": _plt, "IPython": _ipy,
                     "IPython.display": _ipd})
+# A notebook's kernel: Keras's plot_model, without pydot, prints its message and returns
+# there (where TF's import has loaded IPython) instead of raising.
+sys.modules.setdefault("IPython.core.magics.namespace",
+                       types.ModuleType("IPython.core.magics.namespace"))
 _rs = np.random.RandomState(1234)
 def _np_shape(shape):
     return tuple(int(d) for d in (shape.numpy() if hasattr(shape, "numpy") else shape))
