@@ -1326,9 +1326,9 @@ def join_data(Dataset):
             return data_adapter_utils.get_jax_iterator(self._batches())
 
         def _batches(self):
-            # (SparseTensor batches as JAX's BCOO: tf/data.py's keras_inputs)
-            from .data import keras_inputs
-            return map(keras_inputs, self.dataset.as_numpy_iterator())
+            # (SparseTensor batches as JAX's BCOO: tf/data.py's _keras_inputs)
+            from .data import _keras_inputs
+            return map(_keras_inputs, self.dataset.as_numpy_iterator())
 
         def get_tf_dataset(self):
             raise NotImplementedError("eagertape's tf.data runs on NumPy, not TensorFlow")
@@ -1363,8 +1363,8 @@ def join_data(Dataset):
                     raise ValueError(f"argument `{what}` is not accepted with a tf.data."
                                      "Dataset as `x`: the dataset yields (x, y[, weights])")
             return DatasetAdapter(x)
-        from .data import keras_inputs
-        return get_data_adapter(keras_inputs(x), y, sample_weight, *args, **kwargs)
+        from .data import _keras_inputs
+        return get_data_adapter(_keras_inputs(x), y, sample_weight, *args, **kwargs)
 
     _patch(data_adapters, "get_data_adapter", get_data_adapter_, own)
 

@@ -344,12 +344,22 @@ class RaggedTensor:
     # -- structure -------------------------------------------------------------------
     @property
     def values(self):
-        """The rows' elements, one after another (a Tensor, or a RaggedTensor)."""
+        """The rows' elements, one after another (a Tensor, or a RaggedTensor).
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1, 2], [3]]).values.numpy()
+        array([1, 2, 3], dtype=int32)
+        """
         return self._values
 
     @property
     def flat_values(self):
-        """The innermost values, as one Tensor."""
+        """The innermost values, as one Tensor.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[[1], [2, 3]]]).flat_values.numpy()
+        array([1, 2, 3], dtype=int32)
+        """
         v = self._values
         while isinstance(v, RaggedTensor):
             v = v._values
@@ -357,12 +367,22 @@ class RaggedTensor:
 
     @property
     def row_splits(self):
-        """The int64 row splits of the outer ragged dimension."""
+        """The int64 row splits of the outer ragged dimension.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1, 2], [], [3]]).row_splits.numpy()
+        array([0, 2, 2, 3])
+        """
         return self._out(self._splits)
 
     @property
     def nested_row_splits(self):
-        """The row splits of each ragged dimension, outermost first."""
+        """The row splits of each ragged dimension, outermost first.
+
+        >>> import eagertape.tf as tf
+        >>> [s.numpy().tolist() for s in tf.ragged.constant([[[1], [2, 3]]]).nested_row_splits]
+        [[0, 2], [0, 1, 3]]
+        """
         return tuple(rt._out(rt._splits) for rt in self._levels())
 
     def _levels(self):
@@ -381,12 +401,22 @@ class RaggedTensor:
 
     @property
     def ragged_rank(self):
-        """The number of ragged dimensions."""
+        """The number of ragged dimensions.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[[1], [2, 3]]]).ragged_rank
+        2
+        """
         return len(self._nested())
 
     @property
     def dtype(self):
-        """The flat values' dtype."""
+        """The flat values' dtype.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1.0], []]).dtype
+        tf.float32
+        """
         return self.flat_values.dtype
 
     @property
@@ -396,7 +426,12 @@ class RaggedTensor:
 
     @property
     def shape(self):
-        """The static shape: None for a ragged dimension."""
+        """The static shape: None for a ragged dimension.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1, 2], [3]]).shape
+        TensorShape([2, None])
+        """
         inner = self._values.shape[1:] if isinstance(self._values, RaggedTensor) else \
             TensorShape(self._values.shape)[1:]
         return TensorShape([self.nrows_int(), self._uniform] + list(inner))
@@ -413,7 +448,12 @@ class RaggedTensor:
         return len(self._splits) - 1
 
     def nrows(self, out_type="int64", name=None):
-        """The number of rows (a scalar Tensor)."""
+        """The number of rows (a scalar Tensor).
+
+        >>> import eagertape.tf as tf
+        >>> int(tf.ragged.constant([[1, 2], [3]]).nrows())
+        2
+        """
         return _extend.constant(np.asarray(self.nrows_int(), _extend.as_dtype(out_type)))
 
     def row_lengths(self, axis=1, name=None):
@@ -434,15 +474,30 @@ class RaggedTensor:
                             uniform=self._uniform)
 
     def row_starts(self, name=None):
-        """Where each row starts in ``values``."""
+        """Where each row starts in ``values``.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1, 2], [3]]).row_starts().numpy()
+        array([0, 2])
+        """
         return self._out(self._splits[:-1])
 
     def row_limits(self, name=None):
-        """Where each row ends in ``values``."""
+        """Where each row ends in ``values``.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1, 2], [3]]).row_limits().numpy()
+        array([2, 3])
+        """
         return self._out(self._splits[1:])
 
     def value_rowids(self, name=None):
-        """The row of each of ``values``."""
+        """The row of each of ``values``.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1, 2], [3]]).value_rowids().numpy()
+        array([0, 0, 1])
+        """
         return self._out(_rowids(self._splits))
 
     def nested_row_lengths(self, name=None):
@@ -526,7 +581,12 @@ class RaggedTensor:
         return RaggedTensor(v, _splits_of(lengths), _internal=True, uniform=self._uniform)
 
     def to_list(self):
-        """The rows as nested Python lists (bytes for strings), as TF's."""
+        """The rows as nested Python lists (bytes for strings), as TF's.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([['a'], []]).to_list()
+        [[b'a'], []]
+        """
         flat = _host(self.flat_values).tolist()
         for s in reversed(self._nested()):
             flat = [flat[a:b] for a, b in zip(s[:-1], s[1:])]
@@ -685,11 +745,21 @@ class RaggedTensor:
 
     # -- elementwise ops apply to the flat values ------------------------------------
     def with_values(self, new_values):
-        """The same outer rows with ``new_values`` in place of ``values``."""
+        """The same outer rows with ``new_values`` in place of ``values``.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1, 2], [3]]).with_values([7, 8, 9]).to_list()
+        [[7, 8], [9]]
+        """
         return RaggedTensor(new_values, self._splits, _internal=True, uniform=self._uniform)
 
     def with_flat_values(self, new_values):
-        """The same rows with ``new_values`` (as many) in place of the flat values."""
+        """The same rows with ``new_values`` (as many) in place of the flat values.
+
+        >>> import eagertape.tf as tf
+        >>> tf.ragged.constant([[1, 2], [3]]).with_flat_values([7, 8, 9]).to_list()
+        [[7, 8], [9]]
+        """
         if isinstance(self._values, RaggedTensor):
             return RaggedTensor(self._values.with_flat_values(new_values), self._splits,
                                 _internal=True, uniform=self._uniform)

@@ -1850,7 +1850,7 @@ def _read_lines(path, kind):
     return [line[:-1] if line.endswith(b"\r") else line for line in lines]
 
 
-def keras_inputs(x):
+def _keras_inputs(x):
     """``x`` (a nest) as Keras on JAX takes model inputs: each SparseTensor a JAX
     ``BCOO`` (Keras's sparse array on JAX); a RaggedTensor refused with what to do
     (Keras 3 has no ragged inputs on JAX)."""
@@ -1866,8 +1866,8 @@ def keras_inputs(x):
             "Embedding, or a Masking layer), or batch with padded_batch instead of "
             "ragged_batch")
     if isinstance(x, dict):
-        return type(x)((k, keras_inputs(v)) for k, v in x.items())
+        return type(x)((k, _keras_inputs(v)) for k, v in x.items())
     if isinstance(x, (tuple, list)):
-        items = [keras_inputs(v) for v in x]
+        items = [_keras_inputs(v) for v in x]
         return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
     return x
