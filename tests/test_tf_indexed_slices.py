@@ -52,6 +52,27 @@ def test_tapes_give_indexed_slices_where_tf_does():
     tf_oracle.check(_gradients, rtol=1e-6, atol=1e-6)
 
 
+def _sparse_lookups(tf):
+    p = tf.Variable(np.arange(10, dtype=np.float32).reshape(5, 2))
+    ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], tf.constant([3, 1, 3, 0], tf.int64),
+                          [3, 2])
+    w = tf.SparseTensor(ids.indices, tf.constant([1.0, 2.0, 0.5, 1.0]), [3, 2])
+    out = []
+    for combiner in ["mean", "sum", "sqrtn"]:
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(tf.nn.embedding_lookup_sparse(p, ids, w, combiner=combiner) ** 2)
+        out.append(_described(tf, tape.gradient(y, p)))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.nn.safe_embedding_lookup_sparse(p, ids) ** 2)
+    out.append(_described(tf, tape.gradient(y, p)))
+    return out
+
+
+def test_sparse_embedding_lookups_give_indexed_slices_as_tf():
+    # TF looks the unique ids up (first seen first), then gathers by position.
+    tf_oracle.check(_sparse_lookups, rtol=1e-5, atol=1e-5)
+
+
 def _slices(tf):
     s = tf.IndexedSlices(tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
                          tf.constant([2, 0, 2]), tf.constant([4, 2]))

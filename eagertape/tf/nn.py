@@ -281,7 +281,21 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=
                         "SparseTensor")
     n = int(seg.max()) + 1 if seg.size else 0
     weights = None if sp_weights is None else sp_weights.values
-    return _call(_embedding_sparse_fn, (params, sp_ids.values, segments, weights, n, combiner,
+    ids = sp_ids.values
+    from ._array import _rows_gradient
+    params = _t(params)
+    flat = _concrete(ids)
+    if flat is not None and _rows_gradient(params):
+        # As TF: the table's rows at the unique ids (first seen first) are looked
+        # up by tf.gather, so the table's gradient is its IndexedSlices.
+        from ._array import gather
+        _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        params = gather(params, flat[np.sort(first)])
+        ids = rank[inverse.reshape(-1)].astype(np.int32)
+    return _call(_embedding_sparse_fn, (params, ids, segments, weights, n, combiner,
                                         None if max_norm is None else float(max_norm)),
                  name="embedding_lookup_sparse")
 
