@@ -180,8 +180,8 @@ def _plain(v, depth=0):
         return {"object": None}
     if v is None or isinstance(v, (bool, int, float)):
         return v if not isinstance(v, float) or np.isfinite(v) else {"float": str(v)}
-    if isinstance(v, _Plot):
-        return {"object": None}
+    if isinstance(v, _Plot) or type(v).__module__.split(".")[0] == "pandas":
+        return {"object": None}     # (a frame answers any attribute with a column)
     if isinstance(v, (str, bytes)):
         return {"str": v.decode("utf-8", "replace") if isinstance(v, bytes) else v}
     if isinstance(v, dict):
@@ -501,6 +501,18 @@ def _short(x):
     return s if len(s) < 160 else s[:160] + "..."
 
 
+def compact(x):
+    """A stored result with its floats to 7 significant digits (what float32 holds; the
+    comparison's tolerance is far wider)."""
+    if isinstance(x, float):
+        return float(f"{x:.7g}")
+    if isinstance(x, list):
+        return [compact(v) for v in x]
+    if isinstance(x, dict):
+        return {k: compact(v) for k, v in x.items()}
+    return x
+
+
 def _run_main(names):
     os.makedirs(RESULTS, exist_ok=True)
     for name in names or programs():
@@ -511,7 +523,7 @@ def _run_main(names):
         else:
             record["results"] = got
         with open(os.path.join(RESULTS, name + ".json"), "w") as f:
-            json.dump(record, f, sort_keys=True, separators=(",", ":"))
+            json.dump(compact(record), f, sort_keys=True, separators=(",", ":"))
             f.write("\n")
         print(f"{name}: {'ok' if got is not None else 'TF FAILED: ' + record['error']} "
               f"({took:.1f} s)", flush=True)
@@ -532,7 +544,8 @@ def outcome(name, mode, runner=None):
         got, err = runner(name, env)
     if got is None:
         lines = [ln for ln in err.strip().splitlines() if ln.strip()]
-        first = lines[-1] if lines else "failed"
+        errors = [ln for ln in lines if re.match(r"[\w.]+(Error|Exception|Exit)\b", ln)]
+        first = (errors or lines or ["failed"])[-1]
         at = re.findall(rf'census_{name}\.py", line (\d+)', err)
         if at:          # where in the program (the file is the prelude, then the program)
             k = int(at[-1]) - PRELUDE.count("\n")
