@@ -94,6 +94,9 @@ def test_the_protos_are_tfs_definitions_and_bytes():
     from eagertape.tf._proto import POOL, example, framework
     tf_side = _tf_side("protos", _tf_protos)
     assert example.Example is etf.train.Example
+    # (a module, as TF's generated classes have: code reads type(x).__module__)
+    assert etf.train.Feature.__module__ == "eagertape.tf._proto.example"
+    assert framework.TensorProto.__module__ == "eagertape.tf._proto.framework"
     assert tf_side["distinct"]          # TF's and eagertape's classes side by side
     for data in tf_side["files"]:
         want = descriptor_pb2.FileDescriptorProto.FromString(data)

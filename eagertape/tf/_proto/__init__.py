@@ -124,13 +124,17 @@ def build_file(name, package, messages=None, enums=None, dependencies=(), syntax
     return pool.FindFileByName(name)
 
 
-def message_class(full_name, pool=None):
+def message_class(full_name, pool=None, module=None):
     """The Python class of the message ``full_name`` (e.g. ``tensorflow.TensorProto``)
-    in ``POOL`` (or ``pool``)."""
+    in ``POOL`` (or ``pool``), its ``__module__`` set to ``module`` (the factory leaves
+    it None, which code that reads a class's module, as TF's generated classes have
+    one, does not expect)."""
     pool = POOL if pool is None else pool
     cls = _classes.get((full_name, id(pool)))
     if cls is None:
         cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
+        if cls.__module__ is None:
+            cls.__module__ = module or __name__
         _classes[(full_name, id(pool))] = cls
     return cls
 

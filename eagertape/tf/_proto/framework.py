@@ -77,11 +77,11 @@ build_file(_FW + "tensor.proto", _PKG,
     ]},
 })
 
-TensorShapeProto = message_class("tensorflow.TensorShapeProto")
-ResourceHandleProto = message_class("tensorflow.ResourceHandleProto")
-TensorProto = message_class("tensorflow.TensorProto")
-VariantTensorDataProto = message_class("tensorflow.VariantTensorDataProto")
-SerializedDType = message_class("tensorflow.SerializedDType")
+TensorShapeProto = message_class("tensorflow.TensorShapeProto", module=__name__)
+ResourceHandleProto = message_class("tensorflow.ResourceHandleProto", module=__name__)
+TensorProto = message_class("tensorflow.TensorProto", module=__name__)
+VariantTensorDataProto = message_class("tensorflow.VariantTensorDataProto", module=__name__)
+SerializedDType = message_class("tensorflow.SerializedDType", module=__name__)
 #: ``{"DT_FLOAT": 1, ...}``: TF's DataType numbers by name.
 DT = dict(_DATATYPE)
 DataType = DT
