@@ -1081,6 +1081,43 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     return out
 
 
+def tile(input, multiples, name=None):  # noqa: A002  (TF's name)
+    """``tf.tile`` of a RaggedTensor of ragged rank 1: rows repeated ``multiples[0]``
+    times, each row's values ``multiples[1]`` times (TF's)."""
+    m = _ints(multiples, "multiples")
+    if input.ragged_rank != 1 or len(m) != input.rank or np.any(m[2:] != 1):
+        raise NotImplementedError("tf.tile of a RaggedTensor: ragged rank 1, multiples of "
+                                  "1 past axis 1")
+    rows = np.tile(np.arange(input.nrows_int()), int(m[0]))
+    starts, ends = input._splits[:-1][rows], input._splits[1:][rows]
+    pos = [np.tile(np.arange(a, b), int(m[1])) for a, b in zip(starts, ends)]
+    flat = np.concatenate(pos + [np.zeros(0, _I64)]).astype(_I64)
+    return RaggedTensor(_take(input._values, flat), _splits_of([len(p) for p in pos]),
+                        _internal=True)
+
+
+def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
+           swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):
+    """``tf.map_fn`` over a RaggedTensor's rows: ``fn`` on each row; rows of any
+    length come back as a RaggedTensor, scalars as a Tensor."""
+    outs = [fn(row) for row in elems]
+    tf = _tf()
+    if not outs:
+        return elems
+    if isinstance(outs[0], RaggedTensor):
+        return _concat_rows([RaggedTensor(o, [0, o.nrows_int()], _internal=True)
+                             for o in outs])
+    if len(outs[0].shape) == 0:
+        if fn_output_signature is None and dtype is None:
+            raise InvalidArgumentError(
+                "Ragged values must have rank >= 1: tf.map_fn over a RaggedTensor whose "
+                "`fn` returns scalars needs fn_output_signature=tf.TensorSpec([], dtype) "
+                "(as in TF)")
+        return tf.stack(outs)
+    return RaggedTensor(_cat(outs, outs[0]), _splits_of([int(o.shape[0]) for o in outs]),
+                        _internal=True)
+
+
 def boolean_mask(data, mask, name=None):
     """``tf.ragged.boolean_mask``: the values of ``data`` where ``mask`` is True,
     each row keeping its own (a ragged result, as TF's).
@@ -1451,7 +1488,9 @@ def _handlers(tf_module):
     for name, handler, params in (("concat", concat, ["values"]),
                                   ("stack", stack, ["values"]),
                                   ("gather", gather, ["params", "indices"]),
-                                  ("boolean_mask", boolean_mask, ["tensor", "mask"])):
+                                  ("boolean_mask", boolean_mask, ["tensor", "mask"]),
+                                  ("tile", tile, ["input"]),
+                                  ("map_fn", map_fn, ["elems"])):
         fn = get(name)
         if fn is not None:
             out[id(fn)] = (fn, handler, params)
