@@ -789,8 +789,10 @@ def _to_array(value, dtype, argname):
         if (category(arr.dtype) == "f" and dtype.kind in "iub") or (kind == "c" and dtype.kind != "c"):
             # TF takes no Python float as an integer, even 2.0; NumPy arrays cast
             # when nothing is lost.
+            # An empty list is NumPy's float64 but holds no float: TF takes
+            # tf.constant([], tf.int32).
             python = not isinstance(value, (np.ndarray, np.generic))
-            if python or not np.array_equal(arr.astype(dtype), arr):
+            if arr.size and (python or not np.array_equal(arr.astype(dtype), arr)):
                 raise TypeError(f"argument `{argname}`: cannot convert {value!r} to {dtype} "
                                 "without losing information; cast explicitly")
         arr = arr.astype(dtype)

@@ -353,6 +353,10 @@ FUNCTION_CASES = [
     "tf.math.softmax([[1., 2.], [3., 5.]], axis=0)", "tf.abs([-1, 2])",
     "tf.square(np.array([1.5]))", "tf.reduce_sum([1., 2.])", "tf.reduce_sum([1, 2])",
     "tf.reduce_prod([[1, 2], [3, 4]], axis=0)", "tf.math.cumsum([1, 2, 3])",
+    # empty lists hold no float: any dtype takes them (NumPy calls them float64)
+    "tf.constant([], tf.int32)", "tf.constant([[]], tf.int64)", "tf.constant([], tf.bool)",
+    "tf.convert_to_tensor([], tf.int32)", "tf.constant([[], []], tf.uint8)",
+    "tf.constant([1.5, 2.], tf.int32)", "tf.constant(np.array([]), tf.int32)",
 ]
 
 
