@@ -59,6 +59,12 @@ FAILING = {
     "preprocessing_layers": "gap: fit of a Keras functional model with tf.string Inputs "
                             "(StringLookup inside) on a tf.data pipeline fails on Keras's JAX "
                             "backend ('Invalid dtype: object')",
+    "simple_audio": "gap: Keras's audio_dataset_from_directory builds a real TensorFlow "
+                    "tf.data pipeline; the program's map(squeeze) puts eagertape's tf.squeeze "
+                    "into TF's graph ('Cannot convert a symbolic tf.Tensor to a numpy array')",
+    "tfrecord_tutorial": "gap: tf.py_function(..., Tout=tf.string) of a function returning "
+                         "bytes (a serialized tf.train.Example) raises TypeError ('eagertape has "
+                         "no string tensors')",
     "text_classification": "gap: Keras's text_dataset_from_directory gives real TensorFlow "
                            "tensors, which eagertape's ops refuse (tf.expand_dims)",
 }
@@ -79,12 +85,15 @@ def run_eagertape(name, env):
     return json.loads(line[2:]), ""
 
 
+def _modes(config):
+    opt = config.getoption("--execution-mode")
+    return ["eager"] if config.getoption("--quick") else (
+        ["eager", "fused"] if opt == "both" else [opt])
+
+
 def pytest_generate_tests(metafunc):
     if "census_mode" in metafunc.fixturenames:
-        opt = metafunc.config.getoption("--execution-mode")
-        modes = ["eager"] if metafunc.config.getoption("--quick") else (
-            ["eager", "fused"] if opt == "both" else [opt])
-        metafunc.parametrize("census_mode", modes)
+        metafunc.parametrize("census_mode", _modes(metafunc.config))
 
 
 @pytest.mark.subprocess
@@ -93,6 +102,10 @@ def test_census_program_gives_tensorflows_stored_answers(name, census_mode, requ
     # The census's modes are this test's own axis (the program runs in a process of
     # its own, set by EAGERTAPE_EXECUTION_MODE), not conftest's in-process one.
     if name in FAILING:
+        if census_mode == "fused" and "eager" in _modes(request.config):
+            # Every failing program fails alike in both modes (docs/census.md, from
+            # `tools/census.py status`): CI pays the second mode for the passing ones only.
+            pytest.skip("a failing program: its failure is checked in eager mode")
         request.applymarker(pytest.mark.xfail(strict=True, reason=FAILING[name]))
     status, first, detail = census.outcome(name, census_mode, runner=run_eagertape)
     if status == "error" and first.startswith("ModuleNotFoundError") and "eagertape" not in first:
