@@ -182,8 +182,9 @@ def _plain(v, depth=0):
         return v if not isinstance(v, float) or np.isfinite(v) else {"float": str(v)}
     if isinstance(v, _Plot) or type(v).__module__.split(".")[0] == "pandas":
         return {"object": None}     # (a frame answers any attribute with a column)
-    if isinstance(v, (str, bytes)):
-        return {"str": v.decode("utf-8", "replace") if isinstance(v, bytes) else v}
+    if isinstance(v, (str, bytes)):     # the run's own folder named alike in every run
+        v = v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+        return {"str": v.replace(_CWD, "<run folder>")}
     if isinstance(v, dict):
         return {"dict": {str(k): _plain(x, depth + 1) for k, x in v.items()}}
     if hasattr(v, "as_list") and hasattr(v, "rank"):    # a TensorShape (eagertape's is a tuple)
@@ -346,6 +347,7 @@ def weights_like(model, seed=0):
     rs = np.random.RandomState(seed)
     return [(rs.randn(*w.shape) * 0.5).astype(w.dtype) for w in model.get_weights()]
 os.chdir(tempfile.mkdtemp(prefix="census-"))
+_CWD = os.getcwd()
 np.random.seed(0)        # determinism: NumPy's and Python's global generators start alike
 __import__("random").seed(0)
 """
@@ -560,24 +562,26 @@ def outcome(name, mode, runner=None):
 def _status_main(names):
     """Each program's row of docs/census.md's table (the cause column is a person's)."""
     rows = {}
-    runner = None
     try:        # the tests' program server: the imports paid once, each program forked
         sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
         import program_server
-
-        def runner(name, env):
-            env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-            env.pop("KERAS_BACKEND", None)
-            with tempfile.TemporaryDirectory() as folder:
-                path = program_file(name, folder)
-                r = program_server.run(f"exec(compile(open({path!r}).read(), {path!r}, 'exec'))",
-                                       ["eagertape"], preload=PRELOAD, env=env, timeout=900)
-            if r.returncode != 0:
-                return None, r.stderr[-3000:]
-            line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
-            return json.loads(line[2:]), ""
     except ImportError:
-        pass
+        program_server = None
+
+    def runner(name, env):
+        if program_server is None:
+            got, err, _ = run_program(name, "eagertape", env=env)
+            return got, err
+        env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+        env.pop("KERAS_BACKEND", None)
+        with tempfile.TemporaryDirectory() as folder:
+            path = program_file(name, folder)
+            r = program_server.run(f"exec(compile(open({path!r}).read(), {path!r}, 'exec'))",
+                                   ["eagertape"], preload=PRELOAD, env=env, timeout=900)
+        if r.returncode != 0:
+            return None, r.stderr[-3000:]
+        line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
+        return json.loads(line[2:]), ""
     for name in names or programs():
         h = header(name)
         res, took = {}, {}
