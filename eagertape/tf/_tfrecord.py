@@ -8,9 +8,9 @@ here read in TF (``tests/test_tf_io.py`` checks both, byte for byte). Reading
 checks both checksums, as TF does, and a bad one (or a file cut short) raises
 ``tf.errors.DataLossError`` naming the file and offset.
 
-The datasets are ``tf.data.Dataset``s (``map``, ``batch``, ``shuffle``, ... and
-iterator checkpoints: a pass saves which files it has open and the byte offset
-in each). ``num_parallel_reads=n`` reads ``n`` files at once, one record from
+The datasets are ``tf.data.Dataset``s defined in tf/data.py on this module's
+record passes (``map``, ``batch``, ``shuffle``, ... and iterator checkpoints: a
+pass saves which files it has open and the byte offset in each). ``num_parallel_reads=n`` reads ``n`` files at once, one record from
 each in turn, as TF's (deterministic) interleave does.
 
 >>> import os, tempfile
@@ -24,7 +24,6 @@ each in turn, as TF's (deterministic) interleave does.
 """
 import gzip
 import io as _pyio
-import os
 import struct
 import zlib
 
@@ -33,12 +32,9 @@ import numpy as np
 from ..extend import InvalidArgumentError
 from . import _iterator_state as _state
 from . import _text
-from ._spec import TensorSpec
-from .data import UNKNOWN_CARDINALITY, Dataset
 from .errors import DataLossError, NotFoundError
 
-__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordDataset",
-           "FixedLengthRecordDataset", "masked_crc32c", "crc32c"]
+__all__ = ["TFRecordWriter", "TFRecordOptions", "masked_crc32c", "crc32c"]
 
 # -- CRC-32C (Castagnoli), vectorised with NumPy ----------------------------------
 # The CRC is linear over GF(2): the state after a message is the initial state
@@ -260,22 +256,6 @@ class TFRecordWriter:
 
 # -- reading ---------------------------------------------------------------------
 
-def _filenames(filenames):
-    if isinstance(filenames, Dataset):
-        names = [np.asarray(x.numpy() if hasattr(x, "numpy") else x).reshape(-1).tolist()
-                 for x in filenames]
-        flat = [n for group in names for n in group]
-    else:
-        arr = _text.host(filenames, "filenames")
-        if arr.ndim > 1:
-            raise InvalidArgumentError("argument `filenames` must be a scalar or a vector of "
-                                       f"strings, got shape {list(arr.shape)}")
-        flat = arr.reshape(-1).tolist()
-    from ._gfile import _path
-    return [_path(n.decode("utf-8") if isinstance(n, bytes) else n, "filenames")
-            for n in flat]
-
-
 def _open(path, kind):
     """The file's (decompressed) bytes as a seekable binary stream."""
     try:
@@ -430,85 +410,3 @@ def _dataset_kind(compression_type):
         warnings.warn(f"Unsupported compression_type: {compression_type!r}. No compression "
                       "will be used (as in TF); use '', 'ZLIB' or 'GZIP'", stacklevel=3)
         return ""
-
-
-class TFRecordDataset(Dataset):
-    """``tf.data.TFRecordDataset``: the records of TFRecord files (one scalar string
-    element each), file after file (``num_parallel_reads`` files at a time,
-    interleaved, as TF's); ``compression_type`` "", "ZLIB" or "GZIP";
-    ``buffer_size`` is accepted. ``filenames`` is a string, a list or 1-D tensor of
-    them, or a Dataset of them.
-
-    >>> import os, tempfile
-    >>> import eagertape.tf as tf
-    >>> path = os.path.join(tempfile.mkdtemp(), "n.tfrecord")
-    >>> with tf.io.TFRecordWriter(path) as w:
-    ...     for i in range(5):
-    ...         w.write(tf.io.serialize_tensor(tf.constant(i)))
-    >>> ds = tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_tensor(r, tf.int32))
-    >>> [int(x) for x in ds.batch(2).unbatch()]
-    [0, 1, 2, 3, 4]
-    """
-
-    def __init__(self, filenames, compression_type=None, buffer_size=None,
-                 num_parallel_reads=None, name=None):
-        paths = _filenames(filenames)
-        kind = _dataset_kind(compression_type)
-        _positive(buffer_size, "buffer_size")
-        cycle = num_parallel_reads
-        cycle = 1 if cycle is None else int(cycle)
-        if cycle == -1:                          # tf.data.AUTOTUNE
-            cycle = min(len(paths), os.cpu_count() or 1) or 1
-        if cycle < 1:
-            raise InvalidArgumentError(f"argument `num_parallel_reads` must be positive or "
-                                       f"tf.data.AUTOTUNE, got {num_parallel_reads}")
-        self._filenames, self._compression_type = paths, kind
-        super().__init__(lambda: _Records(paths, kind, cycle, _tfrecords), UNKNOWN_CARDINALITY,
-                         TensorSpec((), object))
-
-
-class FixedLengthRecordDataset(Dataset):
-    """``tf.data.FixedLengthRecordDataset``: each file's bytes after ``header_bytes``
-    and before ``footer_bytes``, cut into records of ``record_bytes`` (a body that
-    is not a multiple of it raises TF's InvalidArgumentError).
-
-    >>> import os, tempfile
-    >>> import eagertape.tf as tf
-    >>> path = os.path.join(tempfile.mkdtemp(), "r.bin")
-    >>> _ = open(path, "wb").write(b"HHabcdefF")
-    >>> [r.numpy() for r in tf.data.FixedLengthRecordDataset(path, 3, header_bytes=2,
-    ...                                                      footer_bytes=1)]
-    [b'abc', b'def']
-    """
-
-    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
-                 buffer_size=None, compression_type=None, num_parallel_reads=None,
-                 name=None):
-        paths = _filenames(filenames)
-        kind = _dataset_kind(compression_type)
-        size = _positive(record_bytes, "record_bytes", allow_zero=False)
-        head = _positive(header_bytes, "header_bytes") or 0
-        foot = _positive(footer_bytes, "footer_bytes") or 0
-        _positive(buffer_size, "buffer_size")
-        cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
-        if cycle == -1:
-            cycle = min(len(paths), os.cpu_count() or 1) or 1
-
-        def read(f, path):
-            data_start = f.tell()
-            f.seek(0, 2)
-            end = f.tell() - foot
-            pos = max(data_start, head)
-            if (end - pos) % size:
-                raise InvalidArgumentError(
-                    f"Excluding the header ({head} bytes) and footer ({foot} bytes), input "
-                    f"file \"{path}\" has body length {end - pos} bytes, which is not an "
-                    f"exact multiple of the record length ({size} bytes).")
-            f.seek(pos)
-            while pos + size <= end:
-                record = f.read(size)
-                pos += size
-                yield record, pos
-
-        super().__init__(lambda: _Records(paths, kind, cycle, read), UNKNOWN_CARDINALITY,
-                         TensorSpec((), object))

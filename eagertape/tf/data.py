@@ -37,6 +37,7 @@ from ..extend import convert_to_tensor
 from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
 from . import _iterator_state as _state
 from . import _text
+from . import _tfrecord
 from ._control_flow import vectorized_map
 from ._ragged import RaggedTensor as _RaggedTensor, RaggedTensorSpec as _RaggedTensorSpec
 from .sparse import SparseTensor as _SparseTensor, SparseTensorSpec as _SparseTensorSpec
@@ -54,13 +55,7 @@ _unsupported = _Unsupported("tf.data", {
 })
 
 
-def __getattr__(name):
-    # The record-file datasets live with tf.io's record format (tf/_tfrecord.py),
-    # imported on first use: protobuf is needed only by programs that read them.
-    if name in ("TFRecordDataset", "FixedLengthRecordDataset"):
-        from . import _tfrecord
-        return getattr(_tfrecord, name)
-    return _unsupported(name)
+__getattr__ = _unsupported
 
 
 # -- nests: tuples, namedtuples and dicts are structure; everything else a leaf --------
@@ -1826,6 +1821,107 @@ class TextLineDataset(Dataset):
                                        "not one of '', 'GZIP', 'ZLIB'")
 
         super().__init__(lambda: _Lines(paths, kind), UNKNOWN_CARDINALITY,
+                         TensorSpec((), object))
+
+
+# -- record files (tf.io's formats: tf/_tfrecord.py reads them) -----------------------
+
+def _record_filenames(filenames):
+    if isinstance(filenames, Dataset):
+        names = [np.asarray(x.numpy() if hasattr(x, "numpy") else x).reshape(-1).tolist()
+                 for x in filenames]
+        flat = [n for group in names for n in group]
+    else:
+        arr = _text.host(filenames, "filenames")
+        if arr.ndim > 1:
+            raise InvalidArgumentError("argument `filenames` must be a scalar or a vector of "
+                                       f"strings, got shape {list(arr.shape)}")
+        flat = arr.reshape(-1).tolist()
+    from ._gfile import _path
+    return [_path(n.decode("utf-8") if isinstance(n, bytes) else n, "filenames")
+            for n in flat]
+
+
+class TFRecordDataset(Dataset):
+    """``tf.data.TFRecordDataset``: the records of TFRecord files (one scalar string
+    element each), file after file (``num_parallel_reads`` files at a time,
+    interleaved, as TF's); ``compression_type`` "", "ZLIB" or "GZIP";
+    ``buffer_size`` is accepted. ``filenames`` is a string, a list or 1-D tensor of
+    them, or a Dataset of them.
+
+    >>> import os, tempfile
+    >>> import eagertape.tf as tf
+    >>> path = os.path.join(tempfile.mkdtemp(), "n.tfrecord")
+    >>> with tf.io.TFRecordWriter(path) as w:
+    ...     for i in range(5):
+    ...         w.write(tf.io.serialize_tensor(tf.constant(i)))
+    >>> ds = tf.data.TFRecordDataset(path).map(lambda r: tf.io.parse_tensor(r, tf.int32))
+    >>> [int(x) for x in ds.batch(2).unbatch()]
+    [0, 1, 2, 3, 4]
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        paths = _record_filenames(filenames)
+        kind = _tfrecord._dataset_kind(compression_type)
+        _tfrecord._positive(buffer_size, "buffer_size")
+        cycle = num_parallel_reads
+        cycle = 1 if cycle is None else int(cycle)
+        if cycle == -1:                          # tf.data.AUTOTUNE
+            cycle = min(len(paths), os.cpu_count() or 1) or 1
+        if cycle < 1:
+            raise InvalidArgumentError(f"argument `num_parallel_reads` must be positive or "
+                                       f"tf.data.AUTOTUNE, got {num_parallel_reads}")
+        self._filenames, self._compression_type = paths, kind
+        super().__init__(lambda: _tfrecord._Records(paths, kind, cycle, _tfrecord._tfrecords),
+                         UNKNOWN_CARDINALITY,
+                         TensorSpec((), object))
+
+
+class FixedLengthRecordDataset(Dataset):
+    """``tf.data.FixedLengthRecordDataset``: each file's bytes after ``header_bytes``
+    and before ``footer_bytes``, cut into records of ``record_bytes`` (a body that
+    is not a multiple of it raises TF's InvalidArgumentError).
+
+    >>> import os, tempfile
+    >>> import eagertape.tf as tf
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.bin")
+    >>> _ = open(path, "wb").write(b"HHabcdefF")
+    >>> [r.numpy() for r in tf.data.FixedLengthRecordDataset(path, 3, header_bytes=2,
+    ...                                                      footer_bytes=1)]
+    [b'abc', b'def']
+    """
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
+                 buffer_size=None, compression_type=None, num_parallel_reads=None,
+                 name=None):
+        paths = _record_filenames(filenames)
+        kind = _tfrecord._dataset_kind(compression_type)
+        size = _tfrecord._positive(record_bytes, "record_bytes", allow_zero=False)
+        head = _tfrecord._positive(header_bytes, "header_bytes") or 0
+        foot = _tfrecord._positive(footer_bytes, "footer_bytes") or 0
+        _tfrecord._positive(buffer_size, "buffer_size")
+        cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
+        if cycle == -1:
+            cycle = min(len(paths), os.cpu_count() or 1) or 1
+
+        def read(f, path):
+            data_start = f.tell()
+            f.seek(0, 2)
+            end = f.tell() - foot
+            pos = max(data_start, head)
+            if (end - pos) % size:
+                raise InvalidArgumentError(
+                    f"Excluding the header ({head} bytes) and footer ({foot} bytes), input "
+                    f"file \"{path}\" has body length {end - pos} bytes, which is not an "
+                    f"exact multiple of the record length ({size} bytes).")
+            f.seek(pos)
+            while pos + size <= end:
+                record = f.read(size)
+                pos += size
+                yield record, pos
+
+        super().__init__(lambda: _tfrecord._Records(paths, kind, cycle, read), UNKNOWN_CARDINALITY,
                          TensorSpec((), object))
 
 
