@@ -583,6 +583,10 @@ DATA = {
     "generator": lambda tf: tf.data.Dataset.from_generator(
         lambda: iter(["a b", "c"]), output_signature=tf.TensorSpec((), tf.string)),
     "from_tensors": lambda tf: tf.data.Dataset.from_tensors(tf.constant(["x", "y"])),
+    "map_py_function_text": lambda tf: tf.data.Dataset.from_tensor_slices(WORDS).map(
+        lambda s: tf.py_function(lambda x: x.numpy().upper() + b"!", [s], Tout=tf.string)),
+    "py_function_text_and_number": lambda tf: tf.data.Dataset.from_tensors(tuple(tf.py_function(
+        lambda: ([b"a", b"bc"], 2.0), [], Tout=[tf.string, tf.float32]))),
     "lookup_map": lambda tf: tf.data.Dataset.from_tensor_slices(WORDS).map(
         lambda s: _table(tf).lookup(tf.strings.split(s))).padded_batch(5),
 }
@@ -624,6 +628,24 @@ def _text_lines(tf, plain, zipped):
 
 def test_text_line_datasets_as_tensorflow():
     _check(_text_lines, *_write_text_files(), errors="class")
+
+
+def _listed_files(tf, plain, zipped):
+    pattern = os.path.join(_FILES, "*")
+    kept = [os.path.basename(p.numpy()) for p in tf.data.Dataset.list_files(pattern, shuffle=False)]
+    mixed = [os.path.basename(p.numpy()) for p in tf.data.Dataset.list_files(
+        [os.path.join(_FILES, "b*"), os.path.join(_FILES, "a*")], shuffle=False)]
+    shuffled = sorted(os.path.basename(p.numpy()) for p in tf.data.Dataset.list_files(pattern))
+    spec = tf.data.Dataset.list_files(pattern, shuffle=False).element_spec
+    return kept, mixed, shuffled, spec
+
+
+def test_list_files_as_tensorflow():
+    _check(_listed_files, *_write_text_files(), errors="class")
+
+
+def test_list_files_matching_nothing_raises_tfs_error():
+    _check(lambda tf: tf.data.Dataset.list_files(os.path.join(_FILES, "*.none")), errors="class")
 
 
 def test_a_missing_text_file_raises_tfs_error():

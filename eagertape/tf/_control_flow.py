@@ -519,5 +519,9 @@ def _cast_out(out, Tout, constant=False):
         return [_cast_out(o, t, constant) for o, t in zip(out, Tout)]
     if Tout is None:
         return None
+    from . import _text
+    if _text.is_string_dtype(Tout):
+        # Text stays on the host, as TF's string tensors do; nothing to differentiate.
+        return _text.h_convert_to_tensor(out, dtype=Tout)
     t = cast(convert_to_tensor(out) if not _is_tl(out) else out, Tout)
     return stop_gradient(t) if constant else t

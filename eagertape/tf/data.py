@@ -488,6 +488,34 @@ class Dataset:
         return Dataset(lambda: _Slices(lambda i: element, 1), 1, _spec_of(element))
 
     @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching ``file_pattern`` (a glob, or a list/1-D tensor of them),
+        one string element each: sorted, then shuffled unless ``shuffle=False`` (TF's
+        default shuffles, reshuffling every epoch; the order under a seed is not TF's,
+        as for ``shuffle``). No match raises TF's InvalidArgumentError.
+
+        >>> import os, tempfile
+        >>> import eagertape.tf as tf
+        >>> d = tempfile.mkdtemp()
+        >>> for n in ("b.txt", "a.txt", "c.csv"):
+        ...     _ = open(os.path.join(d, n), "w").write(n)
+        >>> ds = tf.data.Dataset.list_files(os.path.join(d, "*.txt"), shuffle=False)
+        >>> [os.path.basename(p.numpy().decode()) for p in ds]
+        ['a.txt', 'b.txt']
+        """
+        from . import io as _io
+        patterns = _text.host(file_pattern, "file_pattern")
+        files = _io.matching_files(patterns)
+        if not len(files.numpy()):
+            shown = ", ".join(p.decode("utf-8", "replace") if isinstance(p, bytes) else str(p)
+                              for p in patterns.reshape(-1).tolist())
+            raise InvalidArgumentError(f"No files matched pattern: {shown}")
+        dataset = Dataset.from_tensor_slices(files)
+        if shuffle is None or shuffle:
+            dataset = dataset.shuffle(max(len(files.numpy()), 1), seed=seed)
+        return dataset
+
+    @staticmethod
     def range(*args, output_type="int64", name=None):  # noqa: A003  (TF's name)
         """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars."""
         r = range(*(_count(a, "range argument") for a in args))
