@@ -35,9 +35,8 @@ def left_out(reason, names):
 
 STRINGS = ("TF's fingerprint of any tensor's bytes is not reproduced; for strings, "
            "tf.strings.to_hash_bucket_fast gives TF's Fingerprint64 buckets")
-SPARSE = ("TF's ragged-tensor internals are not in eagertape yet "
-          "(planned for a later release): ragged rows are "
-          "padded to one length with a mask; SparseTensors are in tf.sparse")
+SPARSE = ("TF's raw ragged kernels and edit distance on SparseTensors have no "
+          "counterpart here: use tf.ragged's ops (or rt.to_tensor()) and tf.sparse's")
 GRAPH = "TF graph-mode API with no meaning in eager TF-2 programs"
 
 
