@@ -72,6 +72,6 @@ def test_the_single_names_left_out_keep_their_reasons():
                                              "any tensor's bytes is not reproduced"):
         etf.fingerprint
     # (tf.IndexedSlices, the name checked here before, is in now)
-    with pytest.raises(AttributeError, match=f"tf.edit_distance {LEFT_OUT}TF's ragged-tensor "
-                                             "internals"):
+    with pytest.raises(AttributeError, match=f"tf.edit_distance {LEFT_OUT}TF's raw ragged "
+                                             "kernels and edit distance on SparseTensors"):
         etf.edit_distance
