@@ -73,7 +73,7 @@ FAILING = {
 
 def run_eagertape(name, env):
     # Forked from a server that has imported the facade and Keras (tests/program_server.py).
-    env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
     env.pop("KERAS_BACKEND", None)
     with tempfile.TemporaryDirectory() as folder:
         path = census.program_file(name, folder)
@@ -129,6 +129,9 @@ def test_differences_compares_numbers_in_text_and_finds_what_differs():
 # TF's determinism: a sample of programs (the quickest in TF), rerun in TF, must give
 # the stored results exactly (else a difference could be TF's own noise).
 DETERMINISM_SAMPLE = 3
+# Not TF-deterministic: protobuf writes a tf.train.Example's feature map in an order of
+# its own per process, so the serialized bytes the tutorial shows vary run to run.
+NOT_DETERMINISTIC = {"tfrecord_tutorial"}
 
 
 @pytest.mark.subprocess
@@ -139,7 +142,8 @@ def test_tf_gives_the_stored_results_again_on_a_sample():
     for name in census.programs():
         with open(os.path.join(census.RESULTS, name + ".json")) as f:
             stored[name] = json.load(f)
-    names = sorted((s["seconds"], n) for n, s in stored.items() if "results" in s)
+    names = sorted((s["seconds"], n) for n, s in stored.items()
+                   if "results" in s and n not in NOT_DETERMINISTIC)
     for _, name in names[:DETERMINISM_SAMPLE]:
         got, err, _ = census.run_program(name, "tf")
         assert got is not None, f"{name}: TF failed: {err}"

@@ -391,7 +391,10 @@ def program_file(name, folder):
 def run_program(name, which, env=None, timeout=900):
     """(result dict or None, error text, seconds): one program run in a fresh process,
     with TensorFlow (``which='tf'``) or eagertape."""
-    env = dict(os.environ if env is None else env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    # PYTHONHASHSEED: a serialized proto's map (tf.train.Example's features) is written
+    # in an order that follows Python's string hashes.
+    env = dict(os.environ if env is None else env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
+               PYTHONHASHSEED="0")
     env.pop("KERAS_BACKEND", None)
     # This checkout's eagertape, as `python -c` from its root would import it.
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(HERE),
@@ -572,7 +575,7 @@ def _status_main(names):
         if program_server is None:
             got, err, _ = run_program(name, "eagertape", env=env)
             return got, err
-        env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+        env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
         env.pop("KERAS_BACKEND", None)
         with tempfile.TemporaryDirectory() as folder:
             path = program_file(name, folder)
