@@ -227,6 +227,18 @@ class _TensorLike:
         """
         return self._read()
 
+    @property
+    def device(self):
+        """The device holding the value, named as TF names it
+        (``'/job:localhost/replica:0/task:0/device:CPU:0'``); ``''`` for a value
+        traced inside a ``tf.function`` (TF's symbolic tensors are placed later).
+
+        >>> import eagertape as et
+        >>> et.constant([1.0]).device.rsplit("/", 1)[-1]
+        'device:CPU:0'
+        """
+        return device_name(self._read())
+
     # Shape and dtype come from the abstract value: a pending (fused) Tensor
     # knows them without being computed.
     @property
@@ -266,6 +278,21 @@ class _TensorLike:
     def ndim(self): return len(self._aval().shape)
     @property
     def size(self): return int(np.prod(self._aval().shape, dtype=np.int64))
+
+
+def device_name(v):
+    """TF's name of the device holding array ``v`` (``''`` while traced, or when
+    sharded over several)."""
+    if isinstance(v, jax.core.Tracer):
+        return ""
+    devices = v.devices() if hasattr(v, "devices") else ()
+    if not devices:                          # host data (text): TF holds it on the CPU
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+    if len(devices) != 1:
+        return ""
+    d = next(iter(devices))
+    kind = {"cuda": "GPU", "rocm": "GPU", "gpu": "GPU"}.get(d.platform, d.platform.upper())
+    return f"/job:localhost/replica:0/task:0/device:{kind}:{jax.devices(d.platform).index(d)}"
 
 
 class _Ref:

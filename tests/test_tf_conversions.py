@@ -357,6 +357,8 @@ FUNCTION_CASES = [
     "tf.constant([], tf.int32)", "tf.constant([[]], tf.int64)", "tf.constant([], tf.bool)",
     "tf.convert_to_tensor([], tf.int32)", "tf.constant([[], []], tf.uint8)",
     "tf.constant([1.5, 2.], tf.int32)", "tf.constant(np.array([]), tf.int32)",
+    # where a value is, as TF names it
+    "tf.constant([1.]).device", "tf.Variable(1.).device", "tf.constant('a').device",
 ]
 
 
