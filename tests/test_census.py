@@ -36,7 +36,6 @@ FAILING = {
                     "the loaded object has no 'multiply'",
     "checkpoint_guide": "gap: a Keras Dense's kernel is 'net/l1/kernel/...' in eagertape's "
                         "checkpoint, 'net/l1/_kernel/...' in TF 2.21's (Keras 3)",
-    "customization_basics": "gap: tf.Tensor has no .device",
     "extension_type_guide": "gap: tf.experimental.ExtensionType is not in the facade",
     "function_guide": "kept: a string tensor cannot be a tf.function's argument "
                       "(docs/differences.md: a string tensor in a tf.function)",
@@ -52,7 +51,8 @@ FAILING = {
                            "Input(sparse=True) into Dense) fails to lower: 'stablehlo.gather op "
                            "failed to verify that all of {operand, result} have same element type' "
                            "(model(sp) works)",
-    "load_images": "gap: tf.data.Dataset.list_files is missing",
+    "load_images": "gap: the first fit's accuracy differs (TF 0.0, eagertape 0.25 on 20 generated "
+                   "images; every earlier value agrees): cause not found yet",
     "pandas_dataframe": "gap: a Keras functional model with a tf.string Input, called on a dict "
                         "of pandas columns, fails on Keras's JAX backend ('data type 'string' not "
                         "understood')",
@@ -62,9 +62,9 @@ FAILING = {
     "simple_audio": "gap: Keras's audio_dataset_from_directory builds a real TensorFlow "
                     "tf.data pipeline; the program's map(squeeze) puts eagertape's tf.squeeze "
                     "into TF's graph ('Cannot convert a symbolic tf.Tensor to a numpy array')",
-    "tfrecord_tutorial": "gap: tf.py_function(..., Tout=tf.string) of a function returning "
-                         "bytes (a serialized tf.train.Example) raises TypeError ('eagertape has "
-                         "no string tensors')",
+    "tfrecord_tutorial": "gap (of the census's comparison): the cell that shows a serialized "
+                         "tf.train.Example compares bytes, whose feature-map order protobuf "
+                         "picks per process (TF's differs run to run too); to be compared parsed",
     "text_classification": "gap: Keras's text_dataset_from_directory gives real TensorFlow "
                            "tensors, which eagertape's ops refuse (tf.expand_dims)",
 }
@@ -86,9 +86,14 @@ def run_eagertape(name, env):
 
 
 def _modes(config):
+    # The suite runs the census in eager mode: the table (tools/census.py status) has
+    # every program alike in both modes, the Keras corpus and the differential tests
+    # pay the fused axis, and the census's programs are minutes of CI each mode.
+    # EAGERTAPE_CENSUS=all adds fused mode (and the failing programs).
     opt = config.getoption("--execution-mode")
-    return ["eager"] if config.getoption("--quick") else (
-        ["eager", "fused"] if opt == "both" else [opt])
+    if config.getoption("--quick") or (opt == "both" and os.environ.get("EAGERTAPE_CENSUS") != "all"):
+        return ["eager"]
+    return ["eager", "fused"] if opt == "both" else [opt]
 
 
 def pytest_generate_tests(metafunc):
@@ -102,9 +107,16 @@ def test_census_program_gives_tensorflows_stored_answers(name, census_mode, requ
     # The census's modes are this test's own axis (the program runs in a process of
     # its own, set by EAGERTAPE_EXECUTION_MODE), not conftest's in-process one.
     if name in FAILING:
+        if os.environ.get("EAGERTAPE_CENSUS") != "all":
+            # The suite's budget (docs/testing.md): the failing programs are the long
+            # ones (Keras fits, SavedModels), about 15 minutes of CI. Their table is
+            # `python tools/census.py status` (docs/census.md); EAGERTAPE_CENSUS=all
+            # runs them here too, each a strict expected failure in eager mode.
+            pytest.skip(f"a failing program ({FAILING[name][:60]}...): "
+                        "EAGERTAPE_CENSUS=all runs it")
         if census_mode == "fused" and "eager" in _modes(request.config):
             # Every failing program fails alike in both modes (docs/census.md, from
-            # `tools/census.py status`): CI pays the second mode for the passing ones only.
+            # `tools/census.py status`).
             pytest.skip("a failing program: its failure is checked in eager mode")
         request.applymarker(pytest.mark.xfail(strict=True, reason=FAILING[name]))
     status, first, detail = census.outcome(name, census_mode, runner=run_eagertape)
@@ -128,7 +140,7 @@ def test_differences_compares_numbers_in_text_and_finds_what_differs():
 
 # TF's determinism: a sample of programs (the quickest in TF), rerun in TF, must give
 # the stored results exactly (else a difference could be TF's own noise).
-DETERMINISM_SAMPLE = 3
+DETERMINISM_SAMPLE = 1
 # Not TF-deterministic: protobuf writes a tf.train.Example's feature map in an order of
 # its own per process, so the serialized bytes the tutorial shows vary run to run.
 NOT_DETERMINISTIC = {"tfrecord_tutorial"}
