@@ -101,3 +101,9 @@ ANCHORS = {
                     "tf.config.run_functions_eagerly(True) runs functions as Python",
                     "jit-compile"),
 }
+
+# Imported on first use, after the facade scoped its modules: its public functions
+# run with TF's 64-bit types on as the others do (tf/_x64.py).
+from . import _x64  # noqa: E402
+
+_x64.scope([__name__])

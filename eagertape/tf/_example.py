@@ -25,3 +25,9 @@ from ._proto.example import (BytesList, Example, Feature, FeatureList,  # noqa: 
 
 __all__ = ["BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
            "FloatList", "Int64List", "SequenceExample"]
+
+# Imported on first use, after the facade scoped its modules: its public functions
+# run with TF's 64-bit types on as the others do (tf/_x64.py).
+from . import _x64  # noqa: E402
+
+_x64.scope([__name__])

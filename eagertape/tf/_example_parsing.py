@@ -499,3 +499,9 @@ def decode_json_example(json_examples, name=None):
             raise InvalidArgumentError(f"Error while parsing JSON: {e}") from None
         out[i] = unpacked.FromString(ex.SerializeToString()).SerializeToString()
     return _text.wrap(out)
+
+# Imported on first use, after the facade scoped its modules: its public functions
+# run with TF's 64-bit types on as the others do (tf/_x64.py).
+from . import _x64  # noqa: E402
+
+_x64.scope([__name__])

@@ -516,3 +516,9 @@ def extract_jpeg_shape(contents, output_type="int32", name=None):
     im = _open_lazy(data)
     c = {"L": 1, "RGB": 3, "CMYK": 4}.get(im.mode, 3)
     return _result(np.asarray([im.size[1], im.size[0], c], np.dtype(_as_dtype(output_type))))
+
+# Imported on first use, after the facade scoped its modules: its public functions
+# run with TF's 64-bit types on as the others do (tf/_x64.py).
+from . import _x64  # noqa: E402
+
+_x64.scope([__name__])

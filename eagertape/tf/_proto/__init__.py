@@ -142,3 +142,8 @@ def message_class(full_name, pool=None, module=None):
 def enum_values(full_name):
     """``{VALUE_NAME: number}`` of the enum ``full_name``."""
     return {v.name: v.number for v in POOL.FindEnumTypeByName(full_name).values}
+
+# Imported on first use, after the facade scoped its modules (tf/_x64.py).
+from .. import _x64  # noqa: E402
+
+_x64.scope([__name__])

@@ -92,3 +92,8 @@ BundleHeaderProto = message_class("tensorflow.BundleHeaderProto")
 BundleEntryProto = message_class("tensorflow.BundleEntryProto")
 TrackableObjectGraph = message_class("tensorflow.TrackableObjectGraph")
 CheckpointState = message_class("tensorflow.CheckpointState")
+
+# Imported on first use, after the facade scoped its modules (tf/_x64.py).
+from .. import _x64  # noqa: E402
+
+_x64.scope([__name__])

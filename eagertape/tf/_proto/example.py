@@ -62,3 +62,8 @@ FeatureList = message_class("tensorflow.FeatureList", module=__name__)
 FeatureLists = message_class("tensorflow.FeatureLists", module=__name__)
 Example = message_class("tensorflow.Example", module=__name__)
 SequenceExample = message_class("tensorflow.SequenceExample", module=__name__)
+
+# Imported on first use, after the facade scoped its modules (tf/_x64.py).
+from .. import _x64  # noqa: E402
+
+_x64.scope([__name__])

@@ -85,3 +85,8 @@ SerializedDType = message_class("tensorflow.SerializedDType", module=__name__)
 #: ``{"DT_FLOAT": 1, ...}``: TF's DataType numbers by name.
 DT = dict(_DATATYPE)
 DataType = DT
+
+# Imported on first use, after the facade scoped its modules (tf/_x64.py).
+from .. import _x64  # noqa: E402
+
+_x64.scope([__name__])
