@@ -48,6 +48,31 @@ def f(x):
 '''
 
 
+def _check(paths, facade=False, **kw):
+    """``port_check.check`` (and, with ``facade``, ``_same_as_facade`` of its result),
+    here, or in a fresh interpreter where an earlier test of this worker imported
+    Keras on TF's backend (Keras has one backend a process), so that tf.keras names
+    resolve as a user's port-check run resolves them."""
+    try:
+        etf.keras
+    except RuntimeError:
+        pass
+    else:
+        result = port_check.check(paths, **kw)
+        return (result, _same_as_facade(result)) if facade else result
+    code = ("import json, sys; sys.path.insert(0, sys.argv[3]); import test_port_check as t; "
+            "r = t.port_check.check(json.loads(sys.argv[1]), **json.loads(sys.argv[2])); "
+            "print(json.dumps([r, t._same_as_facade(r)]))")
+    env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+    r = subprocess.run([sys.executable, "-c", code, json.dumps([str(p) for p in paths]),
+                        json.dumps(kw), str(ROOT / "tests")],
+                       capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    result, wrong = json.loads(r.stdout.splitlines()[-1])
+    return (result, [tuple(w) for w in wrong]) if facade else result
+
+
 def _facade(chain):
     """What ``getattr`` on eagertape.tf gives for ``chain``: ("resolved", None),
     ("left_out", reason) or ("error", message): the oracle the checker must match."""
@@ -87,7 +112,7 @@ def prog(tmp_path):
 
 
 def test_alias_forms_left_out_and_attention(prog):
-    result = port_check.check([prog], tensorflow="none")
+    result, wrong = _check([prog], facade=True, tensorflow="none")
     names = result["names"]
     lines = {c: [w["line"] for w in e["where"]] for c, e in names.items()}
     # every alias form, followed to the chain it spells, at the lines it is used
@@ -119,7 +144,7 @@ def test_alias_forms_left_out_and_attention(prog):
             assert names[chain]["status"] == "resolved", chain
         assert names["tf.keras.layers.Foo"]["status"] == "unknown"
         assert "Keras 3" in names["tf.keras.layers.Foo"]["reason"]
-    assert _same_as_facade(result) == []
+    assert wrong == []
     s = result["summary"]
     assert s["names"] == len(names) == sum(s[k] for k in port_check.STATUSES)
     assert (s["left_out"], s["missing"]) == (3, 2)
@@ -145,6 +170,8 @@ def test_unknown_names_and_tf1_names(prog, monkeypatch):
         asked.append(sorted(chains))
         return {"tf.Session": "tf1", "tf.reduce_summ": None}, "2.99"
     monkeypatch.setattr(port_check, "tf_lookup", lookup)
+    # (in this process: the lookup is stubbed here; where this worker has Keras on
+    # TF's backend, the tf.keras names are "not checked", which the summary says)
     result = port_check.check([prog])
     assert asked == [["tf.Session", "tf.reduce_summ"]]
     names = result["names"]
@@ -156,8 +183,8 @@ def test_unknown_names_and_tf1_names(prog, monkeypatch):
     lines = []
     port_check.report(result, out=lines.append)
     assert lines[0] == port_check.summary_line(result)
-    assert re.match(r"1 file, \d+ names: \d+ resolved, 3 left out, 0 missing, [34] unknown",
-                    lines[0]), lines[0]
+    assert re.match(r"1 file, \d+ names: \d+ resolved, 3 left out, 0 missing, "
+                    r"([34] unknown|2 unknown, \d+ not checked)$", lines[0]), lines[0]
     text = " ".join("\n".join(lines).split())       # as read, whatever the wrapping
     # grouped by name, with where: the facade's reason said once for tf.compat's names
     assert f"tf.reduce_summ: TensorFlow 2.99 has no such name: a typo? {prog}: 12" in text
@@ -208,7 +235,8 @@ def test_keras_names_not_checked_without_keras(tmp_path, monkeypatch):
         if name == "keras":
             raise ImportError("eagertape.tf.keras is Keras 3 on JAX, which is not installed")
         raise AttributeError(name)
-    monkeypatch.delattr(etf, "keras", raising=False)
+    if "keras" in vars(etf):     # (not getattr: loading Keras here may raise)
+        monkeypatch.delattr(etf, "keras")
     monkeypatch.setattr(etf, "__getattr__", no_keras)
     (tmp_path / "p.py").write_text("import tensorflow as tf\nm = tf.keras.Sequential()\n")
     e = port_check.check([tmp_path], tensorflow="none")["names"]["tf.keras.Sequential"]
@@ -226,8 +254,8 @@ def test_differences_table_agrees_with_the_docs():
 
 
 def _corpus_findings(folder):
-    result = port_check.check([folder], tensorflow="none")
-    assert _same_as_facade(result) == []
+    result, wrong = _check([folder], facade=True, tensorflow="none")
+    assert wrong == []
     return result
 
 
