@@ -28,7 +28,7 @@ from eagertape import numpy as tnp
 # user with JAX_ENABLE_X64=1 runs it.
 pytestmark = pytest.mark.jax_x64
 
-EXAMPLES = int(os.environ.get("EAGERTAPE_FUZZ_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("EAGERTAPE_FUZZ_EXAMPLES", "100"))
 
 # Smooth, finite everywhere: a failure is a wrong gradient, not a domain error.
 UNARY = {
