@@ -33,13 +33,13 @@ import functools
 import inspect
 from builtins import range as builtins_range
 import sys
-import types
 
 import numpy as np
 
 from .. import extend as _extend
 from ..extend import InvalidArgumentError, Tensor, TensorLike as _TensorLike, TensorShape
 from . import _text
+from ._util import rebind as _rebind
 
 _I64 = np.int64
 
@@ -1500,15 +1500,6 @@ def _handlers(tf_module):
 def install(tf_module):
     """Put a dispatcher in front of each of TF's ops that take RaggedTensors, under
     every name the facade's modules bind it to (as ``_text.install`` does)."""
-    spaces = [vars(m) for n, m in list(sys.modules.items()) if m is not None and (
-        n == "eagertape.tf" or n.startswith("eagertape.tf.")) and not n.startswith(
-            ("eagertape.tf.keras", "eagertape.tf._keras", "eagertape.tf._text",
-             "eagertape.tf._ragged"))]
-    for space in list(spaces):
-        for v in list(space.values()):
-            if isinstance(v, types.ModuleType) and not v.__name__.startswith("eagertape") \
-                    and v.__name__.startswith("tf."):
-                spaces.append(vars(v))
     done = {}
     for key, (fn, handler, params) in _handlers(tf_module).items():
         if getattr(fn, "_ragged_dispatch", False):
@@ -1519,11 +1510,7 @@ def install(tf_module):
             # tf.boolean_mask(rt, mask) and tf.ragged.boolean_mask agree on TF's rows.
             handler = boolean_mask
         done[key] = _dispatching(fn, handler, test)
-    for space in spaces:
-        for k, v in list(space.items()):
-            new = done.get(id(v))
-            if new is not None:
-                space[k] = new
+    _rebind(done, skip=("eagertape.tf._text", "eagertape.tf._ragged"))
 
 
 # -- a pytree: the flat values its leaf, the rows (host arrays) its static part -----

@@ -49,14 +49,13 @@ array([ True, False])
 import builtins
 import functools
 import inspect
-import sys
-import types
 
 import jax
 import numpy as np
 
 from .. import extend as _extend
 from ..extend import DType, InvalidArgumentError, Tensor, TensorLike as _TensorLike
+from ._util import rebind as _rebind
 
 _STRING_KINDS = "OUS"
 
@@ -844,23 +843,11 @@ def _dispatcher(fn, host_fn, params):
 def install(tf_module):
     """Put a dispatcher in front of each facade function of ``HOST_OPS``, under every
     name the facade's modules bind it to (``tf.equal`` is ``tf.math.equal``)."""
-    spaces = [vars(m) for n, m in list(sys.modules.items()) if m is not None and (
-        n == "eagertape.tf" or n.startswith("eagertape.tf.")) and not n.startswith(
-            ("eagertape.tf.keras", "eagertape.tf._keras", "eagertape.tf._text"))]
-    for space in list(spaces):
-        for v in list(space.values()):
-            if isinstance(v, types.ModuleType) and not v.__name__.startswith("eagertape") \
-                    and v.__name__.startswith("tf."):
-                spaces.append(vars(v))
     done = {}
     for name, (host_fn, params) in HOST_OPS.items():
         fn = getattr(tf_module, name)
         if getattr(fn, "_host_dispatch", False):
             continue
         done[id(fn)] = _dispatcher(fn, host_fn, params)
-    for space in spaces:
-        for k, v in list(space.items()):
-            new = done.get(id(v))
-            if new is not None:
-                space[k] = new
+    _rebind(done, skip=("eagertape.tf._text",))
 

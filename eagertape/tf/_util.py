@@ -1,5 +1,8 @@
 """Helpers shared by the facade's modules: argument conversion (TF's rules), the
-unsupported-name hook."""
+unsupported-name hook, rebinding a replaced function under all its names."""
+import sys
+import types
+
 import jax
 import numpy as np
 
@@ -194,3 +197,24 @@ def ints(shape, what="shape"):
     elif isinstance(shape, (list, tuple)) and any(isinstance(d, _TensorLike) for d in shape):
         shape = [concrete(d, what) if isinstance(d, _TensorLike) else d for d in shape]
     return tuple(int(s) for s in np.reshape(np.asarray(shape), -1))
+
+
+def rebind(replaced, skip=()):
+    """Bind each replaced function (``replaced``: ``id(old) -> new``) under every name
+    the facade's modules, and the namespace objects they hold, bind the old one to
+    (``tf.equal`` is ``tf.math.equal``): how the text and ragged dispatchers go in
+    front of TF's generic ops. Modules starting with a name in ``skip`` are left as
+    they are (the dispatcher's own, which calls the originals)."""
+    spaces = [vars(m) for n, m in list(sys.modules.items()) if m is not None and (
+        n == "eagertape.tf" or n.startswith("eagertape.tf.")) and not n.startswith(
+            ("eagertape.tf.keras", "eagertape.tf._keras") + tuple(skip))]
+    for space in list(spaces):
+        for v in list(space.values()):
+            if isinstance(v, types.ModuleType) and not v.__name__.startswith("eagertape") \
+                    and v.__name__.startswith("tf."):
+                spaces.append(vars(v))
+    for space in spaces:
+        for k, v in list(space.items()):
+            new = replaced.get(id(v))
+            if new is not None:
+                space[k] = new
