@@ -26,16 +26,8 @@ pytestmark = [requires("tensorflow", "orbax.checkpoint"), pytest.mark.subprocess
 
 _ROOT = str(pathlib.Path(__file__).resolve().parent.parent)
 
-_TF_SIDE = r'''
-import json, os, shutil, sys
-os.environ["KERAS_BACKEND"] = "tensorflow"
-import numpy as np
-import tensorflow as tf
-import keras
-from google.protobuf import text_format
-d = sys.argv[1]
-out = {}
-
+# What both sides read a checkpoint with (the same code under TF and under eagertape).
+_READ_HELPERS = r'''
 def enc(v):
     v = np.asarray(v)
     if v.dtype == object:
@@ -59,7 +51,19 @@ def error(fn):
         return [type(e).__name__, getattr(e, "error_code", None), getattr(e, "message", str(e))]
     return None
 
-def outcome(fn):
+'''
+
+_TF_SIDE = r'''
+import json, os, shutil, sys
+os.environ["KERAS_BACKEND"] = "tensorflow"
+import numpy as np
+import tensorflow as tf
+import keras
+from google.protobuf import text_format
+d = sys.argv[1]
+out = {}
+
+''' + _READ_HELPERS + r'''def outcome(fn):
     try:
         fn()
         return "ok"
@@ -229,30 +233,7 @@ from google.protobuf import text_format
 d = sys.argv[1]
 out = {}
 
-def enc(v):
-    v = np.asarray(v)
-    if v.dtype == object:
-        return {"dtype": "string", "shape": list(v.shape), "hex": [x.hex() for x in v.ravel()]}
-    return {"dtype": tf.as_dtype(v.dtype).name, "shape": list(v.shape), "hex": v.tobytes().hex()}
-
-def dump(prefix):
-    r = tf.train.load_checkpoint(prefix)
-    return {"list": [[n, s] for n, s in tf.train.list_variables(prefix)],
-            "dtypes": {k: v.name for k, v in r.get_variable_to_dtype_map().items()},
-            "values": {k: enc(r.get_tensor(k)) for k in r.get_variable_to_shape_map()
-                       if k != "_CHECKPOINTABLE_OBJECT_GRAPH"},
-            "graph": r.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH").hex(),
-            "scalar_types": sorted({type(r.get_tensor(k)).__name__
-                                    for k, s in r.get_variable_to_shape_map().items() if not s})}
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:
-        return [type(e).__name__, getattr(e, "error_code", None), getattr(e, "message", str(e))]
-    return None
-
-def outcome(fn):
+''' + _READ_HELPERS + r'''def outcome(fn):
     try:
         fn()
         return "ok"
