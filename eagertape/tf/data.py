@@ -1954,20 +1954,9 @@ class FixedLengthRecordDataset(Dataset):
 
 
 def _read_lines(path, kind):
-    import gzip
-    import zlib
-    from .errors import NotFoundError
-    try:
-        if kind == "GZIP":
-            f = gzip.open(path, "rb")
-        else:
-            f = open(path, "rb")
-    except FileNotFoundError:
-        raise NotFoundError(f"{path}; No such file or directory") from None
-    with f:
+    # Opened (and decompressed) as the record datasets open their files: TF's errors.
+    with _tfrecord._open(path, kind) as f:
         data = f.read()
-    if kind == "ZLIB":
-        data = zlib.decompress(data)
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
