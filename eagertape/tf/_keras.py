@@ -356,6 +356,9 @@ KERAS_PRIVATE = {
     "DataAdapter": "keras.src.trainers.data_adapters.data_adapter:DataAdapter",
     "get_input_signature": "keras.src.export.export_utils:get_input_signature",
     "TFGraphScope": "keras.src.utils.backend_utils:TFGraphScope",
+    # Keras's optimizers read their ops as a module global `ops`, which
+    # tf/_keras_sparse.py swaps while an IndexedSlices gradient is applied.
+    "optimizer_ops": "keras.src.optimizers.base_optimizer:ops",
 }
 # Where Keras's functions of arrays are defined, and where the public API and
 # Keras's own code find them by module attribute (the rows of _function_rows).

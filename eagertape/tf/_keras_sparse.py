@@ -131,6 +131,7 @@ def applying(optimizer):
     takes IndexedSlices (one thread at a time: module globals are swapped)."""
     modules = {sys.modules[c.__module__] for c in type(optimizer).__mro__
                if c.__module__.startswith("keras") and c.__module__ in sys.modules}
+    # (the `ops` global is a declared Keras private: _keras.KERAS_PRIVATE["optimizer_ops"])
     modules = [m for m in modules if "ops" in vars(m)]
     with _lock:
         saved = [(m, m.ops) for m in modules]
