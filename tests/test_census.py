@@ -25,49 +25,11 @@ import census  # noqa: E402
 
 pytest.importorskip("keras")
 
-# Programs that do not pass yet, each with its cause (strict: each must fail, so a fix
-# shows). "gap:" eagertape lacks something (another issue's work); "kept:" a documented
-# difference we keep.
-FAILING = {
-    "advanced_autodiff_guide": "gap: tf.saved_model.save refuses an input_signature with a "
-                               "TensorSpec of unknown rank (tf.TensorSpec(None)); TF saves it",
-    "basics_guide": "gap: tf.saved_model.save leaves out a tf.function with no input_signature "
-                    "that was called before the save (TF saves its traced concrete functions): "
-                    "the loaded object has no 'multiply'",
-    "checkpoint_guide": "gap: a Keras Dense's kernel is 'net/l1/kernel/...' in eagertape's "
-                        "checkpoint, 'net/l1/_kernel/...' in TF 2.21's (Keras 3)",
-    "extension_type_guide": "gap: tf.experimental.ExtensionType is not in the facade",
-    "function_guide": "kept: a string tensor cannot be a tf.function's argument "
-                      "(docs/differences.md: a string tensor in a tf.function)",
-    "intro_to_modules_guide": "kept: tf.summary is left out (it writes through TF's runtime)",
-    "mlp_core": "gap: the SavedModel of a function with input_signature [None]*4 that reshapes to "
-                "[-1, 784] takes only (d0, d1, d2, 784): eagertape's export ties the last size "
-                "to 784; TF's takes (32, 28, 28, 1)",
-    "random_numbers_guide": "kept: tf.config.experimental.set_virtual_device_configuration (JAX "
-                            "cannot split a device) and tf.random's values are JAX's, not TF's "
-                            "Philox (docs/differences.md)",
-    "ragged_tensor_guide": "gap: TF's generic ops on a RaggedTensor (tf.tile(rt, [1, 2]))",
-    "sparse_tensor_guide": "gap: Keras's model.predict of a tf.SparseTensor with int32 values (an "
-                           "Input(sparse=True) into Dense) fails to lower: 'stablehlo.gather op "
-                           "failed to verify that all of {operand, result} have same element type' "
-                           "(model(sp) works)",
-    "load_images": "gap: the first fit's accuracy differs (TF 0.0, eagertape 0.25 on 20 generated "
-                   "images; every earlier value agrees): cause not found yet",
-    "pandas_dataframe": "gap: a Keras functional model with a tf.string Input, called on a dict "
-                        "of pandas columns, fails on Keras's JAX backend ('data type 'string' not "
-                        "understood')",
-    "preprocessing_layers": "gap: fit of a Keras functional model with tf.string Inputs "
-                            "(StringLookup inside) on a tf.data pipeline fails on Keras's JAX "
-                            "backend ('Invalid dtype: object')",
-    "simple_audio": "gap: Keras's audio_dataset_from_directory builds a real TensorFlow "
-                    "tf.data pipeline; the program's map(squeeze) puts eagertape's tf.squeeze "
-                    "into TF's graph ('Cannot convert a symbolic tf.Tensor to a numpy array')",
-    "tfrecord_tutorial": "gap (of the census's comparison): the cell that shows a serialized "
-                         "tf.train.Example compares bytes, whose feature-map order protobuf "
-                         "picks per process (TF's differs run to run too); to be compared parsed",
-    "text_classification": "gap: Keras's text_dataset_from_directory gives real TensorFlow "
-                           "tensors, which eagertape's ops refuse (tf.expand_dims)",
-}
+# Programs that do not pass yet carry their cause in their header ("# expected: ..."),
+# a strict expected failure (so a fix shows): "gap:" eagertape lacks something
+# (another issue's work); "kept:" a documented difference we keep.
+FAILING = {name: census.header(name)["expected"] for name in census.programs()
+           if "expected" in census.header(name)}
 
 
 

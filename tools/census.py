@@ -367,10 +367,11 @@ def source_of(name):
 
 
 def header(name):
-    """The program's header fields (``# source: ...``, ``# commit: ...``, ``# families: ...``)."""
+    """The program's header fields (``# source: ...``, ``# commit: ...``, ``# families: ...``,
+    ``# timings: ...``, and ``# expected: CAUSE`` for a program that does not pass yet)."""
     fields = {}
     for line in source_of(name).splitlines():
-        m = re.match(r"#\s*(source|commit|families|timings):\s*(.*)", line)
+        m = re.match(r"#\s*(source|commit|families|timings|expected):\s*(.*)", line)
         if m:
             fields[m.group(1)] = m.group(2).strip()
         elif not line.startswith("#"):

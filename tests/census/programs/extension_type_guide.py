@@ -2,6 +2,7 @@
 # source: tensorflow/docs site/en/guide/extension_type.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
+# expected: gap: tf.experimental.ExtensionType is not in the facade
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

@@ -2,6 +2,7 @@
 # source: tensorflow/docs site/en/guide/function.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings
+# expected: kept: a string tensor cannot be a tf.function's argument (docs/differences.md: a string tensor in a tf.function)
 # timings: ^(Eager conv|Function conv)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the

@@ -2,6 +2,7 @@
 # source: tensorflow/docs site/en/guide/random_numbers.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
+# expected: kept: tf.config.experimental.set_virtual_device_configuration (JAX cannot split a device) and tf.random's values are JAX's, not TF's Philox (docs/differences.md)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

@@ -2,6 +2,7 @@
 # source: tensorflow/docs site/en/tutorials/keras/text_classification.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings
+# expected: gap: Keras's text_dataset_from_directory gives real TensorFlow tensors, which eagertape's ops refuse (tf.expand_dims)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

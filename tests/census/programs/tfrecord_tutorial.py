@@ -2,6 +2,7 @@
 # source: tensorflow/docs site/en/tutorials/load_data/tfrecord.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, io
+# expected: gap (of the census's comparison): the cell that shows a serialized tf.train.Example compares bytes, whose feature-map order protobuf picks per process (TF's differs run to run too); to be compared parsed
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
