@@ -58,6 +58,19 @@ FAMILIES = {
     "iterator_checkpoint": r"Checkpoint\((?:[^()]|\([^()]*\))*\biter",
 }
 
+# Issue 38's selection: a TF-2 program that trains or differentiates eagerly (a
+# GradientTape, a Keras train_step/test_step of its own, a loop applying gradients),
+# or a Keras program that runs TensorFlow's own ops (it imports TensorFlow and calls
+# tf.* other than tf.keras, or pins Keras's backend to TensorFlow: the keras-io
+# examples that were kept TensorFlow-only).
+SELECTION = {
+    "tape": r"\bGradientTape\b",
+    "train_step": r"\bdef\s+(train|test)_step\s*\(\s*self\b",
+    "apply_gradients": r"\.apply_gradients\s*\(|\boptimizer\.apply\s*\(",
+    "tf_ops": r"(?ms)^\s*(?:import tensorflow\b|from tensorflow\b).*\btf\.(?!keras\b)\w",
+    "tf_backend": r"KERAS_BACKEND['\"]\s*\]\s*=\s*['\"]tensorflow",
+}
+
 # What may leave a candidate out, flagged for a person to judge (the census's
 # exclusions are stated in docs/census.md, each with its reason).
 NEEDS = {
@@ -114,14 +127,33 @@ def _without_comments_and_docstrings(code):
     return "".join(out) + "\n" + "".join(shell)
 
 
+# Copies of a program that are not programs of their own: keras-io keeps each
+# example's notebook and page (``ipynb/``, ``md/``) generated from its ``.py``.
+SKIPPED = re.compile(r"(^|/)(ipynb|md|\.ipynb_checkpoints)/")
+
+# A scratch repository that holds files read one by one (keras-io, read through the
+# file index: each file at its own commit) names each file's commit in this file,
+# one ``path<TAB>commit`` a line.
+COMMITS_FILE = "CENSUS_COMMITS"
+
+
 def scan(gitdir):
-    """[(path, families, needs)] for the newest commit of one source's git directory."""
+    """(commit, [(path, selected_by, families, needs, file_commit)]) for the newest
+    commit of one source's git directory: every program that issue 38's rule
+    (``SELECTION``) or an issue-37 family (``FAMILIES``) selects."""
     commit = _git(gitdir, "rev-parse", "HEAD").decode().strip()
     names = _git(gitdir, "ls-tree", "-r", "HEAD", "--name-only").decode().splitlines()
+    per_file = {}
+    if COMMITS_FILE in names:
+        for line in _git(gitdir, "show", f"HEAD:{COMMITS_FILE}").decode().splitlines():
+            if "\t" in line:
+                path, c = line.split("\t", 1)
+                per_file[path] = c.strip()
     roots = sum(ROOTS.values(), ())
     found = []
     for path in sorted(names):
-        if not path.startswith(roots) or not path.endswith((".ipynb", ".py")):
+        if (not path.startswith(roots) or not path.endswith((".ipynb", ".py"))
+                or SKIPPED.search(path)):
             continue
         raw = _git(gitdir, "show", f"HEAD:{path}").decode("utf-8", "replace")
         try:
@@ -129,22 +161,28 @@ def scan(gitdir):
         except ValueError:
             continue
         code = _without_comments_and_docstrings(code)
+        kinds = [k for k, rx in SELECTION.items() if re.search(rx, code)]
         fams = [f for f, rx in FAMILIES.items() if re.search(rx, code)]
-        if fams:
+        if kinds or fams:
             needs = [n for n, rx in NEEDS.items() if re.search(rx, code)]
-            found.append((path, fams, needs))
+            found.append((path, kinds, fams, needs, per_file.get(path, commit)))
     return commit, found
 
 
 def _scan_main(gitdirs):
     for gitdir in gitdirs:
         commit, found = scan(gitdir)
-        source = ("tensorflow/docs" if any(p.startswith("site/en/") for p, _, _ in found)
+        source = ("tensorflow/docs" if any(f[0].startswith("site/en/") for f in found)
                   else "keras-team/keras-io")
-        print(f"## {source} @ {commit}: {len(found)} candidates\n")
-        print("| path | families | may need |\n| --- | --- | --- |")
-        for path, fams, needs in found:
-            print(f"| {path} | {', '.join(fams)} | {', '.join(needs)} |")
+        per_file = any(f[4] != commit for f in found)
+        print(f"## {source} @ {'each file at its own commit' if per_file else commit}: "
+              f"{len(found)} candidates\n")
+        print("| path | selected by (issue 38) | families (issue 37) | may need |"
+              + (" commit |" if per_file else "")
+              + "\n| --- | --- | --- | --- |" + (" --- |" if per_file else ""))
+        for path, kinds, fams, needs, c in found:
+            print(f"| {path} | {', '.join(kinds)} | {', '.join(fams)} | {', '.join(needs)} |"
+                  + (f" {c} |" if per_file else ""))
         print()
 
 
