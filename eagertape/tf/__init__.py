@@ -53,6 +53,7 @@ from .debugging import (Assert, assert_equal, assert_greater, assert_less,  # no
                         assert_rank)
 from ._module import Module, name_scope  # noqa: F401
 from ._spec import TensorSpec  # noqa: F401
+from ._extension_type import type_spec_from_value  # noqa: F401
 from ._array import (boolean_mask, broadcast_dynamic_shape, broadcast_static_shape,  # noqa: F401
                      broadcast_to, ensure_shape, identity_n, meshgrid, pad, repeat, reverse,
                      roll, scatter_nd, searchsorted, sequence_mask, shape_n, slice,
@@ -109,7 +110,7 @@ _unsupported = _Unsupported("tf", {
                 "variable creators, pinned memory, serving batching) with no JAX counterpart",
                 "load_library load_op_library make_tensor_proto make_ndarray "
                 "register_tensor_conversion_function CriticalSection variable_creator_scope "
-                "check_pinned nondifferentiable_batch_function TypeSpec type_spec_from_value "
+                "check_pinned nondifferentiable_batch_function TypeSpec "
                 "NoneTensorSpec OptionalSpec TensorArraySpec DeviceSpec"),
     **_excluded("TF's quantized and handle dtypes have no JAX dtype",
                 "qint8 qint16 qint32 quint8 quint16 resource variant"),

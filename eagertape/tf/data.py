@@ -28,6 +28,7 @@ import itertools
 import os
 import types
 
+import jax
 import numpy as np
 
 from .. import extend as _extend
@@ -42,6 +43,7 @@ from ._control_flow import vectorized_map
 from ._ragged import RaggedTensor as _RaggedTensor, RaggedTensorSpec as _RaggedTensorSpec
 from .sparse import SparseTensor as _SparseTensor, SparseTensorSpec as _SparseTensorSpec
 from ._spec import TensorSpec
+from . import _extension_type as _et
 from ._util import _Unsupported, left_out
 from .errors import OutOfRangeError
 
@@ -110,6 +112,8 @@ def _to_numpy(x, dtype=None):
         return _Ragged.of(x)
     elif isinstance(x, _SparseTensor):
         return _Sparse.of(x)
+    elif isinstance(x, _et.ExtensionType):
+        return _Extension.of(x)
     elif not isinstance(x, np.ndarray):
         x = np.asarray(convert_to_tensor(x).numpy())
     return x if dtype is None or x.dtype == object else x.astype(dtype, copy=False)
@@ -270,12 +274,53 @@ class _Sparse(_Composite):
                           "shape": list(self.shape)}
 
 
+class _Extension(_Composite):
+    """An ExtensionType element: its Tensors on the host (sliced and stacked along
+    their first axis, as TF's default batch encoder does) and its JAX tree."""
+    __slots__ = ("tree", "parts")
+
+    def __init__(self, tree, parts):
+        self.tree, self.parts = tree, parts
+
+    @classmethod
+    def of(cls, value):
+        leaves, tree = jax.tree_util.tree_flatten(value, is_leaf=_extend.is_tensor_like)
+        return cls(tree, [_to_numpy(x) for x in leaves])
+
+    def nrows(self):
+        sizes = {_nrows(a) for a in self.parts}
+        if len(sizes) != 1 or None in sizes:
+            raise InvalidArgumentError("an ExtensionType value is sliced and batched along "
+                                       "the first axis of its Tensors, which must agree "
+                                       f"(got sizes {sorted(map(str, sizes))})")
+        return sizes.pop()
+
+    def __getitem__(self, i):
+        return _Extension(self.tree, [a[i] for a in self.parts])
+
+    @staticmethod
+    def stack(parts):
+        if any(p.tree != parts[0].tree for p in parts):
+            raise InvalidArgumentError("Cannot batch ExtensionType values of different "
+                                       "TypeSpecs")
+        return _Extension(parts[0].tree, [_stack([(p.parts[k],) for p in parts], 0)[0]
+                                          for k in range(len(parts[0].parts))])
+
+    def value(self):
+        return jax.tree_util.tree_unflatten(self.tree, [_to_tensor(a) for a in self.parts])
+
+    def spec(self):
+        return self.value()._type_spec
+
+
 _state.DECODERS["ragged"] = lambda d: _Ragged(d["flat"], d["splits"])
 _state.DECODERS["sparse"] = lambda d: _Sparse(d["indices"], d["values"], d["shape"])
 
 
 def _slice_spec(a):
     """The spec of ``a``'s slices (from_tensor_slices)."""
+    if isinstance(a, _Extension):
+        return _et.unbatched_spec(a.spec())
     if isinstance(a, _Ragged):
         spec = a.spec()
         return _RaggedTensorSpec([None] * len(a.splits) + list(a.flat.shape[1:]), spec.dtype,
@@ -286,6 +331,8 @@ def _slice_spec(a):
 
 
 def _unbatched_spec(s):
+    if isinstance(s, _et.ExtensionTypeSpec):
+        return _et.unbatched_spec(s)
     dims = s.shape.as_list()[1:] if s.shape.rank else []
     if isinstance(s, _RaggedTensorSpec):
         return _RaggedTensorSpec(dims, s.dtype, s.ragged_rank - 1)
@@ -295,6 +342,8 @@ def _unbatched_spec(s):
 
 
 def _batched_spec(s, n):
+    if isinstance(s, _et.ExtensionTypeSpec):
+        return _et.batched_spec(s, n)
     if isinstance(s, _RaggedTensorSpec):
         return _RaggedTensorSpec([n] + list(s.shape), s.dtype, s.ragged_rank + 1)
     if isinstance(s, _SparseTensorSpec):
@@ -557,8 +606,10 @@ class Dataset:
                             "tf.TensorSpec) or `output_types`")
         if output_signature is not None:
             sig = output_signature
-            dtypes = _map(lambda s: _as_dtype(s.dtype), sig)
-            shapes = _map(lambda s: s.shape, sig)
+            dtypes = _map(lambda s: s if isinstance(s, _et.ExtensionTypeSpec)
+                          else _as_dtype(s.dtype), sig)
+            shapes = _map(lambda s: None if isinstance(s, _et.ExtensionTypeSpec)
+                          else s.shape, sig)
         else:
             dtypes = _map(_as_dtype, output_types)
             shapes = output_shapes
@@ -569,7 +620,7 @@ class Dataset:
                 if _is_nest(dtypes) and not _same_structure(dtypes, value):
                     raise TypeError(f"from_generator: element {i} does not match the "
                                     f"structure of the signature ({dtypes})")
-                element = _map(lambda v, d: _to_numpy(np.asarray(v), d), value, dtypes)
+                element = _map(lambda v, d: _generated(v, d, i), value, dtypes)
                 if shapes is not None:
                     _map(lambda a, s: _check_shape(a, s, i), element, shapes)
                 yield element
@@ -1650,6 +1701,17 @@ def _inner(map_func, element, index, what):
         raise TypeError(f"Dataset.{what}'s function must return a Dataset, "
                         f"got {type(out).__name__}")
     return out
+
+
+def _generated(value, dtype, index):
+    """A generator's value for its signature's entry (a dtype, or an ExtensionType's
+    Spec, which the value must fit)."""
+    if isinstance(dtype, _et.ExtensionTypeSpec):
+        if not dtype.is_compatible_with(value):
+            raise TypeError(f"from_generator: element {index} ({type(value).__name__}) does "
+                            f"not match its output_signature {dtype!r}")
+        return _Extension.of(value)
+    return _to_numpy(np.asarray(value), dtype)
 
 
 def _check_shape(array, shape, index):
