@@ -1,4 +1,4 @@
-"""TF's top-level namespaces that ``eagertape.tf`` leaves out (tf.summary, tf.io, ...):
+"""TF's top-level namespaces that ``eagertape.tf`` leaves out (tf.distribute, tf.lite, ...):
 each raises an AttributeError giving its own reason and what to use instead, not the
 hint meant for an op not written yet."""
 import pytest
@@ -15,7 +15,6 @@ GENERIC = ("is not supported by eagertape's TensorFlow facade yet; use the recor
 # can take (and, for those to come, that they are planned), so a reason edited into
 # something vague, or swapped with another's, fails.
 WANT = {
-    "summary": ["TensorBoard", "tensorboardX", "CSVLogger"],
     "distribute": ["jax.sharding", "jax.distributed"],
     "estimator": ["removed", "tf.keras", "GradientTape"],
     "lite": ["jax.export", "jax2tf"],

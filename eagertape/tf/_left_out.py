@@ -1,9 +1,9 @@
 """TensorFlow's top-level namespaces that ``eagertape.tf`` leaves out, each with its own
 reason: why it has no place on JAX (or not yet), and what to use instead.
 
-(``tf.io``, ``tf.audio`` and ``tf.ragged`` are in now.) ``tf.summary`` and its like would otherwise get the hint meant for a single op not
+(``tf.io``, ``tf.audio``, ``tf.ragged`` and ``tf.summary`` are in now.) ``tf.distribute`` and its like would otherwise get the hint meant for a single op not
 written yet (use ``eagertape.numpy``), which sends a user to the wrong place: nobody
-writes TensorBoard logs or TFLite files with ``jax.numpy``. The facade's module
+writes TFLite files or shards a model with ``jax.numpy``. The facade's module
 ``__getattr__`` adds ``NAMESPACES`` to its table of left-out names, so each raises
 ``AttributeError("tf.<name> is left out of eagertape's TensorFlow facade: <reason>")``.
 """
@@ -12,12 +12,6 @@ writes TensorBoard logs or TFLite files with ``jax.numpy``. The facade's module
 PLANNED = "not in eagertape yet (planned for a later release)"
 
 NAMESPACES = {
-    "summary": (
-        "it writes TensorBoard event files through TensorFlow's own runtime. Log "
-        "with a writer that needs no TensorFlow (tensorboardX's SummaryWriter), or in "
-        "Keras with tf.keras.callbacks.CSVLogger; tf.keras.callbacks.TensorBoard works "
-        "where tensorflow and tensorboard are installed (Keras imports TensorFlow only to "
-        "write the logs)"),
     "distribute": (
         "TF's distribution strategies drive TF's runtime. eagertape shards with JAX: give "
         "Tensors and Variables sharded jax.Arrays (jax.sharding, jax.device_put) and XLA "
