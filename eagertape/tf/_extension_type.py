@@ -696,19 +696,23 @@ def _hashable(t):
 def _split(v, children):
     if isinstance(v, _text.StringTensor):
         return _Static(v)
-    if isinstance(v, (_TensorLike, ExtensionType)) or _is_other_composite(v):
-        children.append(v)
-        return _Hole(len(v.shape) if isinstance(v, _TensorLike) else None)
-    if isinstance(v, tuple) and not isinstance(v, TensorShape):
+    if isinstance(v, (TensorShape, _tf().DType) + _STATIC):
+        return v
+    if isinstance(v, tuple):
         return tuple(_split(x, children) for x in v)
     if isinstance(v, ImmutableDict):
         return ImmutableDict((k, _split(x, children)) for k, x in v.items())
-    return v
+    # Anything else is a child: a Tensor, a nested value, and whatever JAX puts in
+    # a Tensor's place (its arrays and tracers, when it maps over the tree).
+    children.append(v)
+    shape = getattr(v, "shape", None) if not isinstance(v, ExtensionType) else None
+    try:
+        return _Hole(None if shape is None else len(tuple(shape)))
+    except TypeError:
+        return _Hole(None)
 
 
-def _is_other_composite(v):
-    tf = _tf()
-    return isinstance(v, (tf.RaggedTensor, tf.SparseTensor))
+_STATIC = (str, bytes, bool, int, float, complex, type(None), np.dtype, type)
 
 
 def _flatten(obj):
@@ -933,7 +937,8 @@ def dispatch_for_api(api, *signatures):
     """
     fn = _original(api)
     try:
-        api_params = list(inspect.signature(fn).parameters)
+        api_sig = inspect.signature(fn)
+        api_params = list(api_sig.parameters)
     except (TypeError, ValueError):
         raise TypeError(f"dispatch_for_api: argument `api` must be a TF function, got "
                         f"{api!r}") from None
@@ -946,7 +951,7 @@ def dispatch_for_api(api, *signatures):
             hints = typing.get_type_hints(target)
             names = list(sig.parameters)
             extra = [n for n in names if n not in api_params]
-            if extra and not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+            if extra and not any(p.kind is p.VAR_KEYWORD for p in api_sig.parameters.values()):
                 raise ValueError(f"Dispatch function's signature {sig} does not match API's "
                                  f"signature {inspect.signature(fn)}: it has parameters "
                                  f"{extra} the API has not.")

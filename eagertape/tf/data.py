@@ -993,6 +993,8 @@ class Iterator:
     def __next__(self):
         return _map(_to_tensor, next(self._it))
 
+    next = __next__     # TF's iterator has next() too (the extension-type guide calls it)
+
     def _save(self):
         """The position, as ``tf.train.Checkpoint`` saves it (see _iterator_state)."""
         return _state.save(self._it)
