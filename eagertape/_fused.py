@@ -128,6 +128,13 @@ def _eval_shape(kind, sig):
                                avals))
 
 
+def run_pending():
+    """Run this thread's pending graph now (``extend.run_pending``)."""
+    g = local.state.graph
+    if g is not None:
+        g.materialize()
+
+
 def resolve(vals):
     """``vals`` with every pending value computed."""
     if any(type(v) is Pending for v in vals):

@@ -53,6 +53,7 @@ The names, by what they are for:
   ``in_name_scope``;
 - exporting: ``pure_trace`` (a ``tf.function`` as a pure JAX function of its
   Variables' values, for ``jax.export``);
+- fused mode: ``run_pending`` (before a JAX function that donates its arguments);
 - settings and 64-bit types: ``config``, ``x64``, ``x64_modules``;
 - errors and caches: ``OpError``, ``InvalidArgumentError``, ``CacheTable``.
 """
@@ -68,6 +69,7 @@ from ._dtypes import category as dtype_category
 from ._errors import InvalidArgumentError, OpError
 from ._function import _SINGLETON as VARIABLE_ON_LATER_TRACE
 from ._function import _Capture, pure_trace
+from ._fused import run_pending as _run_pending
 from ._operators import _convert_operand as convert_operand
 from ._operators import _mismatch as dtype_mismatch
 from ._operators import constant, convert_to_tensor
@@ -96,7 +98,7 @@ __all__ = [
     "outside_recording", "unrecorded", "init_scope", "recording", "recording_tapes",
     "watching_reads", "function_trace", "scratch_trace", "VARIABLE_ON_LATER_TRACE",
     "current_name_scope", "in_name_scope", "pure_trace",
-    "config", "x64", "x64_modules",
+    "run_pending", "config", "x64", "x64_modules",
     "OpError", "InvalidArgumentError", "CacheTable",
 ]
 
@@ -110,6 +112,25 @@ def new_variable_id():
     True
     """
     return next(_uid)
+
+
+def run_pending():
+    """Compute this thread's pending values (fused mode's graph) now.
+
+    A pending value reads the arrays it was given when its graph runs, later:
+    code about to call a JAX function that donates its arguments (deletes the
+    arrays it is given, as Keras's ``fit``/``evaluate``/``predict`` steps do with
+    the variables' values) calls this first. Nothing to do in eager mode.
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> with et.execution_mode("fused"):
+    ...     y = et.constant([1.0, 2.0]) * 3.0
+    ...     extend.run_pending()
+    >>> y.numpy()
+    array([3., 6.], dtype=float32)
+    """
+    _run_pending()
 
 
 def outside_recording():

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/sparse_tensor.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: sparse
-# expected: gap: Keras's model.predict of a tf.SparseTensor with int32 values (an Input(sparse=True) into Dense) fails to lower: 'stablehlo.gather op failed to verify that all of {operand, result} have same element type' (model(sp) works)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
