@@ -733,6 +733,81 @@ def _first_steps(systems, progress, n=3):
     return out
 
 
+# The first steps of a never-seen model in a process of its own, as a user's script
+# meets them: argv[1] is the system, argv[2] a compilation-cache folder or "-".
+_FIRST_CHILD = """
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+system, cache = sys.argv[1], sys.argv[2]
+events = {}
+if system == "eagertape":
+    import jax
+    def seen(event, secs, **kw):
+        n, t = events.get(event, (0, 0.0))
+        events[event] = (n + 1, t + secs)
+    jax.monitoring.register_event_duration_secs_listener(seen)
+    jax.monitoring.register_event_listener(lambda event, **kw: seen(event, 0.0))
+    import eagertape as et
+    if cache != "-":
+        et.enable_compilation_cache(cache)
+from benchmarks import core as b
+api = b._TapeAPI(system)
+imported = time.perf_counter() - t0
+rng = np.random.RandomState(7)
+x = api.constant(rng.normal(size=(96, 300)).astype(np.float32))
+ws = [api.Variable((rng.normal(size=(300, 200)) / 17).astype(np.float32)),
+      api.Variable((rng.normal(size=(200, 7)) / 14).astype(np.float32))]
+def step():
+    with api.GradientTape() as tape:
+        loss = api.mean(api.tanh(api.tanh(x @ ws[0]) @ ws[1]) ** 2)
+    return [api.block(g) for g in tape.gradient(loss, ws)]
+ms = []
+for _ in range(3):
+    t = time.perf_counter()
+    step()
+    ms.append((time.perf_counter() - t) * 1e3)
+def count(suffix):
+    return sum(n for e, (n, _) in events.items() if e.endswith(suffix))
+def secs(suffix):
+    return sum(t for e, (_, t) in events.items() if e.endswith(suffix))
+print(json.dumps({"import_s": imported, "step_ms": ms,
+                  "compiles": count("backend_compile_duration"),
+                  "compile_s": secs("backend_compile_duration"),
+                  "lowering_s": secs("jaxpr_to_mlir_module_duration") + secs("jaxpr_trace_duration"),
+                  "cache_hits": count("cache_hits")}))
+"""
+
+
+def _first_step_processes(systems, progress):
+    """The first gradient of a never-seen model in a fresh process: eagertape without
+    a compilation cache, with ``enable_compilation_cache`` on an empty folder (it
+    writes) and then again on the same folder (it reads: a warm second process), and
+    TF eager where TF is here."""
+    import shutil
+    import subprocess
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="eagertape-first-step-")
+    runs = [("eagertape", "-", "eagertape, no cache"),
+            ("eagertape", folder, "eagertape, cache cold"),
+            ("eagertape", folder, "eagertape, cache warm")]
+    if "tf" in systems:
+        runs.append(("tf", "-", "TF eager"))
+    out = {}
+    try:
+        for system, cache, label in runs:
+            progress(f"first step in a fresh process: {label}")
+            env = child_env(EAGERTAPE_EXECUTION_MODE="eager", TF_CPP_MIN_LOG_LEVEL="3")
+            r = subprocess.run([sys.executable, "-c", _FIRST_CHILD, system, cache], env=env,
+                               capture_output=True, text=True, timeout=600)
+            if r.returncode != 0:
+                raise RuntimeError(f"first step ({label}) failed:\n{r.stderr[-2000:]}")
+            out[label] = json.loads(r.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
 def _changing(systems, progress, steps=100, warmup=30):
     """A loop whose tape changes shape every step (data-dependent control flow)."""
     out = {}
@@ -951,6 +1026,7 @@ def run(workloads=None, rounds=15, systems=None, batch_s=0.05, extras=True,
         if extras:
             res["training"] = _training(systems, d, train_steps, progress)
             res["first_steps"] = _first_steps(systems, progress)
+            res["first_step_processes"] = _first_step_processes(systems, progress)
             res["changing_structure"] = _changing(systems, progress)
             res["memory"] = _memory(progress)
             res["device_memory"] = _device_memory(systems, progress)
@@ -1064,6 +1140,16 @@ def _report_extras(res, out):
         rows = [[LABELS[s], *[f"{v:.1f}" for v in t["step_ms"]]]
                 for s, t in res["first_steps"].items()]
         _table(["system", "step 1", "step 2", "step 3"], rows, out)
+    if "first_step_processes" in res:
+        out("\nthe first steps in a fresh process (ms; import is the seconds before the model; "
+            "XLA compiles and their seconds in step 1-3)")
+        rows = [[k, f"{t['import_s']:.2f}", *[f"{v:.1f}" for v in t["step_ms"]],
+                 str(t.get("compiles", "-")) if k != "TF eager" else "-",
+                 f"{t['compile_s'] + t['lowering_s']:.2f}" if k != "TF eager" else "-",
+                 str(t.get("cache_hits", "-")) if k != "TF eager" else "-"]
+                for k, t in res["first_step_processes"].items()]
+        _table(["process", "import s", "step 1", "step 2", "step 3", "compiles",
+                "compile + lowering s", "cache hits"], rows, out)
     if "changing_structure" in res:
         out("\ntape structure changing every step (random depth and ops, after "
             f"{next(iter(res['changing_structure'].values()))['warmup_steps']} warm-up steps)")

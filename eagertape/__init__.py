@@ -18,6 +18,7 @@ from ._function import Function, function  # noqa: E402
 from ._forward import ForwardAccumulator  # noqa: E402
 from ._fused import execution_mode, get_execution_mode, set_execution_mode  # noqa: E402
 from ._replay import clear_replay_cache, replay_cache_info, set_replay_cache_size  # noqa: E402
+from ._cache import enable_compilation_cache  # noqa: E402
 from . import debug, introspect, numpy, nn, optimizers, testing  # noqa: E402
 from .interop import from_jax, to_jax  # noqa: E402
 
@@ -28,7 +29,7 @@ __all__ = [
     "UnconnectedGradients", "stop_gradient", "custom_gradient", "function", "Function",
     "ForwardAccumulator", "execution_mode", "set_execution_mode", "get_execution_mode",
     "primitive",
-    "replay_cache_info", "clear_replay_cache", "set_replay_cache_size",
+    "replay_cache_info", "clear_replay_cache", "set_replay_cache_size", "enable_compilation_cache",
     "debug", "introspect", "numpy", "nn", "optimizers", "testing", "interop", "to_jax",
     "from_jax",
 ]

@@ -193,3 +193,47 @@ def clear_all():
 def info():
     """``{name: counters}`` of every cache."""
     return {c.name: c.counters() for c in _registry}
+
+
+def enable_compilation_cache(path=None):
+    """Keep the programs XLA compiles on disk, so that the next process reads them
+    back instead of compiling again: JAX's persistent compilation cache, switched on
+    for every JAX program of this process (eagertape's and the user's), because
+    the user asked. eagertape never switches it on by itself.
+
+    ``path``: the folder (made if missing); by default ``eagertape/xla`` under
+    ``$XDG_CACHE_HOME`` (``~/.cache``). Programs of any size and compile time are
+    kept: eagertape's first step compiles many small ones (a kernel per op, then the
+    step's replay), which JAX's default thresholds (compiles of a second or more)
+    would leave out. Returns the folder. What it saves is measured in
+    docs/performance.md ("The first step").
+
+    >>> import jax, tempfile, eagertape as et
+    >>> before = jax.config.jax_compilation_cache_dir
+    >>> folder = et.enable_compilation_cache(tempfile.mkdtemp())
+    >>> jax.config.jax_compilation_cache_dir == folder
+    True
+    >>> jax.config.update("jax_compilation_cache_dir", before)    # as it was
+    """
+    import os
+    if path is None:
+        root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        path = os.path.join(root, "eagertape", "xla")
+    path = os.path.abspath(os.fspath(path))
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"enable_compilation_cache: argument `path`: cannot make the folder "
+                         f"({e.strerror}); give a folder this process can write") from None
+    if not os.access(path, os.W_OK):
+        raise ValueError("enable_compilation_cache: argument `path`: the folder is not "
+                         "writable; give a folder this process can write")
+    for name, value in (("jax_compilation_cache_dir", path),
+                        ("jax_persistent_cache_min_compile_time_secs", 0),
+                        ("jax_persistent_cache_min_entry_size_bytes", 0)):
+        jax.config.update(name, value)
+    # JAX opens its cache at its first compile: one opened before this call (another
+    # folder, or none) is reopened at the new one.
+    from jax.experimental.compilation_cache import compilation_cache
+    compilation_cache.reset_cache()
+    return path

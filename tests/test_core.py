@@ -1,4 +1,5 @@
 """Tensor/Variable API, threads, the replay cache, raw jax.numpy refusal, deep tapes."""
+import os
 import threading
 
 import jax
@@ -253,3 +254,43 @@ def test_a_function_recorded_without_gradient_is_another_kind_of_op():
         b = tnp.fmod(x, 2.0)
     assert tape.gradient(a, x) is None
     assert tape.gradient(b, x).numpy().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.eager      # the cache keeps XLA's programs: the mode does not change them
+def test_enable_compilation_cache_keeps_programs_on_disk_and_reads_them_back(tmp_path):
+    # The opt-in for issue 39's first step: what one process compiles, the next reads
+    # back. In one process: jax.clear_caches() drops the compiled programs in memory,
+    # as a new process starts without them; the same gradient then comes from disk.
+    from jax.experimental.compilation_cache import compilation_cache
+    keys = ("jax_compilation_cache_dir", "jax_persistent_cache_min_compile_time_secs",
+            "jax_persistent_cache_min_entry_size_bytes")
+    before = {k: getattr(jax.config, k) for k in keys}
+    hits, listening = [], [True]       # JAX keeps a listener for the process's life
+    jax.monitoring.register_event_listener(
+        lambda event, **kw: hits.append(event)
+        if listening[0] and event.endswith("cache_hits") else None)
+    try:
+        folder = et.enable_compilation_cache(tmp_path / "xla")
+        assert folder == str(tmp_path / "xla") and jax.config.jax_compilation_cache_dir == folder
+
+        def grad():      # shapes no other test uses: compiled here, not found in memory
+            w = et.Variable(np.linspace(-1, 1, 13 * 7, dtype=np.float32).reshape(13, 7))
+            x = et.constant(np.ones((5, 13), np.float32))
+            with et.GradientTape() as tape:
+                loss = tnp.sum(tnp.tanh(x @ w) ** 2)
+            return tape.gradient(loss, w).numpy()
+        first = grad()
+        assert os.listdir(folder)                   # written
+        jax.clear_caches()
+        et.clear_replay_cache()
+        n = len(hits)
+        np.testing.assert_array_equal(grad(), first)
+        assert len(hits) > n                        # read back
+    finally:
+        listening[0] = False
+        for k, v in before.items():
+            jax.config.update(k, v)
+        compilation_cache.reset_cache()
+    (tmp_path / "a_file").write_text("")
+    with pytest.raises(ValueError, match="argument `path`"):
+        et.enable_compilation_cache(tmp_path / "a_file")
