@@ -514,14 +514,14 @@ def _tensor_proto(a, proto, framework):
 
 
 def _operand(x):
-    """A value of a summary as ``(constant, None)``, or ``(None, traced jax value)``
-    inside a tf.function."""
+    """A value of a summary as ``(constant, None)``, or ``(None, jax value)`` to hand
+    to the host callback inside a tf.function: every number there (a Variable's
+    value at the trace is a stand-in that each call replaces with its current one)."""
     if isinstance(x, _text.StringTensor) or _text.is_text(x):
         return _text.host(x, "tensor"), None
     t = _tensor(x)
-    v = t._value
-    if isinstance(v, jax.core.Tracer):
-        return None, v
+    if _extend.function_trace() is not None:
+        return None, t._value
     return np.asarray(t.numpy()), None
 
 
@@ -556,8 +556,8 @@ def _write(tag, make, step, metadata):
         got = [c if v is None else np.asarray(next(it)) for c, v in parts]
         writer._write_tensor(tag, host_fn(*got[1:]), int(got[0]), metadata)
 
-    if not traced:
-        record()
+    if _extend.function_trace() is None:
+        record(*traced)
         return _extend.constant(True)
     jax.debug.callback(record, *traced, ordered=True)
     return cond if isinstance(cond, _TensorLike) else _extend.constant(True)
