@@ -517,6 +517,14 @@ def _spec_key(v):
     return v
 
 
+def _as_dicts(v):
+    if isinstance(v, ImmutableDict):
+        return {k: _as_dicts(x) for k, x in v.items()}
+    if isinstance(v, tuple) and not isinstance(v, TensorShape):
+        return tuple(_as_dicts(x) for x in v)
+    return v
+
+
 class ExtensionTypeSpec:
     """``tf.experimental.ExtensionTypeSpec``: the base of every ExtensionType's
     ``Spec``: its fields, with a TensorSpec (or nested Spec) for each Tensor.
@@ -538,7 +546,8 @@ class ExtensionTypeSpec:
                      if f.name in self.__dict__)
 
     def __repr__(self):
-        fields = ", ".join(f"{k}={v!r}" for k, v in self._serialize())
+        # TF shows a Mapping field as a dict here (its _serialize's form).
+        fields = ", ".join(f"{k}={_as_dicts(v)!r}" for k, v in self._serialize())
         return f"{type(self).__qualname__}({fields})"
 
     def __eq__(self, other):
@@ -1101,6 +1110,23 @@ def batched_spec(spec, n):
     return _map_spec(spec, lambda s: tf.TensorSpec(
         None if s.shape is None else [n] + list(s.shape), s.dtype),
         lambda s: TensorShape([n] + (s.as_list() if s.rank is not None else [])))
+
+
+def unknown_batch(value):
+    """``value`` with the first dimension of its (and its nested values')
+    TensorShape fields unknown: what TF's batch gives (its values are rebuilt from
+    the batched Spec, whose batch size is None unless drop_remainder)."""
+    def walk(v):
+        if isinstance(v, TensorShape):
+            return TensorShape([None] + v.as_list()[1:]) if v.rank else v
+        if isinstance(v, ExtensionType):
+            return _make(type(v), {k: walk(x) for k, x in _field_values(v).items()})
+        if isinstance(v, tuple):
+            return tuple(walk(x) for x in v)
+        if isinstance(v, ImmutableDict):
+            return ImmutableDict((k, walk(x)) for k, x in v.items())
+        return v
+    return walk(value) if isinstance(value, BatchableExtensionType) else value
 
 
 def unbatched_spec(spec):

@@ -277,10 +277,10 @@ class _Sparse(_Composite):
 class _Extension(_Composite):
     """An ExtensionType element: its Tensors on the host (sliced and stacked along
     their first axis, as TF's default batch encoder does) and its JAX tree."""
-    __slots__ = ("tree", "parts")
+    __slots__ = ("tree", "parts", "batched")
 
-    def __init__(self, tree, parts):
-        self.tree, self.parts = tree, parts
+    def __init__(self, tree, parts, batched=False):
+        self.tree, self.parts, self.batched = tree, parts, batched
 
     @classmethod
     def of(cls, value):
@@ -304,10 +304,11 @@ class _Extension(_Composite):
             raise InvalidArgumentError("Cannot batch ExtensionType values of different "
                                        "TypeSpecs")
         return _Extension(parts[0].tree, [_stack([(p.parts[k],) for p in parts], 0)[0]
-                                          for k in range(len(parts[0].parts))])
+                                          for k in range(len(parts[0].parts))], True)
 
     def value(self):
-        return jax.tree_util.tree_unflatten(self.tree, [_to_tensor(a) for a in self.parts])
+        v = jax.tree_util.tree_unflatten(self.tree, [_to_tensor(a) for a in self.parts])
+        return _et.unknown_batch(v) if self.batched else v
 
     def spec(self):
         return self.value()._type_spec
