@@ -11,7 +11,7 @@
 # - data: the MNIST download is 256 + 64 generated images in its format (uint8 28x28, uint8 labels);
 # - sizes: Dense(256) and Dense(512) are Dense(32); epochs: 5 are 2;
 # - determinism: Dropout(0.2)/(0.4) are Dropout(0.0) (TF's random masks are TF's generator's);
-# -   fit's shuffling is off (shuffle=False); each fit's history is shown
+#   fit's shuffling is off (shuffle=False); each fit's history is shown
 #
 
 # [cell 1]

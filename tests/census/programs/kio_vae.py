@@ -12,7 +12,7 @@
 # - data: the MNIST download is 256 + 64 generated images in its format (uint8 28x28, uint8 labels);
 # - epochs: 30 are 2; the latent grid is n=4 (not 30); fit's shuffling is off (shuffle=False) and its history shown;
 # - determinism: Sampling's tf.keras.backend.random_normal(shape=(batch, dim)) is tf.constant(_EPS)[:batch, :dim], one table drawn from NumPy
-# -   (fit traces train_step: a NumPy draw per call cannot be had in TF's graph; TF's own draws are its generator's);
+#   (fit traces train_step: a NumPy draw per call cannot be had in TF's graph; TF's own draws are its generator's);
 # - the decoded grid and the encoded means are shown (what the plots draw)
 #
 
