@@ -41,7 +41,6 @@ from ..extend import Variable, call, init_scope, is_tensor_like, reading_inputs,
 from ..extend import TensorLike as _TensorLike
 from ..extend import foreign_variable_error as tf_variable_error
 from ..extend import wrap as _wrap
-from . import _keras_host
 
 _keras = None          # the keras module once joined
 _in_stateless_scope = None
@@ -327,19 +326,6 @@ def _rows():
         ("keras.src.callbacks.tensorboard:TensorBoard", "__init__", _make_tensorboard_init),
         ("keras.src.models.model:Model", "export", _make_export),
     ]
-    # Keras's *_dataset_from_directory and timeseries_dataset_from_array build
-    # their tf.data pipelines with the module global ``tf`` (TensorFlow, imported
-    # on first use): that is the facade here, so they give eagertape's datasets,
-    # built by Keras's own code (its file listing, order, splits and errors).
-    rows += [(f"keras.src.utils.{m}", "tf", lambda _: _facade())
-             for m in _DATASET_MODULES]
-    rows += [("keras.src.utils.dataset_utils", "labels_to_dataset_tf", _make_labels_to_dataset)]
-    # A functional model with string inputs: its string layers run on the host
-    # (tf/_keras_host.py), the rest on JAX.
-    rows += [("keras.src.models.functional:Functional", "call", _make_functional_call)]
-    rows += [("keras.src.backend.jax.trainer:JAXTrainer", name, _make_hosting)
-             for name in ("fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
-                          "predict_on_batch")]
     # TF's Keras numerics where Keras on JAX differs visibly: TF's gradient ops
     # of Relu, Relu6 and LeakyRelu read their input, so a second derivative
     # through them is connected (zeros, where JAX's derivative, which reads only
@@ -374,13 +360,7 @@ KERAS_PRIVATE = {
     # Keras's optimizers read their ops as a module global `ops`, which
     # tf/_keras_sparse.py swaps while an IndexedSlices gradient is applied.
     "optimizer_ops": "keras.src.optimizers.base_optimizer:ops",
-    # The lazily imported TensorFlow that Keras's dataset utilities import
-    # inside their functions (dataset_utils.labels_to_dataset_tf).
-    "module_utils": "keras.src.utils.module_utils",
 }
-# Keras's modules of tf.data pipelines whose ``tf`` is the facade (rows above).
-_DATASET_MODULES = ("text_dataset_utils", "image_dataset_utils", "audio_dataset_utils",
-                    "timeseries_dataset_utils")
 # Where Keras's functions of arrays are defined, and where the public API and
 # Keras's own code find them by module attribute (the rows of _function_rows).
 _FUNCTION_MODULES = ("keras.src.ops.numpy", "keras.src.ops.nn", "keras.src.ops.core",
@@ -555,30 +535,11 @@ def _one_op(layer):
     return True
 
 
-_layer_call_original = None     # Keras's own Layer.__call__, once joined
-
-
 def _make_layer_call(layer_call):
-    global _layer_call_original
-    _layer_call_original = layer_call
-
     def __call__(self, *args, **kwargs):
-        if args and _keras_host.marked(args[0]):
-            # A batch of fit/evaluate/predict with the model's string layers
-            # applied (tf/_keras_host.py): the rest of the model takes it.
-            split = _keras_host.split_of(_keras, self, layer_call)
-            return __call__(split.inner, _keras_host.inner_inputs(args[0]), *args[1:], **kwargs)
         if _keras_runs(args, kwargs):
             return layer_call(self, *args, **kwargs)
         if _holds_text(args, kwargs) or _gives_text(self):
-            split = _keras_host.split_of(_keras, self, layer_call) if args else None
-            if split is not None:
-                # The string layers on the host, the rest one recorded op (the
-                # weights after the lookups get their gradients, as in TF).
-                from ..extend import constant
-                inner = _keras_host.inner_inputs(split.apply(args[0]))
-                inner = [v if is_tensor_like(v) else constant(v) for v in inner]
-                return __call__(split.inner, inner, *args[1:], **kwargs)
             return _text_call(self, layer_call, args, kwargs)
         args = tuple(_as_input(a) for a in args)
         if not _one_op(self):
@@ -1089,54 +1050,6 @@ def _make_tensorboard_init(init):
 _saved_model_export = None
 
 
-def _make_functional_call(functional_call):
-    @functools.wraps(functional_call)
-    def call(self, inputs, *args, **kwargs):
-        if _keras_host.marked(inputs):
-            split = _keras_host.split_of(_keras, self, _layer_call_original)
-            return split.inner.call(_keras_host.inner_inputs(inputs), *args, **kwargs)
-        return functional_call(self, inputs, *args, **kwargs)
-    return call
-
-
-def _make_hosting(method):
-    # fit/evaluate/predict of a model with string inputs: the data adapter
-    # (join_data) applies the host part to each batch while it runs.
-
-    @functools.wraps(method)
-    def hosting(self, *args, **kwargs):
-        split = _keras_host.split_of(_keras, self, _layer_call_original)
-        if split is None:
-            return method(self, *args, **kwargs)
-        if method.__name__.endswith("_on_batch"):
-            x = kwargs.pop("x") if "x" in kwargs else args[0]
-            args = (split.apply(x),) + tuple(args[1:])
-            return method(self, *args, **kwargs)
-        with _keras_host.hosting(split):
-            return method(self, *args, **kwargs)
-    return hosting
-
-
-def _facade():
-    from .. import tf
-    return tf
-
-
-def _make_labels_to_dataset(labels_to_dataset):
-    # Keras imports TensorFlow inside this function (and its maps close over
-    # that name): the facade, for the call.
-    @functools.wraps(labels_to_dataset)
-    def labels_to_dataset_(labels, label_mode, num_classes):
-        module_utils = _private("module_utils")
-        lazy = module_utils.tensorflow
-        module_utils.tensorflow = _facade()
-        try:
-            return labels_to_dataset(labels, label_mode, num_classes)
-        finally:
-            module_utils.tensorflow = lazy
-    return labels_to_dataset_
-
-
 def _make_export(export):
     # Keras's SavedModel exporter on JAX imports TensorFlow into this process (for
     # jax2tf), where tf.keras runs Keras on JAX and a GPU's memory is JAX's:
@@ -1423,8 +1336,8 @@ def join_data(Dataset):
     DataAdapter = _private("DataAdapter")
 
     class DatasetAdapter(DataAdapter):
-        def __init__(self, dataset, split=None):
-            self.dataset, self.split = dataset, split
+        def __init__(self, dataset):
+            self.dataset = dataset
 
         def get_numpy_iterator(self):
             return data_adapter_utils.get_numpy_iterator(self._batches())
@@ -1435,11 +1348,7 @@ def join_data(Dataset):
         def _batches(self):
             # (SparseTensor batches as JAX's BCOO: tf/data.py's _keras_inputs)
             from .data import _keras_inputs
-            batches = self.dataset.as_numpy_iterator()
-            if self.split is not None:      # a model's string layers, on the host
-                from ._keras_host import apply_to_element
-                batches = (apply_to_element(self.split, b) for b in batches)
-            return map(_keras_inputs, batches)
+            return map(_keras_inputs, self.dataset.as_numpy_iterator())
 
         def get_tf_dataset(self):
             raise NotImplementedError("eagertape's tf.data runs on NumPy, not TensorFlow")
@@ -1473,11 +1382,8 @@ def join_data(Dataset):
                 if arg is not None:
                     raise ValueError(f"argument `{what}` is not accepted with a tf.data."
                                      "Dataset as `x`: the dataset yields (x, y[, weights])")
-            return DatasetAdapter(x, _keras_host.active())
+            return DatasetAdapter(x)
         from .data import _keras_inputs
-        split = _keras_host.active()
-        if split is not None and x is not None:
-            x = split.apply(x)
         return get_data_adapter(_keras_inputs(x), y, sample_weight, *args, **kwargs)
 
     _patch(data_adapters, "get_data_adapter", get_data_adapter_, own)
