@@ -88,8 +88,13 @@ DIFFERENCES = (
      "keras-aliases", "these are tf.keras's modules (Keras is imported on first use); "
      "without Keras, tf.optimizers is eagertape's own"),
     (("tf.keras.callbacks.TensorBoard",),
-     "tensorboard", "Keras's own callback, which needs tensorflow and tensorboard "
-     "installed; use tf.keras.callbacks.CSVLogger without them"),
+     "tensorboard", "Keras's own callback, which writes with TensorFlow's tf.summary (not "
+     "eagertape's): it needs tensorflow and tensorboard installed; use "
+     "tf.keras.callbacks.CSVLogger without them"),
+    (("tf.summary.*",),
+     "summary", "TF's event files, but image PNG bytes are not TF's, a trace holds no "
+     "graphs (JAX's profiler with profiler=True), and summaries in a tf.function are "
+     "computed on the host when it runs"),
     (("tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.keras.layers.Embedding"),
      "indexed-slices", "a table's gradient is an IndexedSlices as in TF, but dense inside "
      "a tf.function, after tf.identity/tf.cast, and for an Embedding not first in its call"),
