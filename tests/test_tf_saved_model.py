@@ -96,15 +96,61 @@ class Pow(tf.Module):
     def __init__(self):
         super().__init__()
         self.k = tf.Variable(3.0)
+        self.n = tf.Variable(3)
     @tf.function
     def power(self, x, p=2):
         return {"out": x ** p * self.k}
+    # Exported with the signatures it was traced with before the save (TF's traces).
+    @tf.function
+    def multiply(self, x):
+        return x * self.n
+    # An unknown rank: exported for ranks 0 to 4.
+    @tf.function(input_signature=[tf.TensorSpec(None)])
+    def any_rank(self, x):
+        return tf.reduce_sum(x * x * self.k)
+    # Any sizes whose product 6 divides (JAX's constraint), as TF's graph takes.
+    @tf.function(input_signature=[tf.TensorSpec([None, None, None], tf.uint8)])
+    def rows(self, x):
+        return tf.reduce_sum(tf.cast(tf.reshape(x, [-1, 6]), tf.float32), axis=1)
 pm = Pow()
+traced = {"int3": pm.multiply(tf.constant([1, 2, 3])).numpy().tolist(),
+          "int22": pm.multiply(tf.constant([[1, 2], [3, 4]])).numpy().tolist(),
+          "p3": pm.power(tf.constant([1.0, 2.0]), p=3)["out"].numpy().tolist()}
 tf.saved_model.save(pm, os.path.join(d, "pow"), signatures={
     "cube": pm.power.get_concrete_function(tf.TensorSpec([None], tf.float32), p=3),
     "serving_default": pm.power.get_concrete_function(tf.TensorSpec([2], tf.float32))})
 out["pow"] = {"cube": pm.power(tf.constant([1.0, 2.0, 3.0]), p=3)["out"].numpy().tolist(),
               "square": pm.power(tf.constant([1.5, 2.0]))["out"].numpy().tolist()}
+CALLS = """
+def traced_calls(m, tf, np):
+    out = {"int3": m.multiply(tf.constant([1, 2, 3])).numpy().tolist(),
+           "int22": m.multiply(tf.constant([[1, 2], [3, 4]])).numpy().tolist(),
+           "p3": m.power(tf.constant([1.0, 2.0]), p=3)["out"].numpy().tolist(),
+           "p3_positional": m.power(tf.constant([1.0, 2.0]), 3)["out"].numpy().tolist(),
+           "rank0": float(m.any_rank(tf.constant(2.0))),
+           "rank3": float(m.any_rank(tf.ones([2, 1, 3]))),
+           "rows": m.rows(np.arange(12, dtype=np.uint8).reshape(2, 3, 2)).numpy().tolist(),
+           "rows_4_1_3": m.rows(np.ones((4, 1, 3), np.uint8)).numpy().tolist()}
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = m.any_rank(v * v)
+    out["rank0_grad"] = float(tape.gradient(y, v))
+    for name, call in (("other_dtype", lambda: m.multiply(tf.constant([1.0]))),
+                       ("other_shape", lambda: m.multiply(tf.constant([1, 2]))),
+                       ("rank5", lambda: m.any_rank(tf.ones([1] * 5))),
+                       ("not_divisible", lambda: m.rows(np.ones((4, 1, 5), np.uint8)))):
+        try:
+            call()
+            out[name] = "ok"
+        except Exception as e:
+            out[name] = [type(e).__name__, str(e).splitlines()[0]]
+    return out
+"""
+exec(CALLS)
+out["traced"] = traced
+out["traced_eagertape_load"] = traced_calls(tf.saved_model.load(os.path.join(d, "pow")), tf, np)
+with open(os.path.join(d, "calls.py"), "w") as f:
+    f.write(CALLS)
 
 # A Keras model's export: Keras's endpoint `serve`, in inference mode.
 keras = tf.keras
@@ -154,6 +200,8 @@ out["pow"] = {"signatures": sorted(p.signatures),
               "cube": p.signatures["cube"](x=tf.constant([1.0, 2.0, 3.0]))["out"].numpy().tolist(),
               "square": p.signatures["serving_default"](x=tf.constant([1.5, 2.0]))["out"]
               .numpy().tolist()}
+exec(open(os.path.join(d, "calls.py")).read())
+out["traced"] = traced_calls(p, tf, np)
 k = tf.saved_model.load(os.path.join(d, "keras"))
 out["keras"] = {"serve": k.serve(x).numpy().tolist(), "n_variables": len(k.variables),
                 "n_trainable": len(k.trainable_variables),
@@ -194,10 +242,24 @@ def round_trip(tmp_path_factory):
     for name in ("tensorflow", "keras"):
         if importlib.util.find_spec(name) is None:
             pytest.skip(f"{name} is not installed")
-    d = tmp_path_factory.mktemp("saved_models")
-    mine, printed = _python(_EXPORT, d)
-    theirs, _ = _python(_LOAD, d)
-    return mine, theirs, printed, d
+    # Made once for all the workers of pytest-xdist (their temporary folders share a
+    # parent): a worker that comes second waits for the first's results and reads
+    # them, rather than running the two TensorFlow programs again beside it.
+    shared = tmp_path_factory.getbasetemp().parent / "saved_model_round_trip"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        try:
+            import fcntl
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        except ImportError:       # (no fcntl: each worker runs its own)
+            shared = tmp_path_factory.mktemp("saved_models")
+        done = shared / "results.json"
+        if not done.exists():
+            mine, printed = _python(_EXPORT, shared)
+            theirs, _ = _python(_LOAD, shared)
+            done.write_text(json.dumps([mine, theirs, printed]))
+        mine, theirs, printed = json.loads(done.read_text())
+    return mine, theirs, printed, shared
 
 
 def _close(a, b, **kw):
@@ -246,6 +308,25 @@ def test_concrete_functions_given_as_signatures(round_trip):
     _close(theirs["pow"]["cube"], mine["pow"]["cube"])
     _close(theirs["pow"]["square"], mine["pow"]["square"])
     assert mine["pow"]["cube"] == [3.0, 24.0, 81.0]
+
+
+@pytest.mark.subprocess
+def test_traced_functions_and_unknown_ranks_are_exported_as_tensorflow_saves_them(round_trip):
+    mine, theirs, _, _ = round_trip
+    want = mine["traced"]
+    assert want == {"int3": [3, 6, 9], "int22": [[3, 6], [9, 12]], "p3": [3.0, 24.0]}
+    for got in (theirs["traced"], mine["traced_eagertape_load"]):
+        for key in want:
+            assert got[key] == want[key], key
+        assert got["p3_positional"] == want["p3"]
+        assert got["rank0"] == 12.0 and got["rank3"] == 18.0
+        assert got["rank0_grad"] == 96.0          # d(3 * v**4)/dv at v = 2
+        assert got["rows"] == [15.0, 51.0] and got["rows_4_1_3"] == [6.0, 6.0]
+        assert got["not_divisible"] != "ok"
+    message = ["ValueError", "Could not find matching concrete function to call loaded from "
+               "the SavedModel. Got:"]
+    for key in ("other_dtype", "other_shape", "rank5"):
+        assert theirs["traced"][key] == mine["traced_eagertape_load"][key] == message, key
 
 
 @pytest.mark.subprocess

@@ -19,11 +19,13 @@ import os
 import sys
 
 
-def build_objects(spec, variables, functions, new_object):
+def build_objects(spec, variables, functions, new_object, overloaded):
     """The object tree ``spec["objects"]`` describes, its root first: Variables and
     functions by index, lists, tuples and dicts as they are, every other object a
-    ``new_object()`` with its attributes. Both halves use it: the TensorFlow
-    writer here, and ``saved_model.load`` with eagertape's Variables."""
+    ``new_object()`` with its attributes. A function given as a list of indices (a
+    function exported with several signatures) is ``overloaded(name, indices)``.
+    Both halves use it: the TensorFlow writer here, and ``saved_model.load`` with
+    eagertape's Variables."""
     made = {}
 
     def build(k):
@@ -44,11 +46,77 @@ def build_objects(spec, variables, functions, new_object):
             for name, c in node["children"]:
                 setattr(obj, name, build(c))
             for name, i in node["functions"]:
-                setattr(obj, name, functions[i])
+                setattr(obj, name, functions[i] if isinstance(i, int) else overloaded(name, i))
         made[k] = obj
         return obj
 
     return build(0)
+
+
+def match_overload(entries, args, kwargs, describe):
+    """The entry of ``entries`` (one function's exported signatures) that serves
+    this call, and its Tensor arguments in its order; None where none does (TF's
+    loaded function raises then). ``describe(x)``: ``(shape, dtype name)`` of a
+    Tensor, None for a Python value. A Python value must equal the one traced."""
+    def fits(tree, x, entry, tensors):
+        if "leaf" in tree:
+            d = describe(x)
+            want = entry["inputs"][tree["leaf"]]
+            if d is None or d[1] != want["dtype"] or len(d[0]) != len(want["shape"]) or any(
+                    w is not None and w != n for w, n in zip(want["shape"], d[0])):
+                return False
+            tensors.append(x)
+            return True
+        if "const" in tree:
+            return describe(x) is None and type(x) is type(tree["const"]) and x == tree["const"]
+        for kind, types in (("tuple", (tuple,)), ("list", (list, tuple))):
+            if kind in tree:
+                return isinstance(x, types) and len(x) == len(tree[kind]) and all(
+                    fits(t, v, entry, tensors) for t, v in zip(tree[kind], x))
+        if "dict" in tree:
+            keys = [k for k, _ in tree["dict"]]
+            return isinstance(x, dict) and sorted(map(str, x)) == sorted(keys) and all(
+                fits(t, x[k], entry, tensors) for k, t in tree["dict"])
+        return False
+
+    for entry in entries:
+        names = entry["all_params"]
+        if len(args) > len(names) or set(kwargs) - set(names[len(args):]):
+            continue
+        bound = dict(entry.get("defaults", {}), **dict(zip(names, args)), **kwargs)
+        if len(bound) != len(names):
+            continue
+        tensors = []
+        if all(fits(tree, bound[n], entry, tensors)
+               for n, tree in zip(names, entry["arguments"])):
+            return entry, tensors
+    return None
+
+
+def no_overload_error(entries, args, kwargs, show_spec):
+    """TF's error for a loaded function called with a signature it was not saved with."""
+    def shown(tree, entry):
+        if "leaf" in tree:
+            s = entry["inputs"][tree["leaf"]]
+            return show_spec(s["shape"], s["dtype"], s["name"])
+        if "const" in tree:
+            return repr(tree["const"])
+        for kind, (a, b) in (("tuple", "()"), ("list", "[]")):
+            if kind in tree:
+                return a + ", ".join(shown(t, entry) for t in tree[kind]) + b
+        return "{" + ", ".join(f"{k!r}: {shown(t, entry)}" for k, t in tree["dict"]) + "}"
+
+    def positional(items):
+        return "Positional arguments ({} total):\n    * {}".format(
+            len(items), "\n    * ".join(items))
+    options = ["Option {}:\n  {}\n  Keyword arguments: {{}}".format(
+        k + 1, positional([shown(t, e) for t in e["arguments"]]))
+        for k, e in enumerate(entries)]
+    return ValueError(
+        "Could not find matching concrete function to call loaded from the SavedModel. "
+        f"Got:\n  {positional([repr(a) for a in args])}\n  Keyword "
+        f"arguments: {kwargs}\n\n Expected these arguments to match one of the following "
+        f"{len(entries)} option(s):\n\n" + "\n\n".join(options))
 
 
 def _main(work, out):
@@ -87,12 +155,13 @@ def _main(work, out):
             return tree["const"]
         return tree
 
-    functions = []
+    functions, raw = [], []
     for entry in spec["functions"]:
         with open(os.path.join(work, entry["file"]), "rb") as f:
             exported = jax.export.deserialize(bytearray(f.read()))
         converted = jax2tf.convert(
             exported.call, polymorphic_shapes=[None, entry["polymorphic"]],
+            polymorphic_constraints=entry.get("constraints", ()),
             with_gradient=entry["gradient"],
             native_serialization_platforms=list(exported.platforms))
         reads = [variables[i] for i in entry["reads"]]
@@ -113,11 +182,44 @@ def _main(work, out):
         fn.__name__ = entry["name"]
         signature = [nest(tree, lambda i: specs[i]) for tree in entry["signature"]]
         functions.append(tf.function(fn, input_signature=signature, autograph=False))
+        fn._eagertape_specs = specs
+        raw.append(fn)
 
     # The objects, each an AutoTrackable holding what the eagertape object held, by
     # name (as Keras's ExportArchive: no properties, tf.Module's `variables` or
     # `name`, in the way of the attributes' names).
-    root = build_objects(spec, variables, functions, tf.__internal__.tracking.AutoTrackable)
+    def describe(x):
+        if isinstance(x, (tf.Tensor, tf.Variable, np.ndarray)):
+            return list(x.shape), tf.as_dtype(x.dtype).name
+        return None
+
+    def overloaded(name, indices):
+        # One tf.function, traced once for each signature the function was exported
+        # with (TF's SavedFunction with its concrete functions): each trace calls the
+        # exported function that signature's call matches.
+        entries = [spec["functions"][i] for i in indices]
+        names = max((e["all_params"] for e in entries), key=len)
+
+        def dispatch(*args, **kwargs):
+            found = match_overload(entries, args, kwargs, describe)
+            if found is None:
+                raise no_overload_error(entries, args, kwargs, repr)
+            entry, tensors = found
+            return raw[indices[entries.index(entry)]](*tensors)
+        defaults = entries[0].get("defaults", {})
+        dispatch.__signature__ = inspect.Signature(
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                               default=defaults.get(n, inspect.Parameter.empty))
+             for n in names])
+        dispatch.__name__ = name
+        f = tf.function(dispatch, autograph=False)
+        for i, entry in zip(indices, entries):
+            f.get_concrete_function(*[nest(tree, lambda k, _s=raw[i]._eagertape_specs: _s[k])
+                                      for tree in entry["arguments"]])
+        return f
+
+    root = build_objects(spec, variables, functions, tf.__internal__.tracking.AutoTrackable,
+                         overloaded)
     if spec.get("captured"):
         # Variables a function reads that no attribute holds (a random stream's
         # state): tracked here, so the SavedModel has them.

@@ -2,12 +2,18 @@
 ``tf.function``\\ s and Keras models, written by TensorFlow itself.
 
 ``save(module, path)`` exports every ``tf.function`` of the module (and of the
-modules it holds) that has an ``input_signature``, and the functions given as
-``signatures=``: each is traced as a pure function of the Variables it reads
+modules it holds) that has an ``input_signature``, each one without that was
+called before the save (once for each signature it was traced with, as TF saves
+its traces: the loaded function takes those and raises TF's error for another),
+and the functions given as ``signatures=``: each is traced as a pure function of the Variables it reads
 (``eagertape.extend.pure_trace``) and serialized with ``jax.export`` (StableHLO,
 for this machine's backend and the CPU, with its gradient where every output is
 floating); a ``None`` size in a
-signature is a JAX symbolic size, so the SavedModel takes any size there. Then a
+signature is a JAX symbolic size, so the SavedModel takes any size there (where
+the function needs sizes to divide, a reshape to ``[-1, 784]``, the sizes that
+do, as TF's graph); an unknown rank (``tf.TensorSpec(None)``) is exported once
+for each rank from 0 to 4 and each rank it was called with (a JAX shape has a
+rank). Then a
 separate Python process with TensorFlow (``pip install 'eagertape[saved_model]'``)
 turns each into a ``tf.function`` with JAX's ``jax2tf`` and writes the SavedModel
 with TF's ``tf.saved_model.save``: the Variables are the SavedModel's variables
@@ -24,10 +30,11 @@ TensorFlow wrote holds TF graphs, which eagertape cannot run: load it in
 TensorFlow. ``path/assets.extra/eagertape/`` holds what ``load`` reads (the
 serialized functions and a copy of the Variables' values); TensorFlow ignores it.
 
-Differences from TF: a ``tf.function`` without ``input_signature`` is exported
-only where it is given in ``signatures=`` as a concrete function (TF also saves
-the traces made so far); ``tf.saved_model.Asset`` and TF's resources (lookup
-tables) are left out.
+Differences from TF: a concrete function with a ``None`` size, made by
+``get_concrete_function`` and not called, is saved only where given in
+``signatures=`` (TF also saves it among the function's traces); an unknown rank
+serves ranks 0 to 4 and those it was called with, and is no ``serving_default``;
+``tf.saved_model.Asset`` and TF's resources (lookup tables) are left out.
 """
 import importlib.util
 import json
@@ -38,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
+import warnings
 
 import jax
 import numpy as np
@@ -203,12 +211,46 @@ class _Export:
                     fn = getattr(obj, name, None)
                 except Exception:        # a property that cannot be read now: not a function
                     continue
-                if _is_function(fn) and _signature_of(fn) is not None:
+                if not _is_function(fn):
+                    continue
+                signatures = _signatures_to_export(fn)
+                if signatures is None:
                     node["functions"].append([name, self.function(fn, name)])
+                elif signatures:
+                    try:
+                        node["functions"].append([name, self._overloads(fn, name, signatures)])
+                    except (ValueError, TypeError) as e:
+                        if signatures[0][1] != "traced":
+                            raise
+                        # TF saves the traces; eagertape can serialize only what JAX
+                        # exports: the function is left out, and the save says why.
+                        warnings.warn(f"tf.saved_model.save: the tf.function {name!r} is left "
+                                      f"out of the SavedModel: {e}", stacklevel=4)
         return k
 
-    def function(self, fn, name, signature=None):
-        key = id(getattr(fn, "_function", fn)), id(fn)
+    def _overloads(self, fn, name, signatures):
+        """A function exported as several concrete functions (TF's SavedFunction
+        with its traces): each signature's own entry. A signature JAX cannot export
+        among several made for an unknown rank is left out (that rank is not served);
+        the others, and a traced signature, must export."""
+        out, failures = [], []
+        for signature, optional in signatures:
+            try:
+                i = self.function(fn, name, signature, key=len(out) + len(failures))
+                if self.functions[i]["arguments"] is None:
+                    raise ValueError(f"cannot export {name!r} traced with {signature}: a "
+                                     "Python argument that is not a number, string or None")
+                out.append(i)
+            except ValueError as e:
+                if optional is not True:
+                    raise
+                failures.append(e)
+        if not out:
+            raise failures[0]
+        return out
+
+    def function(self, fn, name, signature=None, key=None):
+        key = id(getattr(fn, "_function", fn)), id(fn), key
         if key in self._fn_ids:
             return self._fn_ids[key]
         entry = _exported(fn, name, self, signature)
@@ -228,6 +270,77 @@ def _signature_of(fn):
     return fn._args(dict(fn._specs))
 
 
+# An unknown rank (tf.TensorSpec(None)) is exported for each rank up to this (and
+# the ranks the function was called with): jax.export's shapes have a rank.
+_MAX_UNKNOWN_RANK = 4
+
+
+def _signatures_to_export(fn):
+    """None where ``fn`` is exported as one function (its input_signature, or a
+    concrete function's), else the list of ``(signature, optional)`` it is exported
+    with, each a concrete function of the SavedModel: a Function without
+    input_signature, with each signature traced before the save (TF saves its
+    traces; none: nothing); a signature with an unknown rank, once a rank."""
+    signature = _signature_of(fn)
+    if signature is None:
+        if not isinstance(fn, _Function):
+            return []
+        return [(s, "traced") for s in _traced_signatures(fn)]
+    leaves, tree = jax.tree_util.tree_flatten(signature, is_leaf=_leaf_spec)
+    unknown = [i for i, x in enumerate(leaves) if _leaf_spec(x) and x.shape is None]
+    if not unknown:
+        return None
+    from ._spec import TensorSpec
+    function = fn if isinstance(fn, _Function) else fn._function
+    ranks = {tuple(r for _ in unknown) for r in range(_MAX_UNKNOWN_RANK + 1)}
+    traced = []
+    for args, kwargs in _traced_signatures(function):
+        flat = jax.tree_util.tree_leaves((args, kwargs), is_leaf=_leaf_spec)
+        if len(flat) == len(leaves):
+            traced.append(tuple(len(flat[i].shape) if _leaf_spec(flat[i]) else -1
+                                for i in unknown))
+    ranks = sorted(ranks | {r for r in traced if min(r) >= 0})
+    out = []
+    for rank in ranks:
+        filled = list(leaves)
+        for i, r in zip(unknown, rank):
+            filled[i] = TensorSpec([None] * r, leaves[i].dtype, getattr(leaves[i], "name", None))
+        out.append((jax.tree_util.tree_unflatten(tree, filled), rank not in traced))
+    return out
+
+
+def _traced_signatures(function):
+    """``(args, kwargs)`` of each trace a Function made (as its
+    ``pretty_printed_concrete_signatures``), a TensorSpec for each Tensor (None
+    where the trace takes any size), the Python values as given; Tensors given by
+    keyword moved to their places, as TF's canonical signatures."""
+    import inspect
+    from .. import _function
+    from ._spec import TensorSpec
+    params = function._parameters()
+    out, seen = [], set()
+    for key, trace in list(function._traces.items()):
+        if not isinstance(trace, _function._Trace) or id(trace) in seen or not isinstance(
+                key[0], jax.tree_util.PyTreeDef):
+            continue
+        seen.add(id(trace))
+        leaves = [v for _, v in trace.inputs]
+        for i, value in trace.values.items():
+            shape = trace.shapes.get(i) or value.shape
+            leaves[i] = TensorSpec([d if isinstance(d, int) else None for d in shape],
+                                   np.dtype(value.dtype))
+        args, kwargs = jax.tree_util.tree_unflatten(key[0], leaves)
+        if params is not None:
+            try:
+                bound = inspect.Signature(params).bind(*args, **kwargs)
+                bound.apply_defaults()
+                args, kwargs = bound.args, bound.kwargs
+            except TypeError:
+                pass
+        out.append((tuple(args), dict(kwargs)))
+    return out
+
+
 def _leaf_spec(x):
     return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(
         x, (_extend.TensorLike, np.ndarray, jax.Array))
@@ -245,8 +358,9 @@ def _exported(fn, name, export, signature=None):
     specs = [leaves[i] for i in positions]
     for s in specs:
         if s.shape is None:
-            raise ValueError(f"cannot export {name!r}: its input_signature has a TensorSpec of "
-                             "unknown rank (shape=None); give each dimension (None for any size)")
+            raise ValueError(f"cannot export {name!r} as a signature: its input_signature has "
+                             "a TensorSpec of unknown rank (shape=None), and a signature is one "
+                             "function of one rank; give each dimension (None for any size)")
     failures = []
     for shared in (False, True):
         constraints = []
@@ -278,6 +392,16 @@ def _params(function, n_args, name):
     return params + [f"args_{i}" for i in range(len(params), n_args)]
 
 
+def _defaults(function, names):
+    """The parameters' default values that JSON holds (a call may leave them out)."""
+    out = {}
+    for p in function._parameters() or ():
+        if p.name in names and p.default is not p.empty and (
+                p.default is None or type(p.default) in (bool, int, float, str)):
+            out[p.name] = p.default
+    return out
+
+
 _DIM = re.compile(r"^d\d+$")
 
 
@@ -286,7 +410,12 @@ def _constraint(error):
     (``(batch, d0 + 2) - (9,)``: the function takes only d0 = 7 there, as TF's graph
     would fail at run time for any other), or None. Read from JAX's message: the
     shapes it names, compared place by place from the right, as broadcasting and
-    contractions compare them."""
+    contractions compare them. Or ``"mod(d0*d1, -784) == 0"`` where JAX could not
+    divide sizes evenly (a reshape to ``[-1, 784]``): the function takes the shapes
+    whose sizes divide, as TF's graph does, each checked when it is called."""
+    remainder = re.search(r"The remainder (.+) should be 0\.", str(error))
+    if remainder:
+        return f"{remainder.group(1)} == 0"
     shapes = [[d.strip() for d in t.split(",") if d.strip()]
               for t in re.findall(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)", str(error))]
     for i, a in enumerate(shapes):
@@ -388,10 +517,17 @@ def _trace_and_serialize(function, name, tree, leaves, positions, specs, shared,
                            "name": getattr(s, "name", None) or (
                                all_params[i] if len(arg) == 1 else f"{all_params[i]}_{k}")})
     signature = [_describe(marked[i]) for i in tensor_args]
+    try:
+        # Every argument, Python values included: what a call must match to be served
+        # by this function where it is one of several (TF's traces of a function).
+        arguments = [_describe(a) for a in marked]
+    except TypeError:
+        arguments = None
     # For jax2tf in TF's process, a size a constraint fixed is written as that number
     # (JAX's parser refuses a constant where TF's shape says None), and the TF
     # function checks it (tf.ensure_shape: TF's own error for another size).
-    fixed = dict(c.replace(" ", "").split("==") for c in constraints)
+    fixed = dict(c.replace(" ", "").split("==") for c in constraints
+                 if _DIM.match(c.split("==")[0].strip()))
     tf_polys, ensure = [], []
     for poly in polys:
         dims = [d.strip() for d in poly.strip("()").split(",") if d.strip()]
@@ -399,10 +535,13 @@ def _trace_and_serialize(function, name, tree, leaves, positions, specs, shared,
         tf_polys.append("(" + ", ".join(dims) + ")")
         ensure.append([int(d) if d.isdigit() else None for d in dims])
     return {"name": name, "blob": bytes(blob), "gradient": gradient, "polymorphic": tf_polys,
-            "ensure": ensure,
+            "ensure": ensure, "constraints": [c for c in constraints
+                                              if not _DIM.match(c.split("==")[0].strip())],
             "reads": [export.variable(v) for v in reads],
             "writes": [export.variable(v) for v in writes],
             "inputs": inputs, "signature": signature, "params": params,
+            "all_params": all_params, "arguments": arguments,
+            "defaults": _defaults(function, all_params),
             "outputs": _describe(structure), "platforms": list(exported.platforms)}
 
 
@@ -450,7 +589,8 @@ def _tensorflow_missing():
 def save(obj, export_dir, signatures=None, options=None):
     """Write ``obj`` (a ``tf.Module``, Keras model or layer) as a TensorFlow SavedModel
     in ``export_dir``: its Variables (current values), its ``tf.function``\\ s that
-    have an ``input_signature``, and ``signatures`` (a function with an
+    have an ``input_signature``, those without, once for each signature they were
+    traced with before the save, and ``signatures`` (a function with an
     input_signature or a concrete function, or a dict of them by signature key; by
     default, as TF, the root's one function with an input_signature is
     ``serving_default``). Needs TensorFlow installed (it runs in a separate
@@ -712,7 +852,9 @@ def load(export_dir, tags=None, options=None):
             value = value.view(jax.numpy.dtype(v["dtype"]))
         variables.append(Variable(value, trainable=v["trainable"], name=v["name"]))
     functions = [_LoadedFunction(entry, variables, mine) for entry in spec["functions"]]
-    root = _saved_model_tf.build_objects(spec, variables, functions, _Loaded)
+    root = _saved_model_tf.build_objects(
+        spec, variables, functions, _Loaded,
+        lambda name, indices: _Overloaded(name, [functions[i] for i in indices]))
     for name, indices in (spec.get("keras_lists") or {}).items():
         setattr(root, name, [variables[i] for i in indices])
     root.signatures = _signatures(spec, functions)
@@ -782,6 +924,47 @@ class _LoadedFunction:
         return _rebuild(entry["outputs"], arrays)
 
 
+def _describe_argument(x):
+    if isinstance(x, (_extend.TensorLike, np.ndarray, jax.Array)):
+        return list(x.shape), np.dtype(x.dtype).name
+    return None
+
+
+def _show_spec(shape, dtype, name):
+    return f"TensorSpec(shape={tuple(shape)}, dtype=tf.{dtype}, name={name!r})"
+
+
+class _Overloaded:
+    """A loaded function that was exported with several signatures (the traces of
+    a ``tf.function`` without input_signature, or an unknown rank once a rank): a
+    call runs the one its arguments match, as TF's loaded function picks among its
+    concrete functions (first as given, then with Python values made Tensors)."""
+
+    def __init__(self, name, functions):
+        self.__name__ = name
+        self._functions = functions
+
+    def __repr__(self):
+        return f"<loaded function {self.__name__} ({len(self._functions)} signatures)>"
+
+    def __call__(self, *args, **kwargs):
+        entries = [f._entry for f in self._functions]
+        match = _saved_model_tf.match_overload
+        found = match(entries, args, kwargs, _describe_argument)
+        if found is None:
+            def converted(x):
+                if isinstance(x, (list, tuple, int, float, bool)) and not any(
+                        isinstance(v, (str, type(None))) for v in jax.tree_util.tree_leaves(x)):
+                    return _extend.convert_to_tensor(x)
+                return x
+            found = match(entries, tuple(converted(a) for a in args),
+                          {k: converted(v) for k, v in kwargs.items()}, _describe_argument)
+        if found is None:
+            raise _saved_model_tf.no_overload_error(entries, args, kwargs, _show_spec)
+        entry, tensors = found
+        return self._functions[entries.index(entry)]._call_flat(tensors)
+
+
 def _rebuild(tree, arrays):
     if "leaf" in tree:
         return arrays[tree["leaf"]]
@@ -822,7 +1005,8 @@ def _signatures(spec, functions):
     if keys is None:
         # TF's rule without signatures=: the root's one function with an input_signature
         root = spec["objects"][0].get("functions", [])
-        keys = {DEFAULT_SERVING_SIGNATURE_DEF_KEY: root[0][1]} if len(root) == 1 else {}
+        keys = ({DEFAULT_SERVING_SIGNATURE_DEF_KEY: root[0][1]}
+                if len(root) == 1 and isinstance(root[0][1], int) else {})
     return {key: _Signature(functions[i]) for key, i in keys.items()}
 
 
