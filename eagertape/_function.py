@@ -513,8 +513,9 @@ class Function:
         earlier trace of the same structure had other sizes, as TF generalizes."""
         if self._signature is not None:
             shapes = {}
+            leaf_specs = [s for spec in self._signature for s in _flat_specs(spec)]
             for i in dyn:
-                spec = self._signature[i] if i < len(self._signature) else None
+                spec = leaf_specs[i] if i < len(leaf_specs) else None
                 want = None if spec is None or spec.shape is None else tuple(spec.shape)
                 if want is not None and None in want:
                     shapes[i] = want
@@ -678,8 +679,29 @@ _MISSING = object()
 
 
 def _is_spec(x):
-    return (not isinstance(x, (_TensorLike,) + _ARRAYS) and hasattr(x, "shape")
-            and hasattr(x, "dtype") and type(x).__name__.endswith("Spec"))
+    return _is_composite_spec(x) or (
+        not isinstance(x, (_TensorLike,) + _ARRAYS) and hasattr(x, "shape")
+        and hasattr(x, "dtype") and type(x).__name__.endswith("Spec"))
+
+
+def _is_composite_spec(x):
+    # The spec of a composite value (tf.experimental.ExtensionType's Spec), by TF's
+    # protocol: its Tensors' TensorSpecs in the order of the value's pytree leaves
+    # (_flat_tensor_specs), and the value made of such Tensors.
+    return (not isinstance(x, type) and hasattr(x, "_flat_tensor_specs")
+            and hasattr(x, "_from_compatible_tensor_list"))
+
+
+def _flat_specs(spec):
+    return list(spec._flat_tensor_specs) if _is_composite_spec(spec) else [spec]
+
+
+def _zeros_of(spec):
+    """A value of ``spec`` (its Tensors zeros), for tracing a concrete function."""
+    if _is_composite_spec(spec):
+        return spec._from_compatible_tensor_list(
+            [jnp.zeros(tuple(s.shape), s.dtype) for s in spec._flat_tensor_specs])
+    return jnp.zeros(tuple(spec.shape), spec.dtype)
 
 
 class ConcreteFunction:
@@ -711,10 +733,9 @@ class ConcreteFunction:
         self._specs = {k: _spec_of(bound[k]) for k in self._tensor_names}
         self._trace = None
         if all(s.shape is not None and None not in tuple(s.shape)
-               for s in self._specs.values()):
+               for spec in self._specs.values() for s in _flat_specs(spec)):
             # Traced now, as TF traces: zeros of each spec stand for the Tensors.
-            self._trace = self._traced({k: jnp.zeros(tuple(s.shape), s.dtype)
-                                        for k, s in self._specs.items()})
+            self._trace = self._traced({k: _zeros_of(s) for k, s in self._specs.items()})
 
     @classmethod
     def _of_trace(cls, function, key, trace):
@@ -769,6 +790,11 @@ class ConcreteFunction:
                             f"the Tensor argument(s) {missing}")
         for k in names:
             spec, v = self._specs[k], given[k]
+            if _is_composite_spec(spec):
+                if not spec.is_compatible_with(v):
+                    raise TypeError(f"argument {k!r} of {self._function.__name__!r}'s concrete "
+                                    f"function does not match its spec {spec!r}")
+                continue
             dtype = v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype
             if spec.dtype is not None and np.dtype(dtype) != np.dtype(spec.dtype):
                 raise InvalidArgumentError(
@@ -889,7 +915,7 @@ def _check_signature(sig):
         return None
     sig = list(sig)
     for i, spec in enumerate(sig):
-        if not (hasattr(spec, "shape") and hasattr(spec, "dtype")):
+        if not (_is_composite_spec(spec) or hasattr(spec, "shape") and hasattr(spec, "dtype")):
             raise TypeError(f"argument `input_signature`[{i}] must have .shape and .dtype "
                             f"(eagertape.tf.TensorSpec), got {spec!r}")
     return sig
@@ -897,6 +923,11 @@ def _check_signature(sig):
 
 def _check_arg(spec, a, i, name):
     """Argument ``i`` as its ``spec`` asks: a Tensor of its dtype and a shape it allows."""
+    if _is_composite_spec(spec):
+        if not spec.is_compatible_with(a):
+            raise TypeError(f"Binding inputs to tf.function {name!r} failed: argument {i} "
+                            f"({type(a).__name__}) does not match its input_signature {spec!r}")
+        return a
     if not isinstance(a, _TensorLike):
         try:
             a = _wrap(jnp.asarray(a, dtype=spec.dtype))

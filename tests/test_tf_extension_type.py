@@ -224,6 +224,28 @@ def functions(tf):
     return [F(o) for o in out], traces, combine.experimental_get_tracing_count()
 
 
+def signatures(tf):
+    class Pastry(tf.experimental.ExtensionType):
+        sweetness: tf.Tensor
+        chewiness: tf.Tensor
+
+    spec = Pastry.Spec(tf.TensorSpec([None]), tf.TensorSpec(2))
+
+    @tf.function(input_signature=[spec])
+    def sweeter(x: Pastry, delta=1.0):
+        return Pastry(x.sweetness + delta, x.chewiness)
+
+    @tf.function
+    def combine(x):
+        return (x.sweetness + x.chewiness) / 2
+
+    cookie = Pastry([1.2, 0.4], [0.8, 0.2])
+    cf = combine.get_concrete_function(Pastry.Spec(tf.TensorSpec([2]), tf.TensorSpec([2])))
+    return [F(sweeter(cookie)), F(sweeter(Pastry([1.0, 2.0, 3.0], [0.8, 0.2]))), cf(cookie),
+            _raises(lambda: sweeter(Pastry([1, 2], [3, 4])), message=False),
+            _raises(lambda: cf(Pastry([1.0], [2.0])), message=False)]
+
+
 def control_flow(tf):
     class MaskedTensor(tf.experimental.ExtensionType):
         values: tf.Tensor
@@ -361,7 +383,7 @@ def datasets(tf):
 
 
 CASES = {"fields": fields, "nested": nested, "equality": equality, "errors": errors,
-         "specs": specs, "functions": functions, "control_flow": control_flow,
+         "specs": specs, "functions": functions, "signatures": signatures, "control_flow": control_flow,
          "dispatch": dispatch, "batching": batching, "datasets": datasets}
 
 # Where eagertape differs (docs/differences.md): a tf.function traces once per distinct

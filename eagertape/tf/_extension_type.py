@@ -611,6 +611,47 @@ class ExtensionTypeSpec:
                                        for f in _fields(self.value_type)})
 
 
+    # tf.function's protocol for a composite spec (eagertape/_function.py): the
+    # TensorSpecs of the value's pytree leaves, in order, and a value of such leaves.
+    @property
+    def _flat_tensor_specs(self):
+        out = []
+
+        def walk(v):
+            if isinstance(v, _tf().TensorSpec):
+                if not _text.is_string_dtype(v.dtype):
+                    out.append(v)       # (a string Tensor is static, not a leaf)
+            elif isinstance(v, ExtensionTypeSpec):
+                out.extend(v._flat_tensor_specs)
+            elif isinstance(v, tuple) and not isinstance(v, TensorShape):
+                for x in v:
+                    walk(x)
+            elif isinstance(v, ImmutableDict):
+                for x in v.values():
+                    walk(x)
+        for _, v in self._serialize():
+            walk(v)
+        return out
+
+    def _from_compatible_tensor_list(self, tensors):
+        it = iter(tensors)
+
+        def fill(v):
+            if isinstance(v, _tf().TensorSpec):
+                if _text.is_string_dtype(v.dtype):
+                    return _text.wrap(np.full(tuple(v.shape or ()), b"", object))
+                return next(it)
+            if isinstance(v, ExtensionTypeSpec):
+                return v._from_compatible_tensor_list(
+                    [next(it) for _ in v._flat_tensor_specs])
+            if isinstance(v, tuple) and not isinstance(v, TensorShape):
+                return tuple(fill(x) for x in v)
+            if isinstance(v, ImmutableDict):
+                return ImmutableDict((k, fill(x)) for k, x in v.items())
+            return v
+        return _make(self.value_type, {k: fill(v) for k, v in self._serialize()})
+
+
 class BatchableExtensionTypeSpec(ExtensionTypeSpec):
     """The base of a BatchableExtensionType's ``Spec``."""
 
