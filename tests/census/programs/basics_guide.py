@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/basics.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
-# expected: gap: tf.saved_model.save leaves out a tf.function with no input_signature that was called before the save (TF saves its traced concrete functions): the loaded object has no 'multiply'
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
