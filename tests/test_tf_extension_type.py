@@ -386,18 +386,14 @@ CASES = {"fields": fields, "nested": nested, "equality": equality, "errors": err
          "specs": specs, "functions": functions, "signatures": signatures, "control_flow": control_flow,
          "dispatch": dispatch, "batching": batching, "datasets": datasets}
 
-# Where eagertape differs (docs/differences.md): a tf.function traces once per distinct
-# string in a string Tensor field (JAX cannot trace text), TF once per TensorSpec.
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_extension_types_as_tensorflow(name):
     tf_oracle.check(CASES[name], errors="class")
 
 
-def test_a_string_tensor_field_is_static_in_a_function():
-    # TF traces once for both players (their TensorSpecs are equal); JAX cannot
-    # trace text, so eagertape traces once per name, and gives TF's values.
+def test_a_string_tensor_field_is_refused_by_a_function_as_any_string_argument():
+    # docs/differences.md (strings): JAX traces numbers only; TF traces the text
+    # for its TensorSpec. Outside a function, and in tf.data, string fields are TF's.
     class Player(etf.experimental.ExtensionType):
         name: etf.Tensor
         height: etf.Tensor
@@ -406,7 +402,13 @@ def test_a_string_tensor_field_is_static_in_a_function():
     def taller(p):
         return Player(p.name, p.height + 1.0)
 
-    a, b = taller(Player("Anne", 8.0)), taller(Player("Bart", 7.0))
-    assert (a.name.numpy(), float(a.height), b.name.numpy(), float(b.height)) == \
-        (b"Anne", 9.0, b"Bart", 8.0)
-    assert taller.experimental_get_tracing_count() == 2
+    @etf.function
+    def anonymous(p):
+        return Player("<anonymous>", p.height)
+
+    with pytest.raises(TypeError, match="is a string tensor, whose values live on the host"):
+        taller(Player("Anne", 8.0))
+    out = anonymous(Player(7, 8.0))
+    assert (out.name.numpy(), float(out.height)) == (b"<anonymous>", 8.0)
+    ds = etf.data.Dataset.from_tensor_slices(Player(["a", "b"], [1.0, 2.0]))
+    assert [(p.name.numpy(), float(p.height)) for p in ds] == [(b"a", 1.0), (b"b", 2.0)]

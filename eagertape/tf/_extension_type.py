@@ -14,8 +14,8 @@ children, every other field static), so ``tf.function``, ``tf.cond``,
 ``tf.while_loop``, ``tf.map_fn`` and ``tf.nest``-style tree code take and return
 one; a ``BatchableExtensionType`` keeps its ``tf.TensorShape`` fields in step with
 the batch dimensions its Tensors gain or lose there (TF's default batch encoder).
-String Tensors (kept on the host) are static: a ``tf.function`` traces once per
-distinct string value, where TF traces once per TensorSpec.
+A string Tensor field is a leaf too: a ``tf.function`` refuses it, as it refuses any
+string Tensor argument (docs/differences.md, strings).
 
 ``dispatch_for_api``, ``dispatch_for_unary_elementwise_apis`` and
 ``dispatch_for_binary_elementwise_apis`` put a dispatcher in front of TF's
@@ -44,7 +44,6 @@ import jax
 import numpy as np
 
 from ..extend import Tensor, TensorShape, TensorLike as _TensorLike
-from . import _text
 from ._util import rebind as _rebind
 
 _IN_CONSTRUCTOR = "_tf_extension_type_constructing"
@@ -619,8 +618,7 @@ class ExtensionTypeSpec:
 
         def walk(v):
             if isinstance(v, _tf().TensorSpec):
-                if not _text.is_string_dtype(v.dtype):
-                    out.append(v)       # (a string Tensor is static, not a leaf)
+                out.append(v)
             elif isinstance(v, ExtensionTypeSpec):
                 out.extend(v._flat_tensor_specs)
             elif isinstance(v, tuple) and not isinstance(v, TensorShape):
@@ -638,8 +636,6 @@ class ExtensionTypeSpec:
 
         def fill(v):
             if isinstance(v, _tf().TensorSpec):
-                if _text.is_string_dtype(v.dtype):
-                    return _text.wrap(np.full(tuple(v.shape or ()), b"", object))
                 return next(it)
             if isinstance(v, ExtensionTypeSpec):
                 return v._from_compatible_tensor_list(
@@ -683,21 +679,6 @@ def type_spec_from_value(value):
 
 # -- a pytree: the Tensors and nested extension values its children ----------------
 
-class _Static:
-    """A string Tensor as static pytree data, equal by value (JAX cannot trace text)."""
-    __slots__ = ("t", "key")
-
-    def __init__(self, t):
-        v = np.asarray(t._v)
-        self.t, self.key = t, (v.shape, tuple(v.ravel().tolist()))
-
-    def __eq__(self, other):
-        return isinstance(other, _Static) and other.key == self.key
-
-    def __hash__(self):
-        return hash(self.key)
-
-
 class _Hole:
     """A child's place in a field's template (with the rank the child had, for
     the batch dimensions a batchable type's TensorShapes follow)."""
@@ -728,7 +709,7 @@ class _Aux:
 
 
 def _hashable(t):
-    if isinstance(t, (_Hole, _Static)):
+    if isinstance(t, _Hole):
         return t
     if isinstance(t, TensorShape):
         return ("shape", None if t.rank is None else tuple(t.as_list()))
@@ -744,8 +725,6 @@ def _hashable(t):
 
 
 def _split(v, children):
-    if isinstance(v, _text.StringTensor):
-        return _Static(v)
     if isinstance(v, (TensorShape, _tf().DType) + _STATIC):
         return v
     if isinstance(v, tuple):
@@ -776,8 +755,6 @@ def _flatten(obj):
 def _fill(t, it, batch):
     if isinstance(t, _Hole):
         return next(it)
-    if isinstance(t, _Static):
-        return t.t
     if isinstance(t, TensorShape) and batch is not None:
         return _rebatched(t, batch)
     if isinstance(t, tuple) and not isinstance(t, TensorShape):
