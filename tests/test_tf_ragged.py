@@ -33,6 +33,10 @@ def floats(tf):
     return tf.ragged.constant([[1.5, -2.0, 3.0], [], [0.5], [4.0, 1.0]])
 
 
+def words(tf):
+    return tf.ragged.constant([["So", "long"], ["thanks", "for", "all", "the", "fish"]])
+
+
 def deep(tf):
     return tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]], [[], [7]]])
 
@@ -129,6 +133,22 @@ CASES = {
                                      tf.map_fn(tf.reduce_sum, digits(tf),
                                                fn_output_signature=tf.TensorSpec([], tf.int32))]),
     "map_fn_scalars_unsigned": lambda tf: tf.map_fn(tf.reduce_sum, digits(tf)),
+    # TF's elementwise string ops on ragged text apply to the flat values.
+    "string_ops": lambda tf: R(tf, [
+        tf.strings.substr(words(tf), 0, 2), tf.strings.upper(words(tf)),
+        tf.strings.lower(words(tf)), tf.strings.length(words(tf)),
+        tf.strings.regex_replace(words(tf), "o", "0"),
+        tf.strings.regex_full_match(words(tf), "f.*"), tf.strings.as_string(digits(tf)),
+        tf.strings.to_number(tf.strings.as_string(digits(tf)), tf.int64),
+        tf.strings.to_hash_bucket_fast(words(tf), 16), tf.io.encode_base64(words(tf)),
+        tf.strings.strip(words(tf) + " ")]),
+    # The guide's embeddings of words and bigrams: ragged ids, and a join of ragged text.
+    "embedding_lookup_join": lambda tf: R(tf, [
+        tf.nn.embedding_lookup(tf.reshape(tf.range(32.0), [8, 4]),
+                               tf.strings.to_hash_bucket_fast(words(tf), 8)),
+        tf.strings.join([words(tf), words(tf)], separator="+"),
+        tf.strings.join([words(tf), "!"])]),
+    "join_rows_differ": lambda tf: tf.strings.join([words(tf), words(tf)[:1]]),
     "text": lambda tf: R(tf, [tf.strings.split(tf.constant(["a b c", "d", ""])),
                               tf.strings.split(tf.constant(["a b c", "d"])).to_tensor(),
                               tf.strings.unicode_decode(tf.constant(["hé", "x"]), "UTF-8")]),

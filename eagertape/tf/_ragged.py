@@ -15,7 +15,10 @@ dispatcher in front of each, as ``_text`` does for strings): the elementwise mat
 per-row column or a RaggedTensor of the same rows), the reductions along any
 axis TF reduces (``tf.reduce_sum(rt, axis=1)``), ``tf.concat``/``tf.stack``
 (axis 0 and 1), ``tf.gather`` of rows, ``tf.cast``, ``tf.zeros_like``/
-``ones_like``, ``tf.boolean_mask``.
+``ones_like``, ``tf.boolean_mask``, ``tf.tile``, ``tf.map_fn``, TF's elementwise
+string ops (``tf.strings.substr``, ``upper``, ``length``, ``regex_replace``,
+``to_hash_bucket_fast``, ...), ``tf.strings.join`` and ``tf.nn.embedding_lookup`` of
+ragged ids.
 
 It is not a Tensor but a JAX pytree: its flat values are the leaf, its row splits
 static, so a ``tf.function`` takes and returns one (one trace per row structure:
@@ -1096,6 +1099,25 @@ def tile(input, multiples, name=None):  # noqa: A002  (TF's name)
                         _internal=True)
 
 
+def embedding_lookup(params, ids, max_norm=None, name=None):
+    """``tf.nn.embedding_lookup`` of ragged ids: each id's row of ``params``, in the
+    ids' rows (TF's)."""
+    if isinstance(params, RaggedTensor):
+        raise TypeError("argument `params`: tf.nn.embedding_lookup takes a Tensor or "
+                        "Variable of embeddings, not a RaggedTensor (the ids may be ragged)")
+    return ids.with_flat_values(_tf().nn.embedding_lookup(params, ids.flat_values,
+                                                          max_norm=max_norm))
+
+
+def strings_join(inputs, separator="", name=None):
+    """``tf.strings.join`` of RaggedTensors of the same rows (and scalars): the
+    values joined position by position (TF's)."""
+    inputs = list(inputs)
+    rt = next(x for x in inputs if isinstance(x, RaggedTensor))
+    flat = [_broadcast_to_flat(x, rt) for x in inputs]
+    return rt.with_flat_values(_tf().strings.join(flat, separator=separator))
+
+
 def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
            swap_memory=False, infer_shape=True, name=None, fn_output_signature=None):
     """``tf.map_fn`` over a RaggedTensor's rows: ``fn`` on each row; rows of any
@@ -1423,6 +1445,14 @@ _BINARY = ("add subtract multiply divide truediv floordiv floormod maximum minim
            "equal not_equal less less_equal greater greater_equal logical_and logical_or "
            "squared_difference divide_no_nan").split()
 _REDUCE = tuple(_SEGMENT)
+# TF's elementwise string ops (its registered unary elementwise APIs of string_ops):
+# on a RaggedTensor, applied to the flat values.
+_STRINGS_UNARY = ("strings.as_string strings.lower strings.upper strings.strip strings.length "
+                  "strings.substr strings.regex_full_match strings.regex_replace "
+                  "strings.to_number strings.to_hash_bucket strings.to_hash_bucket_fast "
+                  "strings.to_hash_bucket_strong strings.unicode_script "
+                  "strings.unicode_transcode io.decode_base64 io.encode_base64 "
+                  "as_string").split()
 
 
 def _dispatching(fn, handler, test):
@@ -1472,6 +1502,10 @@ def _handlers(tf_module):
         fn = get("math." + name) or get(name)
         if fn is not None:
             out[id(fn)] = (fn, _unary(fn), None)
+    for name in _STRINGS_UNARY:
+        fn = get(name)
+        if fn is not None:
+            out[id(fn)] = (fn, _unary(fn), None)
     for name in _NN_UNARY:
         fn = get("nn." + name)
         if fn is not None:
@@ -1490,6 +1524,8 @@ def _handlers(tf_module):
                                   ("gather", gather, ["params", "indices"]),
                                   ("boolean_mask", boolean_mask, ["tensor", "mask"]),
                                   ("tile", tile, ["input"]),
+                                  ("nn.embedding_lookup", embedding_lookup, ["ids"]),
+                                  ("strings.join", strings_join, ["inputs"]),
                                   ("map_fn", map_fn, ["elems"])):
         fn = get(name)
         if fn is not None:
