@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/core/mlp_core.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
-# expected: gap: the SavedModel of a function with input_signature [None]*4 that reshapes to [-1, 784] takes only (d0, d1, d2, 784): eagertape's export ties the last size to 784; TF's takes (32, 28, 28, 1)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
