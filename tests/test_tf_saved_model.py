@@ -412,6 +412,36 @@ def test_signatures_must_have_an_input_signature(tmp_path, monkeypatch):
         tf.saved_model.save(m, tmp_path / "m", signatures=m.f)
 
 
+def test_a_reshape_of_any_sizes_is_exported_for_the_sizes_that_divide(tmp_path, monkeypatch):
+    # JAX cannot divide d0*d1*d2 by 6 for every size: the export asks that 6 divide
+    # it (JAX's constraint, checked at each call), as TF's graph takes any such sizes,
+    # rather than fixing one size.
+    import jax
+    from eagertape.tf import saved_model
+
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None, None, None], tf.uint8)])
+        def rows(self, x):
+            return tf.reduce_sum(tf.cast(tf.reshape(x, [-1, 6]), tf.float32), axis=1)
+    m = M()
+    entry = saved_model._Export(m, gradients=False).functions[0]
+    assert entry["polymorphic"] == ["(d0, d1, d2)"]
+    assert entry["constraints"] == ["mod(d0*d1*d2, - 6) == 0"]
+    exported = jax.export.deserialize(bytearray(entry["blob"]))
+    for shape in [(2, 3, 2), (4, 1, 3), (1, 6, 5)]:
+        x = np.arange(np.prod(shape), dtype=np.uint8).reshape(shape)
+        arrays, _ = exported.call([], [x])
+        np.testing.assert_array_equal(arrays[0], x.reshape(-1, 6).astype(np.float32).sum(1))
+    with pytest.raises(Exception, match="mod"):
+        exported.call([], [np.ones((4, 1, 5), np.uint8)])
+    # An unknown rank cannot be a signature (one function, one rank): said, not saved.
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())
+    m.f = tf.function(lambda x: x, input_signature=[tf.TensorSpec(None)])
+    with pytest.raises(ValueError, match="unknown rank.*give each dimension"):
+        tf.saved_model.save(m, tmp_path / "m", signatures=m.f)
+    assert not os.listdir(tmp_path)
+
+
 def test_tensorflows_constants():
     assert tf.saved_model.SERVING == "serve"
     assert tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
