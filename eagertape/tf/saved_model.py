@@ -5,15 +5,14 @@
 modules it holds) that has an ``input_signature``, each one without that was
 called before the save (once for each signature it was traced with, as TF saves
 its traces: the loaded function takes those and raises TF's error for another),
-and the functions given as ``signatures=``: each is traced as a pure function of the Variables it reads
-(``eagertape.extend.pure_trace``) and serialized with ``jax.export`` (StableHLO,
-for this machine's backend and the CPU, with its gradient where every output is
-floating); a ``None`` size in a
-signature is a JAX symbolic size, so the SavedModel takes any size there (where
-the function needs sizes to divide, a reshape to ``[-1, 784]``, the sizes that
-do, as TF's graph); an unknown rank (``tf.TensorSpec(None)``) is exported once
-for each rank from 0 to 4 and each rank it was called with (a JAX shape has a
-rank). Then a
+and the functions given as ``signatures=``: each is traced as a pure function of
+the Variables it reads (``eagertape.extend.pure_trace``) and serialized with
+``jax.export`` (StableHLO, for this machine's backend and the CPU, with its
+gradient where every output is floating); a ``None`` size in a signature is a
+JAX symbolic size, so the SavedModel takes any size there (where the function
+needs sizes to divide, a reshape to ``[-1, 784]``, the sizes that do, as TF's
+graph); an unknown rank (``tf.TensorSpec(None)``) is exported once for each rank
+from 0 to 4 and each rank it was called with (a JAX shape has a rank). Then a
 separate Python process with TensorFlow (``pip install 'eagertape[saved_model]'``)
 turns each into a ``tf.function`` with JAX's ``jax2tf`` and writes the SavedModel
 with TF's ``tf.saved_model.save``: the Variables are the SavedModel's variables
