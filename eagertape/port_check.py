@@ -372,12 +372,12 @@ def check(paths, tensorflow="auto"):
     >>> path = os.path.join(folder, "prog.py")
     >>> with open(path, "w") as f:
     ...     _ = f.write("import tensorflow as tf\\nx = tf.reduce_sum([1.0])\\n"
-    ...                 "tf.summary.scalar('x', x, step=0)\\n")
+    ...                 "tf.profiler.experimental.start('logs')\\n")
     >>> result = check([path], tensorflow="none")
     >>> result["summary"]["names"], result["summary"]["resolved"], result["summary"]["left_out"]
     (2, 1, 1)
-    >>> result["names"]["tf.summary.scalar"]["reason"][:48]
-    'it writes TensorBoard event files through Tensor'
+    >>> result["names"]["tf.profiler.experimental.start"]["reason"][:37]
+    "TF's profiler records TF's runtime; p"
     """
     if tensorflow not in ("auto", "none"):
         raise ValueError(f"argument `tensorflow`: {tensorflow!r}; give 'auto' (ask an "
@@ -519,13 +519,13 @@ def report(result, out=print, docs=None):
     >>> from eagertape.port_check import check, report
     >>> folder = tempfile.mkdtemp()
     >>> with open(os.path.join(folder, "prog.py"), "w") as f:
-    ...     _ = f.write("import tensorflow as tf\\nlogs = tf.summary.create_file_writer('l')\\n")
+    ...     _ = f.write("import tensorflow as tf\\ntf.profiler.experimental.start('l')\\n")
     >>> report(check([folder], tensorflow="none"))      # doctest: +ELLIPSIS
     1 file, 1 names: 0 resolved, 1 left out, 0 missing, 0 unknown
     <BLANKLINE>
     left out of eagertape (1):
-      tf.summary.create_file_writer: .../prog.py: 2
-        why: it writes TensorBoard event files ...
+      tf.profiler.experimental.start: .../prog.py: 2
+        why: TF's profiler records TF's runtime; ...
     <BLANKLINE>
     per file:
       .../prog.py: 1 names, 0 resolved, 1 left out
@@ -546,7 +546,7 @@ def report(result, out=print, docs=None):
             title += f" (TensorFlow {result['tensorflow']} has them)"
         out(f"{title} ({len(rows)}):")
         if status == "left_out":
-            # The facade gives one reason for a family (tf.summary.*): said once.
+            # The facade gives one reason for a family (tf.profiler.*): said once.
             by_reason = {}
             for chain, e in rows.items():
                 by_reason.setdefault(e["reason"], []).append(chain)
