@@ -859,8 +859,9 @@ def _has_extension(value):
     return False
 
 
-def _dispatcher(fn):
-    """The function in front of ``fn`` that tries the targets registered for it."""
+def _dispatcher(fn, bind=True):
+    """The function in front of ``fn`` that tries the targets registered for it
+    (``bind``: put under every name the facade gives ``fn`` now)."""
     key = id(fn)
     if key in _DISPATCHERS:
         return _DISPATCHERS[key]
@@ -882,7 +883,8 @@ def _dispatcher(fn):
         return fn(*args, **kwargs)
     dispatch._extension_dispatch_of = fn
     _DISPATCHERS[key] = dispatch
-    _rebind({key: dispatch}, skip=("eagertape.tf._extension_type",))
+    if bind:
+        _rebind({key: dispatch}, skip=("eagertape.tf._extension_type",))
     return dispatch
 
 
@@ -1062,8 +1064,10 @@ def _install_elementwise():
     for fn in binary:
         fn = _original(fn)
         _BINARY_APIS[id(fn)] = fn
-    for fn in list(_UNARY_APIS.values()) + list(_BINARY_APIS.values()):
-        _dispatcher(fn)
+    # One walk of the facade's modules for all of them.
+    _rebind({id(fn): _dispatcher(fn, bind=False)
+             for fn in list(_UNARY_APIS.values()) + list(_BINARY_APIS.values())},
+            skip=("eagertape.tf._extension_type",))
 
 
 def unregister_dispatch_for(dispatch_target):
