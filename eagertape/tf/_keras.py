@@ -41,6 +41,7 @@ from ..extend import Variable, call, init_scope, is_tensor_like, reading_inputs,
 from ..extend import TensorLike as _TensorLike
 from ..extend import foreign_variable_error as tf_variable_error
 from ..extend import wrap as _wrap
+from . import _keras_host
 
 _keras = None          # the keras module once joined
 _in_stateless_scope = None
@@ -326,6 +327,20 @@ def _rows():
         ("keras.src.callbacks.tensorboard:TensorBoard", "__init__", _make_tensorboard_init),
         ("keras.src.models.model:Model", "export", _make_export),
     ]
+    # Keras's *_dataset_from_directory and timeseries_dataset_from_array build
+    # their tf.data pipelines with the module global ``tf`` (TensorFlow, imported
+    # on first use): that is the facade here, so they give eagertape's datasets,
+    # built by Keras's own code (its file listing, order, splits and errors).
+    rows += [(f"keras.src.utils.{m}", "tf", lambda _: _facade())
+             for m in _DATASET_MODULES]
+    rows += [("keras.src.utils.dataset_utils", "labels_to_dataset_tf", _make_labels_to_dataset)]
+    # A functional model with string inputs: its string layers run on the host
+    # (tf/_keras_host.py), the rest on JAX.
+    rows += [(owner, "call", _make_model_call) for owner in (
+        "keras.src.models.functional:Functional", "keras.src.models.sequential:Sequential")]
+    rows += [("keras.src.backend.jax.trainer:JAXTrainer", name, _make_hosting)
+             for name in ("fit", "evaluate", "predict", "train_on_batch", "test_on_batch",
+                          "predict_on_batch")]
     # TF's Keras numerics where Keras on JAX differs visibly: TF's gradient ops
     # of Relu, Relu6 and LeakyRelu read their input, so a second derivative
     # through them is connected (zeros, where JAX's derivative, which reads only
@@ -360,7 +375,16 @@ KERAS_PRIVATE = {
     # Keras's optimizers read their ops as a module global `ops`, which
     # tf/_keras_sparse.py swaps while an IndexedSlices gradient is applied.
     "optimizer_ops": "keras.src.optimizers.base_optimizer:ops",
+    # The lazily imported TensorFlow that Keras's dataset utilities import
+    # inside their functions (dataset_utils.labels_to_dataset_tf).
+    "module_utils": "keras.src.utils.module_utils",
+    # How Keras's functional call runs a node's layer (training= and the other
+    # call-context arguments): tf/_keras_host.py runs a model's graph so.
+    "operation_fn": "keras.src.models.functional:operation_fn",
 }
+# Keras's modules of tf.data pipelines whose ``tf`` is the facade (rows above).
+_DATASET_MODULES = ("text_dataset_utils", "image_dataset_utils", "audio_dataset_utils",
+                    "timeseries_dataset_utils")
 # Where Keras's functions of arrays are defined, and where the public API and
 # Keras's own code find them by module attribute (the rows of _function_rows).
 _FUNCTION_MODULES = ("keras.src.ops.numpy", "keras.src.ops.nn", "keras.src.ops.core",
@@ -535,10 +559,30 @@ def _one_op(layer):
     return True
 
 
+_layer_call_original = None     # Keras's own Layer.__call__, once joined
+
+
 def _make_layer_call(layer_call):
+    global _layer_call_original
+    _layer_call_original = layer_call
+
     def __call__(self, *args, **kwargs):
+        if args and _keras_host.marked(args[0]):
+            # A batch of fit/evaluate/predict with the model's string layers
+            # applied (tf/_keras_host.py): the rest of the model takes it.
+            split = _keras_host.split_of(self, layer_call)
+            return split.run(args[0], _keras, _private("operation_fn"), **kwargs)
         if _keras_runs(args, kwargs):
             return layer_call(self, *args, **kwargs)
+        split = _keras_host.split_of(self, layer_call) if args else None
+        if split is not None and split.texts:
+            # The string layers on the host, the rest layer by layer, each
+            # a recorded op (the weights after the lookups get their
+            # gradients, as in TF).
+            from ..extend import constant
+            inner = {k: v if is_tensor_like(v) else constant(v)
+                     for k, v in split.apply(args[0]).items()}
+            return split.run(inner, _keras, _private("operation_fn"), **kwargs)
         if _holds_text(args, kwargs) or _gives_text(self):
             return _text_call(self, layer_call, args, kwargs)
         args = tuple(_as_input(a) for a in args)
@@ -1050,6 +1094,57 @@ def _make_tensorboard_init(init):
 _saved_model_export = None
 
 
+def _make_model_call(model_call):
+    @functools.wraps(model_call)
+    def call(self, inputs, *args, **kwargs):
+        if _keras_host.marked(inputs):
+            split = _keras_host.split_of(self, _layer_call_original)
+            kwargs.pop("mask", None)
+            if args:
+                kwargs["training"] = args[0]
+            return split.run(inputs, _keras, _private("operation_fn"), **kwargs)
+        return model_call(self, inputs, *args, **kwargs)
+    return call
+
+
+def _make_hosting(method):
+    # fit/evaluate/predict of a model with string inputs: the data adapter
+    # (join_data) applies the host part to each batch while it runs.
+
+    @functools.wraps(method)
+    def hosting(self, *args, **kwargs):
+        split = _keras_host.split_of(self, _layer_call_original)
+        if split is None:
+            return method(self, *args, **kwargs)
+        if method.__name__.endswith("_on_batch"):
+            x = kwargs.pop("x") if "x" in kwargs else args[0]
+            args = (split.apply(x),) + tuple(args[1:])
+            return method(self, *args, **kwargs)
+        with _keras_host.hosting(split):
+            return method(self, *args, **kwargs)
+    return hosting
+
+
+def _facade():
+    from .. import tf
+    return tf
+
+
+def _make_labels_to_dataset(labels_to_dataset):
+    # Keras imports TensorFlow inside this function (and its maps close over
+    # that name): the facade, for the call.
+    @functools.wraps(labels_to_dataset)
+    def labels_to_dataset_(labels, label_mode, num_classes):
+        module_utils = _private("module_utils")
+        lazy = module_utils.tensorflow
+        module_utils.tensorflow = _facade()
+        try:
+            return labels_to_dataset(labels, label_mode, num_classes)
+        finally:
+            module_utils.tensorflow = lazy
+    return labels_to_dataset_
+
+
 def _make_export(export):
     # Keras's SavedModel exporter on JAX imports TensorFlow into this process (for
     # jax2tf), where tf.keras runs Keras on JAX and a GPU's memory is JAX's:
@@ -1336,8 +1431,8 @@ def join_data(Dataset):
     DataAdapter = _private("DataAdapter")
 
     class DatasetAdapter(DataAdapter):
-        def __init__(self, dataset):
-            self.dataset = dataset
+        def __init__(self, dataset, split=None):
+            self.dataset, self.split = dataset, split
 
         def get_numpy_iterator(self):
             return data_adapter_utils.get_numpy_iterator(self._batches())
@@ -1348,7 +1443,11 @@ def join_data(Dataset):
         def _batches(self):
             # (SparseTensor batches as JAX's BCOO: tf/data.py's _keras_inputs)
             from .data import _keras_inputs
-            return map(_keras_inputs, self.dataset.as_numpy_iterator())
+            batches = self.dataset.as_numpy_iterator()
+            if self.split is not None:      # a model's string layers, on the host
+                from ._keras_host import apply_to_element
+                batches = (apply_to_element(self.split, b) for b in batches)
+            return map(_keras_inputs, batches)
 
         def get_tf_dataset(self):
             raise NotImplementedError("eagertape's tf.data runs on NumPy, not TensorFlow")
@@ -1382,8 +1481,11 @@ def join_data(Dataset):
                 if arg is not None:
                     raise ValueError(f"argument `{what}` is not accepted with a tf.data."
                                      "Dataset as `x`: the dataset yields (x, y[, weights])")
-            return DatasetAdapter(x)
+            return DatasetAdapter(x, _keras_host.active())
         from .data import _keras_inputs
+        split = _keras_host.active()
+        if split is not None and x is not None:
+            x = split.apply(x)
         return get_data_adapter(_keras_inputs(x), y, sample_weight, *args, **kwargs)
 
     _patch(data_adapters, "get_data_adapter", get_data_adapter_, own)
