@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/tutorials/load_data/pandas_dataframe.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings
-# expected: gap: a Keras functional model with a tf.string Input, called on a dict of pandas columns, fails on Keras's JAX backend ('data type 'string' not understood')
+# expected: gap: tf.data.Dataset.from_tensor_slices of a dict of pandas Series (cell 103: dict(df)) refuses a Series of strings ('cannot convert a value of type Series (NumPy dtype object)')
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/structured_data/preprocessing_layers.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings
-# expected: gap: fit of a Keras functional model with tf.string Inputs (StringLookup inside) on a tf.data pipeline fails on Keras's JAX backend ('Invalid dtype: object')
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

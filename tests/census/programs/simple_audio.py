@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/tutorials/audio/simple_audio.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, io, audio, saved_model
-# expected: gap: Keras's audio_dataset_from_directory builds a real TensorFlow tf.data pipeline; the program's map(squeeze) puts eagertape's tf.squeeze into TF's graph ('Cannot convert a symbolic tf.Tensor to a numpy array')
+# expected: kept: a string tensor cannot be a tf.function's argument (cell 61: ExportModel's get_concrete_function of a tf.string TensorSpec; docs/differences.md: a string tensor in a tf.function)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
