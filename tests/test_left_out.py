@@ -21,7 +21,6 @@ WANT = {
     "tpu": ["jax[tpu]"],
     "compat": ["tf.compat.v1", "TF 2", "enable_eager_execution"],
     "feature_column": ["deprecated", "tf.keras.layers.Normalization"],
-    "profiler": ["jax.profiler.trace"],
     "queue": ["tf.data.Dataset"],
     "xla": ["jax.lax", "eagertape.primitive"],
     "mlir": ["jax.jit(f).lower"],

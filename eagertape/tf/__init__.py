@@ -39,6 +39,7 @@ from . import data, errors, image, linalg, math, nn, random, signal, train  # no
 from . import saved_model  # noqa: F401
 from . import audio, io  # noqa: F401,A004
 from . import summary  # noqa: F401  (TensorBoard's event files, written without TF)
+from . import profiler  # noqa: F401  (TF's profiler API over jax.profiler)
 from . import debugging, experimental, nest  # noqa: F401
 from . import version  # noqa: F401
 from .version import VERSION as __version__  # noqa: F401

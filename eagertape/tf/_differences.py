@@ -95,6 +95,9 @@ DIFFERENCES = (
      "summary", "TF's event files, but image PNG bytes are not TF's, a trace holds no "
      "graphs (JAX's profiler with profiler=True), and summaries in a tf.function are "
      "computed on the host when it runs"),
+    (("tf.profiler.*",),
+     "profiler", "JAX's profiler writes the trace (TF's file layout): it holds XLA's "
+     "programs and the host's activity, not TF's ops"),
     (("tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.keras.layers.Embedding"),
      "indexed-slices", "a table's gradient is an IndexedSlices as in TF, but dense inside "
      "a tf.function, after tf.identity/tf.cast, and for an Embedding not first in its call"),

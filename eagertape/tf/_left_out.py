@@ -37,10 +37,6 @@ NAMESPACES = {
         "layers; use tf.keras.layers.Normalization, Discretization and "
         "CategoryEncoding (they run on Keras's JAX backend), or NumPy before the data "
         "reaches the model"),
-    "profiler": (
-        "TF's profiler records TF's runtime; profile eagertape's XLA programs with "
-        "jax.profiler (jax.profiler.trace(log_dir) writes a trace that TensorBoard's "
-        "profile plugin and Perfetto read)"),
     "queue": (
         "TF 1's graph-mode input queues; feed data with tf.data.Dataset, or pass it "
         "between threads with Python's queue module"),
