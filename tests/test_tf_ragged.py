@@ -149,6 +149,12 @@ CASES = {
         tf.strings.join([words(tf), words(tf)], separator="+"),
         tf.strings.join([words(tf), "!"])]),
     "join_rows_differ": lambda tf: tf.strings.join([words(tf), words(tf)[:1]]),
+    "reverse": lambda tf: R(tf, [
+        tf.reverse(digits(tf), [1]), tf.reverse(digits(tf), [0, -1]), tf.reverse(deep(tf), [2]),
+        tf.reverse(deep(tf), [1]), tf.concat([digits(tf), tf.reverse(digits(tf), [1])], 1),
+        tf.reverse(tf.RaggedTensor.from_row_splits(tf.reshape(tf.range(12), [6, 2]),
+                                                   [0, 2, 2, 6]), [2])]),
+    "reverse_bad_axis": lambda tf: tf.reverse(digits(tf), [2]),
     "text": lambda tf: R(tf, [tf.strings.split(tf.constant(["a b c", "d", ""])),
                               tf.strings.split(tf.constant(["a b c", "d"])).to_tensor(),
                               tf.strings.unicode_decode(tf.constant(["hé", "x"]), "UTF-8")]),

@@ -675,6 +675,21 @@ def _gcn(tf, steps=15):
     return losses, w1, w2, accuracy, a_hat.indices, a_hat.values
 
 
+def _string_values(tf):
+    # The ragged guide's cell: SparseTensors of words (RaggedTensor.to_sparse), joined.
+    x = tf.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]]).to_sparse()
+    y = tf.ragged.constant([["fell", "asleep"], ["barked"], ["is", "fuzzy"]]).to_sparse()
+    joined = tf.sparse.concat(sp_inputs=[x, y], axis=1)
+    rows = tf.sparse.concat(0, [x, x])
+    return [joined.indices, joined.values, joined.dense_shape, tf.sparse.to_dense(joined, ""),
+            tf.sparse.to_dense(joined), rows.indices, rows.values, rows.dense_shape,
+            tf.sparse.to_dense(x, "?")]
+
+
+def test_concat_and_to_dense_of_string_values_as_tf():
+    tf_oracle.check(_string_values)
+
+
 def test_gcn_node_classification_trains_as_in_tf():
     tf_oracle.check(_gcn, rtol=2e-4, atol=2e-5)
 

@@ -1099,6 +1099,34 @@ def tile(input, multiples, name=None):  # noqa: A002  (TF's name)
                         _internal=True)
 
 
+def reverse(tensor, axis, name=None):
+    """``tf.reverse`` of a RaggedTensor along ``axis`` (a list of axes): the rows'
+    order (axis 0), each row's values (a ragged axis), or an inner dense axis (TF's)."""
+    rank = tensor.shape.rank
+    axes = _ints(axis, "axis").reshape(-1)
+    for a in axes:
+        if not -rank <= int(a) < rank:
+            raise ValueError(f"argument `axis`: {int(a)} is out of range for a "
+                             f"RaggedTensor of rank {rank}")
+    out = tensor
+    for a in sorted({int(a) % rank for a in axes}):
+        out = _reverse_axis(out, a)
+    return out
+
+
+def _reverse_axis(x, axis):
+    if not isinstance(x, RaggedTensor):
+        return _tf().reverse(x, [axis])
+    if axis == 0:
+        return gather(x, np.arange(x.nrows_int() - 1, -1, -1))
+    if axis > 1:
+        return x.with_values(_reverse_axis(x._values, axis - 1))
+    pos = np.concatenate([np.arange(b - 1, a - 1, -1) for a, b in zip(x._splits[:-1], x._splits[1:])]
+                         + [np.zeros(0, _I64)]).astype(_I64)
+    values = gather(x._values, pos) if isinstance(x._values, RaggedTensor) else _take(x._values, pos)
+    return x.with_values(values)
+
+
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """``tf.nn.embedding_lookup`` of ragged ids: each id's row of ``params``, in the
     ids' rows (TF's)."""
@@ -1524,6 +1552,7 @@ def _handlers(tf_module):
                                   ("gather", gather, ["params", "indices"]),
                                   ("boolean_mask", boolean_mask, ["tensor", "mask"]),
                                   ("tile", tile, ["input"]),
+                                  ("reverse", reverse, ["tensor"]),
                                   ("nn.embedding_lookup", embedding_lookup, ["ids"]),
                                   ("strings.join", strings_join, ["inputs"]),
                                   ("map_fn", map_fn, ["elems"])):

@@ -66,6 +66,7 @@ import numpy as np
 from .. import extend
 from ..extend import InvalidArgumentError, Tensor, TensorLike as _TensorLike, TensorShape
 from ..extend import as_dtype as _as_dtype, call as _call, convert_to_tensor
+from . import _text
 from ._util import _Unsupported, left_out as _left_out
 
 __all__ = [
@@ -397,6 +398,10 @@ def _sparse(x, what="sp_input"):
                         f"{type(x).__name__}); make one with tf.sparse.from_dense or "
                         "tf.SparseTensor(indices, values, dense_shape)")
     return x
+
+
+def _is_text(values):
+    return isinstance(values, _text.StringTensor)
 
 
 def _host(t, op, what="sp_input"):
@@ -756,6 +761,16 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
             last = _last_of_repeats(idx)
             if last is not None:        # TF's kernel writes each entry: the last one stays
                 sp = _take(sp, last, sp._shape, "to_dense", idx[last])
+    if _is_text(sp._values):
+        # Strings stay on the host (JAX has no string dtype): the scatter in NumPy.
+        idx = _needs_host(sp._indices, "to_dense")
+        default = b"" if default_value is None else _text.host(default_value, "default_value")
+        if np.ndim(default) != 0:
+            raise InvalidArgumentError(f"default_value should be a scalar, got shape "
+                                       f"{np.shape(default)} (argument `default_value`)")
+        dense = np.full(sp._shape, np.asarray(default).item(), dtype=object)
+        dense[tuple(idx.T)] = sp._values._v
+        return _text.wrap(dense)
     if default_value is None:
         return _call(_to_dense_fn, (sp._indices, sp._values, sp._shape), name="to_dense")
     default = convert_to_tensor(default_value, dtype=sp.dtype)
@@ -1289,6 +1304,15 @@ def concat(axis, sp_inputs, expand_nonconcat_dims=False, name=None):
                         f"shape [{' '.join(map(str, sps[0]._shape))}].")
     offsets = np.cumsum([0] + [s._shape[axis] for s in sps[:-1]]).tolist()
     top[axis] = builtins.sum(s._shape[axis] for s in sps)
+    if _is_text(sps[0]._values):
+        # Strings stay on the host (JAX has no string dtype): the same join, in NumPy.
+        idx = [_needs_host(s._indices, "concat", "sp_inputs").copy() for s in sps]
+        for i, o in zip(idx, offsets):
+            i[:, axis] += o
+        idx = np.concatenate(idx).reshape(-1, rank)
+        order = np.lexsort(idx.T[::-1]) if idx.size else np.zeros(0, np.int64)
+        vals = np.concatenate([s._values._v for s in sps])
+        return SparseTensor._make(extend.constant(idx[order]), _text.wrap(vals[order]), top)
     indices, values = _call(_concat_fn, ([s._indices for s in sps], [s._values for s in sps],
                                          tuple(int(o) for o in offsets), axis),
                             constant_output=True, name="sparse_concat")
