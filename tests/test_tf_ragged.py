@@ -41,6 +41,12 @@ def deep(tf):
     return tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]], [[], [7]]])
 
 
+def _signature_function(tf):
+    f = tf.function(lambda rt: (tf.math.reduce_max(rt, axis=-1), rt * 2),
+                    input_signature=[tf.RaggedTensorSpec([None, None], tf.int32)])
+    return [f(tf.ragged.constant([[1, 2], [3], [4, 5, 6]])), f(tf.ragged.constant([[1], [3, 7]]))]
+
+
 CASES = {
     # Making them (the guide's "Constructing a ragged tensor").
     "constant": lambda tf: R(tf, [digits(tf), floats(tf), deep(tf),
@@ -155,6 +161,11 @@ CASES = {
         tf.reverse(tf.RaggedTensor.from_row_splits(tf.reshape(tf.range(12), [6, 2]),
                                                    [0, 2, 2, 6]), [2])]),
     "reverse_bad_axis": lambda tf: tf.reverse(digits(tf), [2]),
+    # The guide's tf.function with a RaggedTensorSpec input_signature (two row structures).
+    "function_ragged_signature": lambda tf: R(tf, _signature_function(tf)),
+    "function_ragged_signature_dtype": lambda tf: tf.function(
+        lambda rt: rt, input_signature=[tf.RaggedTensorSpec([None, None], tf.int32)])(
+            tf.ragged.constant([[1.0]])),
     "text": lambda tf: R(tf, [tf.strings.split(tf.constant(["a b c", "d", ""])),
                               tf.strings.split(tf.constant(["a b c", "d"])).to_tensor(),
                               tf.strings.unicode_decode(tf.constant(["hé", "x"]), "UTF-8")]),

@@ -1424,6 +1424,22 @@ class RaggedTensorSpec:
                 and o.ragged_rank == self.ragged_rank
                 and self.shape.is_compatible_with(o.shape))
 
+    # TF's protocol of a composite value's spec (what tf.function's input_signature
+    # reads): the TensorSpecs of the value's pytree leaves, its flat values alone
+    # (the row splits are static: each row structure is a trace of its own).
+    @property
+    def _flat_tensor_specs(self):
+        inner = None if self.shape.rank is None else self.shape.as_list()[self.ragged_rank + 1:]
+        return [_tf().TensorSpec(None if inner is None else [None] + inner, self.dtype)]
+
+    def _from_compatible_tensor_list(self, tensors):
+        # One row per ragged dimension holding all the values (the spec has no rows).
+        v = tensors[0]
+        for _ in builtins_range(self.ragged_rank):
+            n = v.shape[0] if not isinstance(v, RaggedTensor) else v.nrows_int()
+            v = RaggedTensor(v, np.array([0, n], _I64), _internal=True)
+        return v
+
     def _key(self):
         dims = None if self.shape.rank is None else tuple(self.shape.as_list())
         return dims, str(self.dtype), self.ragged_rank
