@@ -145,6 +145,20 @@ def test_a_model_with_string_inputs_fits_evaluates_and_predicts_as_in_tf():
         emit(name + ".gradient", tape.gradient(out, m.trainable_variables))
         emit(name + ".predict.tensors", m.predict(
             {k: tf.convert_to_tensor(v[:2, 0]) for k, v in feats.items()}, verbose=0))
+    # A Sequential starting with a TextVectorization (TF's text tutorial's export).
+    texts = np.array([b"a b c", b"b c d e", b"a a", b"e d"], dtype=object)
+    vectorize = layers.TextVectorization(max_tokens=6, output_sequence_length=3)
+    vectorize.adapt(texts)
+    inner = tf.keras.Sequential([layers.Embedding(6, 2), layers.GlobalAveragePooling1D(),
+                                 layers.Dense(1)])
+    inner.build((None, 3))
+    inner.set_weights(weights_like(inner))
+    export = tf.keras.Sequential([vectorize, inner, layers.Activation("sigmoid")])
+    export.compile(loss="binary_crossentropy", optimizer="adam", metrics=["accuracy"])
+    emit("export.evaluate", export.evaluate(
+        tf.data.Dataset.from_tensor_slices((texts, y[:4])).batch(2), verbose=0))
+    emit("export.predict", export.predict(tf.constant(texts), verbose=0))
+    emit("export.call", export(tf.constant(texts)))
     """), rtol=1e-4, atol=1e-5)
 
 

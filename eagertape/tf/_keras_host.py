@@ -80,7 +80,7 @@ class _Split:
         with the host part applied: a dict of the inner part's inputs."""
         from .. import extend
         flat = _flat_inputs(self.model, x)
-        known = {id(t): _ranked(v, t) for t, v in zip(self.model.inputs, flat)}
+        known = {id(t): _ranked(np.asarray(v), t) for t, v in zip(self.model.inputs, flat)}
         # Keras's own layer calls, on the NumPy values (Keras's text layers take
         # strings so on its JAX backend).
         with extend.outside_recording():
