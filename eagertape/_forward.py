@@ -44,7 +44,7 @@ class ForwardAccumulator:
     >>> with et.ForwardAccumulator(x, et.constant([1.0, 0.0])) as acc:
     ...     y = tnp.sum(x ** 3)
     >>> acc.jvp(y)                      # 3 * 1**2
-    <eagertape.Tensor: shape=(), dtype=float32, numpy=array(3., dtype=float32)>
+    <tf.Tensor: shape=(), dtype=float32, numpy=3.0>
 
     Hessian-vector product, forward over backward:
 

@@ -501,7 +501,7 @@ def constant(value, dtype=None, shape=None, name=None):
 
     >>> import eagertape as et
     >>> et.constant(3.0)
-    <eagertape.Tensor: shape=(), dtype=float32, numpy=array(3., dtype=float32)>
+    <tf.Tensor: shape=(), dtype=float32, numpy=3.0>
     >>> et.constant([1, 2], dtype="float64").dtype
     tf.float64
     """

@@ -191,11 +191,18 @@ class _TensorLike:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def __format__(self, spec):
+        # TF's: the NumPy value formats itself, so f"{t}" is its text and
+        # f"{t:.2f}" works for a scalar (a spec on an array is NumPy's TypeError).
         v = self._read()
         if isinstance(v, jax.core.Tracer):      # inside a trace: no value to format
             return format(str(self), spec)
-        v = np.asarray(v)
-        return format(v.item() if v.ndim == 0 else v, spec) if spec else str(self)
+        return format(_host(v), spec)
+
+    def __array_function__(self, func, types, args, kwargs):
+        # TF's EagerTensor has no NumPy methods, so NumPy's functions convert it and
+        # give ndarrays. Without this, np.squeeze / np.reshape / np.transpose would
+        # call this Tensor's own array methods and give a Tensor back.
+        return func(*_to_host(args), **_to_host(kwargs))
 
     def numpy(self):
         """The value as a NumPy array (a copy on the host); a scalar as a NumPy
@@ -553,7 +560,7 @@ class Tensor(_TensorLike):
     >>> import eagertape as et
     >>> t = et.constant([1.0, 2.0])
     >>> t * 2
-    <eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
 
     NumPy's array methods (``sum``, ``mean``, ``reshape``, ``T``, ``astype``, ...)
     are recorded ops too; ``shape``, ``dtype``, ``ndim`` and ``size`` are read off:
@@ -606,18 +613,19 @@ class Tensor(_TensorLike):
     def __dlpack_device__(self):
         return self._value.__dlpack_device__()
 
+    # Printed as TF prints its Tensors (eagertape's Tensor is tf.Tensor).
     def __repr__(self):
         if isinstance(self._value, jax.core.Tracer):      # as TF shows a symbolic Tensor
             name, shape = _traced(self._value)
-            return f"<eagertape.Tensor '{name}' shape={shape} dtype={self.dtype.name}>"
-        return (f"<eagertape.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
-                f"numpy={_shown(self._value, repr)}>")
+            return f"<tf.Tensor '{name}' shape={shape} dtype={self.dtype.name}>"
+        return (f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+                f"numpy={_shown(self._value, True)}>")
 
     def __str__(self):
         if isinstance(self._value, jax.core.Tracer):
             name, shape = _traced(self._value)
             return f'Tensor("{name}", shape={shape}, dtype={self.dtype.name})'
-        return f"Tensor({_shown(self._value, str)}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"tf.Tensor({_shown(self._value, False)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __reduce__(self):
         return (_unpickle, (np.asarray(self._value),))
@@ -633,13 +641,35 @@ def _traced(value):
     return f"{name or 'traced'}:0", shape
 
 
-def _shown(value, how):
-    """The value as printed; a value spread over other processes' devices (a
-    multi-process global array) cannot be fetched here, and printing must not fail."""
+def _shown(value, is_repr):
+    """The value as TF prints it in a Tensor's repr (``is_repr``) or str: NumPy's
+    text, a scalar's repr as its Python value's (``numpy=0``, not ``array(0)``),
+    text of several lines starting on a line of its own. A value spread over other
+    processes' devices (a multi-process global array) cannot be fetched here, and
+    printing must not fail."""
     if isinstance(value, jax.Array) and not value.is_fully_addressable:
         n = len({d.process_index for d in value.sharding.device_set})
         return f"<sharded over {n} processes: {value.sharding}>"
-    return how(np.asarray(value))
+    v = np.asarray(value)
+    v = v[()] if v.ndim == 0 else v
+    if not is_repr:
+        text = str(v)
+    elif np.isscalar(v) and not isinstance(v, bytes):
+        text = repr(v.item() if isinstance(v, np.generic) else v)
+    else:
+        text = repr(v)
+    return "\n" + text if "\n" in text else text
+
+
+def _to_host(x):
+    """``x`` with each Tensor in it (in lists, tuples and dicts) as its NumPy value."""
+    if isinstance(x, _TensorLike):
+        return np.asarray(x)
+    if type(x) in (list, tuple):
+        return type(x)(_to_host(e) for e in x)
+    if type(x) is dict:
+        return {k: _to_host(e) for k, e in x.items()}
+    return x
 
 
 def _wrap(value):

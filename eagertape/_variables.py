@@ -276,11 +276,16 @@ class Variable(_TensorLike):
         return self._value
 
     def __repr__(self):
-        return (f"<eagertape.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
-                f"numpy={_shown(self._value, repr)}>")
+        # TF's form (eagertape's Variable is tf.Variable); the value as a Tensor shows it.
+        return (f"<tf.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={_shown(self._value, True)}>")
 
     def __str__(self):
         return repr(self)
+
+    # TF's Variable formats as an object: f"{v}" is its repr, a format spec a
+    # TypeError (format v.numpy(), or a Tensor of it, for the value).
+    __format__ = object.__format__
 
 
 _STORED = Variable._val     # the storage that may hold a pending value

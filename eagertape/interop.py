@@ -21,7 +21,7 @@ goes:
 >>> jnp.asarray(t)
 Array([1., 2.], dtype=float32)
 >>> jax.jit(lambda x: x * 2)(t)          # a Tensor in, a Tensor out
-<eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
+<tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
 
 Decisions, and why:
 
@@ -113,7 +113,7 @@ def from_jax(nest):
     >>> from eagertape import numpy as tnp
     >>> ts = et.from_jax({"x": jnp.array([1.0, 2.0]), "steps": 3})
     >>> ts["x"], ts["steps"]
-    (<eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>, 3)
+    (<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>, 3)
     >>> with et.GradientTape() as tape:
     ...     tape.watch(ts["x"])
     ...     y = tnp.sum(ts["x"] ** 2)

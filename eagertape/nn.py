@@ -4,7 +4,7 @@
 >>> import eagertape as et
 >>> from eagertape import nn
 >>> nn.relu(et.constant([-1.0, 2.0]))
-<eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([0., 2.], dtype=float32)>
+<tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 2.], dtype=float32)>
 """
 import jax.nn as _src
 

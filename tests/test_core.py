@@ -34,7 +34,7 @@ def test_issue_example(replay):
 
 def test_tensor_api():
     t = et.constant([1.0, 2.0])
-    assert repr(t) == "<eagertape.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"
+    assert repr(t) == "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"
     assert t.shape == (2,) and t.dtype == np.float32 and t.ndim == 1 and t.size == 2 and len(t) == 2
     assert isinstance(t.numpy(), np.ndarray) and isinstance(t.jax(), jax.Array)
     assert type(t[0].numpy()) is np.float32     # a scalar: a NumPy scalar, as TF's
@@ -103,7 +103,7 @@ def test_variable_api_and_failed_assign_leaves_it_unchanged():
     assert v.numpy().tolist() == [0.0, 0.0]
     assert et.Variable(3).dtype == np.int32
     assert not et.Variable(1.0, trainable=False).trainable
-    assert repr(et.Variable(1.0)) == "<eagertape.Variable 'Variable:0' shape=() dtype=float32, numpy=array(1., dtype=float32)>"
+    assert repr(et.Variable(1.0)) == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=1.0>"
 
 
 def test_all_jax_numpy_callables_are_wrapped():

@@ -131,10 +131,10 @@ def test_a_tensor_spread_over_processes_prints_without_fetching(tmp_path):
     p, _ = run(["-m", "eagertape.launch", "-n", "2", "--timeout", "120", str(script)])
     assert p.returncode == 0, p.stdout + p.stderr
     lines = [line for line in p.stdout.splitlines() if line.startswith("[p0]")]
-    assert lines[0].startswith("[p0] <eagertape.Tensor: shape=(4, 3), dtype=float32, "
+    assert lines[0].startswith("[p0] <tf.Tensor: shape=(4, 3), dtype=float32, "
                                "numpy=<sharded over 2 processes: NamedSharding(")
-    assert lines[1].startswith("[p0] Tensor(<sharded over 2 processes: ")
-    assert lines[2].startswith("[p0] <eagertape.Variable 'Variable:0' shape=(4, 3) dtype=float32, "
+    assert lines[1].startswith("[p0] tf.Tensor(<sharded over 2 processes: ")
+    assert lines[2].startswith("[p0] <tf.Variable 'Variable:0' shape=(4, 3) dtype=float32, "
                                "numpy=<sharded over 2 processes: ")
 
 

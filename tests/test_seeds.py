@@ -68,7 +68,7 @@ def test_seed000_tape2_sum_of_two_boxes(replay):
     np.testing.assert_allclose(tape2.gradient(total_hypersurface, p0).numpy(),
                                9 * np.array([52.0, 38.0, 28.0, 22.0]))
     assert repr(2 * et.Variable([3.0, 4.0, 5.0, 6.0])).startswith(
-        "<eagertape.Tensor: shape=(4,), dtype=float32, numpy=array([ 6.,  8., 10., 12.]")
+        "<tf.Tensor: shape=(4,), dtype=float32, numpy=array([ 6.,  8., 10., 12.]")
 
 
 def test_seed002_watch_reduce_sum_multiply(replay):

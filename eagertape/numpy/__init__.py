@@ -4,7 +4,7 @@
 >>> import eagertape as et
 >>> from eagertape import numpy as tnp
 >>> tnp.sum(tnp.square(et.constant([1.0, 2.0])))
-<eagertape.Tensor: shape=(), dtype=float32, numpy=array(5., dtype=float32)>
+<tf.Tensor: shape=(), dtype=float32, numpy=5.0>
 """
 import jax.numpy as _jnp
 

@@ -22,6 +22,9 @@ DIFFERENCES = (
     (("tf.io.*", "tf.audio.*", "tf.image.decode_*", "tf.image.encode_*"),
      "io", "local paths only (gs:// and hdfs:// raise); JPEG decodes with the accurate "
      "IDCT (TF's default fast IDCT differs by a few levels); encoded bytes are not TF's"),
+    (("tf.Tensor", "tf.Variable"),
+     "class-names", "type(t).__name__ is 'Tensor' for an eager tensor (TF: 'EagerTensor') "
+     "and 'Variable' for a tf.Variable (TF: 'ResourceVariable')"),
     (("tf.strings.*", "tf.string", "tf.as_string"),
      "strings", "string tensors are NumPy arrays of bytes on the host: numeric ops, "
      "jax.jit and JAX conversions refuse them"),

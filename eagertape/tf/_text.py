@@ -68,7 +68,7 @@ class StringTensor(Tensor):
     >>> import eagertape.tf as tf
     >>> t = tf.constant([["a", "bc"], ["", "d"]])
     >>> t
-    <eagertape.Tensor: shape=(2, 2), dtype=string, numpy=
+    <tf.Tensor: shape=(2, 2), dtype=string, numpy=
     array([[b'a', b'bc'],
            [b'', b'd']], dtype=object)>
     >>> [x.numpy() for x in t[0]], len(t)
@@ -83,18 +83,6 @@ class StringTensor(Tensor):
     def __init__(self, value):
         raise TypeError("StringTensor(value): make string tensors with tf.constant(value) "
                         "(str, bytes, or nested lists or NumPy arrays of them)")
-
-    # -- printing: TF's fields, as eagertape prints every Tensor --------------------
-    def __repr__(self):
-        v = self._v
-        shown = repr(v[()] if v.ndim == 0 else v)
-        if "\n" in shown:          # (TF's rule: a value of several lines starts on its own)
-            shown = "\n" + shown
-        return f"<eagertape.Tensor: shape={self.shape}, dtype=string, numpy={shown}>"
-
-    def __str__(self):
-        return f"Tensor({self._v[()] if self._v.ndim == 0 else self._v}, shape={self.shape}, " \
-            "dtype=string)"
 
     def __reduce__(self):
         return (_from_array, (self._v,))

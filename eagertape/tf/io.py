@@ -297,7 +297,7 @@ def parse_tensor(serialized, out_type, name=None):
 
     >>> import eagertape.tf as tf
     >>> tf.io.parse_tensor(tf.io.serialize_tensor(tf.constant([[1, 2]])), tf.int32)
-    <eagertape.Tensor: shape=(1, 2), dtype=int32, numpy=array([[1, 2]], dtype=int32)>
+    <tf.Tensor: shape=(1, 2), dtype=int32, numpy=array([[1, 2]], dtype=int32)>
     """
     from ._proto.framework import TensorProto
     from google.protobuf.message import DecodeError
