@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/core/matrix_core.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: a scalar tensor in an f-string: f"{tf.size(A)}" gives the Tensor's repr ('Tensor(1200, shape=(), dtype=int32)'), TF's EagerTensor.__format__ gives the value ('1200'); with a format spec ('{:.1f}') both give the value
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
