@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/load_data/tfrecord.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, io
-# expected: gap: a Tensor's repr (cells 45 and 51 print repr(record)) is '<eagertape.Tensor: shape=(), dtype=int64, numpy=array(0)>', TF's '<tf.Tensor: shape=(), dtype=int64, numpy=0>'
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
