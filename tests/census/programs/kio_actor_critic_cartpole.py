@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/rl/actor_critic_cartpole.py
 # commit: 0df30d775727a6789b7bdb4028561f2026cc4d52
 # families: 
-# expected: gap: NumPy functions on a facade tensor give the facade's Tensor, not an ndarray: np.squeeze(action_probs) is a Tensor, so np.random.choice(p=...) checks its float32 probabilities with float64's tolerance and raises 'probabilities do not sum to 1' (TF's np.squeeze gives a float32 ndarray, checked with float32's tolerance)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
