@@ -524,3 +524,30 @@ for _k, _v in list(vars(_Recorded).items()):
         setattr(_TensorLike, _k, _v)
 del _k, _v
 _operators()    # the binary operators, once their helpers exist
+
+
+# -- tf.experimental.numpy.experimental_enable_numpy_behavior's type promotion ------
+# TF's switch is per process, and so is this one: ``promotion`` is None (TF's rule
+# above: no promotion) or ``promote(t, o) -> (t, o)``, which casts a binary
+# operator's two operands to their promoted dtype before the rule above sees them
+# (tf.experimental.numpy sets it; the lattice lives there).
+promotion = None
+
+
+def _promoting(method):
+    def m(self, o):
+        if promotion is not None:
+            self, o = promotion(self, o)
+        return method(self, o)
+    m.__name__, m.__qualname__, m.__doc__ = method.__name__, method.__qualname__, method.__doc__
+    return m
+
+
+for _k in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
+           "and", "or", "xor"):
+    for _k in (f"__{_k}__", f"__r{_k}__"):
+        if _k in vars(_TensorLike):
+            setattr(_TensorLike, _k, _promoting(vars(_TensorLike)[_k]))
+for _k in ("__lt__", "__le__", "__gt__", "__ge__"):
+    setattr(_TensorLike, _k, _promoting(vars(_TensorLike)[_k]))
+del _k

@@ -5,8 +5,8 @@ differentiates it), taking and returning the facade's Tensor (``ndarray``).
 Dtypes follow TF-NumPy's (NumPy's legacy rules): float64 by default, integers
 made float64 by the float functions (``sqrt``, ``mean``, ``true_divide``, ...),
 and arrays of two dtypes promoted as NumPy does (int32 + float32 is float64),
-where JAX would stay in float32. ``experimental_enable_numpy_behavior()`` is
-accepted and changes nothing.
+where JAX would stay in float32. ``experimental_enable_numpy_behavior()`` makes
+the operators of all Tensors promote by TF's lattice (see its docstring).
 
 >>> import eagertape.tf as tf
 >>> tnp = tf.experimental.numpy
@@ -109,9 +109,142 @@ def take(a, indices, axis=None, out=None, mode="clip"):
     return _np.take(a, _np.asarray(indices), axis=axis, mode=mode)
 
 
+# TF's type-promotion lattice (tensorflow/python/framework/flexible_dtypes.py, the
+# "all" mode) is JAX's lattice with 64-bit types: jnp.promote_types for two strong
+# dtypes. A Python scalar is weak: it takes the other side's dtype where that
+# holds its kind of value; else a bool goes to the kind's TF default (int32,
+# float32, complex128), a float to float64, a complex to the complex of the float's
+# width. "safe" refuses a result the inputs do not cast to safely (an integer of 64
+# bits to a float, as int8 with uint8 to int16 or int64 with float16).
+_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
+_WEAK_DEFAULT = {"i": "int32", "f": "float32", "c": "complex128"}
+_BF16 = _onp.dtype(_jnp.bfloat16)
+_BOOL_TAKERS = {"uint64", "int32", "int64", "float16", "float32", "float64", "complex128"}
+_MODE = [None]      # experimental_enable_numpy_behavior's mode (None: never enabled)
+
+
+def _kind(d):
+    # NumPy's kind letter; bfloat16 (ml_dtypes, kind "V") is a float.
+    return "f" if d == _BF16 else d.kind
+
+
+def _weak_result(d, kind):
+    c = _kind(d)
+    if kind == "b" or "bifc".index(c if c != "u" else "i") >= "bifc".index(kind):
+        return _onp.dtype(d)
+    if c == "b":
+        return _onp.dtype(_WEAK_DEFAULT[kind])
+    if kind == "c" and c == "f":
+        return _onp.dtype("complex128" if _onp.dtype(d).itemsize == 8 else "complex64")
+    return _onp.dtype("complex128" if kind == "c" else "float64")
+
+
+def _join(a, b):
+    # JAX's lattice with 64-bit types, without JAX's configuration (jnp.promote_types
+    # narrows to 32 bits while jax_enable_x64 is off).
+    a, b = _onp.dtype(a), _onp.dtype(b)
+    if a == b or _kind(b) == "b":
+        return a
+    if _kind(a) == "b":
+        return b
+    ka, kb = _kind(a), _kind(b)
+    if ka == kb:                      # the wider (float16 with bfloat16: float32)
+        return b if b.itemsize > a.itemsize else a if a.itemsize > b.itemsize else _onp.dtype("float32")
+    if "iufc".index(ka) > "iufc".index(kb):
+        a, b, ka, kb = b, a, kb, ka   # ka before kb in i < u < f < c
+    if kb == "u":                     # a signed with an unsigned integer
+        if a.itemsize > b.itemsize:
+            return a
+        return _onp.dtype("float64") if b.itemsize == 8 else _onp.dtype(f"int{16 * b.itemsize}")
+    if ka in "iu":                    # an integer with a float or complex: the latter
+        return b
+    return _onp.dtype("complex128" if a.itemsize == 8 or b.itemsize == 16 else "complex64")
+
+
+def _safe(d, r):
+    d, r = _onp.dtype(d), _onp.dtype(r)
+    if _kind(d) in "iu" and d.itemsize == 8 and _kind(r) in "fc":
+        return False
+    return bool(_jnp.can_cast(d, r, "safe"))
+
+
+def _operand_dtype(o):
+    """(dtype, weak) of a binary operator's operand, or None if not a number."""
+    tp = type(o)
+    if tp in _KIND:
+        return None, _KIND[tp]
+    if isinstance(o, (list, tuple)):
+        k = _onp.asarray(o).dtype.kind
+        return (None, k) if k in "bifc" else None
+    d = getattr(o, "dtype", None)
+    try:
+        return (_onp.dtype(d), None) if d is not None else None
+    except TypeError:
+        return None
+
+
+def _promote(t, o):
+    # The hook of eagertape's operators (_operators.promotion) while numpy behaviour is on.
+    od = _operand_dtype(o)
+    if od is None:
+        return t, o
+    d = _onp.dtype(t.dtype)
+    dtype, kind = od
+    if kind == "b" and d.kind != "b":
+        # TF takes a Python bool where its dtype hint has a bool conversion, else refuses.
+        if d.name not in _BOOL_TAKERS:
+            raise TypeError(f"Cannot convert {o!r} to EagerTensor of dtype {d.name}")
+        return t, (_onp.asarray(o, d) if type(o) is bool else o)
+    if _MODE[0] == "legacy":        # TF-NumPy's legacy rule: NumPy's, float64 for a float scalar
+        r = _weak_result(d, kind) if dtype is None else _onp.result_type(d, dtype)
+    else:
+        r = _join(d, dtype) if dtype is not None else _weak_result(d, kind)
+        wd = dtype if dtype is not None else _onp.dtype(_WEAK_DEFAULT.get(kind, "bool"))
+        if _MODE[0] == "safe" and not (r in (d, wd) and _safe(d, r) and (
+                dtype is None or _safe(dtype, r))):
+            raise TypeError(
+                f"In promotion mode PromoMode.SAFE, implicit dtype promotion between "
+                f"({d.name}, weak=False) and ({wd.name}, weak={dtype is None}) is "
+                f"disallowed. You need to explicitly specify the dtype in your op, or relax "
+                f"your dtype promotion rules (such as from SAFE mode to ALL mode).")
+    if r != d:
+        t = t.astype(r)
+    if dtype is not None and dtype != r:
+        o = o.astype(r) if hasattr(o, "astype") else _onp.asarray(o).astype(r)
+    return t, o
+
+
 def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode="legacy"):
-    """TF's switch to NumPy's behaviour (operators, promotion) on its Tensors:
-    eagertape's Tensors behave so already; accepted, nothing changes."""
+    """TF's switch to NumPy behaviour, per process as in TF: the operators of all
+    Tensors and Variables then promote two dtypes instead of refusing them.
+    ``dtype_conversion_mode`` is TF's: ``"all"`` (TF's lattice: int32 + float32 is
+    float32, int8 + uint32 is int64, a Python scalar takes the tensor's dtype where it
+    fits), ``"safe"`` (the same, but a lossy promotion such as int32 + float32 is a
+    TypeError) or ``"legacy"`` (NumPy's rule). The NumPy-style methods (``.T``,
+    ``.reshape``, ``.astype``, ``.ravel``, ``.clip``) are there without it. Kept
+    difference: TF's weak tensors (``tf.constant(5)``) are strong here. The switch
+    does not touch JAX's configuration.
+
+    >>> import eagertape.tf as tf
+    >>> tnp = tf.experimental.numpy
+    >>> tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
+    >>> (tf.constant(10, tf.int32) + tf.constant(5.0)).dtype
+    tf.float32
+    >>> _disable_numpy_behavior()
+    """
+    if dtype_conversion_mode not in ("legacy", "safe", "all"):
+        raise ValueError(f"argument `dtype_conversion_mode`: {dtype_conversion_mode!r} is not "
+                         f"one of 'legacy', 'safe', 'all'")
+    from ... import _operators
+    _MODE[0] = dtype_conversion_mode
+    _operators.promotion = _promote
+
+
+def _disable_numpy_behavior():
+    # TF has no way back (its tests' ops.disable_numpy_behavior is private); tests use this.
+    from ... import _operators
+    _MODE[0] = None
+    _operators.promotion = None
 
 
 __getattr__ = _Unsupported("tf.experimental.numpy", {
