@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/autodiff.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: the class names of tensors and variables: type(x).__name__ is "Tensor" for an eager tensor (TF: "EagerTensor") and "Variable" for a tf.Variable (TF: "ResourceVariable"); every other value is TF's
+# expected: kept: the class names of tensors and variables (docs/differences.md, class-names): type(x).__name__ is "Tensor" for an eager tensor (TF: "EagerTensor") and "Variable" for a tf.Variable (TF: "ResourceVariable"); every other value is TF's
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
