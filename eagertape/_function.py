@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, overload
 
 import jax
+import jax.extend.core
 import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
@@ -184,35 +185,54 @@ class _Trace:
                 consts[i] = None     # a copy of the Variable's value: not kept
         jaxpr = self.jaxpr = closed.jaxpr
         n = sum(1 for s in self.static if s is _ARRAY)
-
-        def run(var_vals, vals):
-            cs = list(consts)
-            for i, v in zip(var_pos, var_vals):
-                cs[i] = v
-            flat = jax.core.eval_jaxpr(jaxpr, cs, *vals)
-            return flat[:n], flat[n:]
-
-        run.__name__ = self.name
-        if remat:
-            # recompute_grad: the pullback computes the forward again rather than
-            # keeping its intermediates.
-            run = jax.checkpoint(run)
         self.remat = remat
-        if relaxed is None:
-            self.run = jax.jit(run)
-        else:
-            # One trace for every size of the None dimensions: JAX's shape
-            # polymorphism (jax.export), compiled for each size it meets.
+        if relaxed is not None:
             var_specs = [jax.ShapeDtypeStruct(np.shape(closed.consts[i]),
                                               closed.consts[i].dtype) for i in var_pos]
+
+        def compiled(jaxpr, quiet_consts=None):
+            def run(var_vals, vals):
+                cs = list(consts)
+                for i, v in zip(var_pos, var_vals):
+                    cs[i] = v
+                if quiet_consts is None:
+                    flat = jax.core.eval_jaxpr(jaxpr, cs, *vals)
+                else:
+                    flat = jax.core.eval_jaxpr(jaxpr, quiet_consts, *cs, *vals)
+                return flat[:n], flat[n:]
+
+            run.__name__ = self.name
+            if remat:
+                # recompute_grad: the pullback computes the forward again rather than
+                # keeping its intermediates.
+                run = jax.checkpoint(run)
+            if relaxed is None:
+                return jax.jit(run)
+            # One trace for every size of the None dimensions: JAX's shape
+            # polymorphism (jax.export), compiled for each size it meets.
             try:
-                self.run = jax.export.export(jax.jit(run))(var_specs, list(specs)).call
+                return jax.export.export(jax.jit(run))(var_specs, list(specs)).call
             except Exception as e:
                 raise _Unrelaxable(str(e)) from e
+
+        self.run = compiled(jaxpr)
 
         def call_run(var_vals, vals):     # what a tape records: one op, as in TF
             return self.run(var_vals, vals)
         call_run.__name__, call_run.one_op = self.name, True
+        if _host_effects(jaxpr):
+            # TF's gradient of a call uses what its forward computed; eagertape's
+            # pullbacks (jax.vjp, jax.jvp) compute the forward again, so they get the
+            # function without its host effects (tf.print, tf.summary writes, ...),
+            # which run once per call, as TF's. Made at the first gradient.
+            quiet = []
+
+            def without_host_effects(var_vals, vals):
+                if not quiet:
+                    q = _without_host_effects(jaxpr)
+                    quiet.append(compiled(q.jaxpr, q.consts))
+                return quiet[0](var_vals, vals)
+            call_run.without_host_effects = without_host_effects
         self.recorded = call_run
 
     def outputs(self, arrays):
@@ -225,6 +245,71 @@ class _Trace:
         avals = iter(self.jaxpr.outvars)
         return self.outputs([jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype)
                              for v, s in zip(avals, [s for s in self.static if s is _ARRAY])])
+
+
+# Host callbacks that only act (no result): tf.print, tf.summary's writes,
+# tf.debugging's checks, io_callback with no result.
+_HOST_EFFECTS = frozenset({"debug_callback", "io_callback"})
+
+
+def _host_effects(jaxpr):
+    return bool(jaxpr.effects)
+
+
+def _without_host_effects(jaxpr):
+    """``jaxpr`` (an open one: its constants come first among the arguments of the
+    result) as a closed jaxpr with its resultless host callbacks left out, in the
+    jaxprs nested in it too (a tf.function called by another, a cond's branches,
+    a loop's body)."""
+    nc = len(jaxpr.constvars)
+
+    def run(*args):
+        return _eval_quiet(jaxpr, args[:nc], args[nc:])
+    avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
+    return jax.make_jaxpr(run)(*[jax.ShapeDtypeStruct(a.shape, a.dtype,
+                                                      weak_type=a.weak_type) for a in avals])
+
+
+def _quiet_param(p):
+    if isinstance(p, jax.extend.core.ClosedJaxpr) and p.jaxpr.effects:
+        q = _without_host_effects(p.jaxpr)
+        # The consts of p come first among q's arguments: closed over again.
+        return jax.extend.core.ClosedJaxpr(*_close(q, p.consts))
+    if isinstance(p, tuple) and any(isinstance(x, jax.extend.core.ClosedJaxpr) for x in p):
+        return tuple(_quiet_param(x) for x in p)
+    return p
+
+
+def _close(q, consts):
+    """``q`` (a closed jaxpr whose first arguments stand for ``consts``) with those
+    arguments bound: a (jaxpr, consts) pair of the original's arity."""
+    k = len(consts)
+    j = q.jaxpr
+    jaxpr = j.replace(constvars=[*j.constvars, *j.invars[:k]], invars=j.invars[k:])
+    return jaxpr, [*q.consts, *consts]
+
+
+def _eval_quiet(jaxpr, consts, args):
+    env = {}
+
+    def read(v):
+        return v.val if isinstance(v, jax.extend.core.Literal) else env[v]
+
+    used = {v for e in jaxpr.eqns for v in e.invars if not isinstance(v, jax.extend.core.Literal)}
+    used.update(v for v in jaxpr.outvars if not isinstance(v, jax.extend.core.Literal))
+    env.update(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in _HOST_EFFECTS and not any(v in used for v in eqn.outvars):
+            continue
+        params = {k: _quiet_param(p) for k, p in eqn.params.items()}
+        with eqn.ctx.manager:
+            outs = eqn.primitive.bind(*map(read, eqn.invars),
+                                      **eqn.primitive.get_bind_params(params))
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [read(v) for v in jaxpr.outvars]
 
 
 _ARRAY = object()   # marks an output leaf that is an array

@@ -68,12 +68,22 @@ class _Kind:
 
     def at(self, vals, positions):
         """The call as a function of the values at ``positions`` (the others fixed
-        to ``vals``): what ``jax.vjp`` and ``jax.jvp`` differentiate."""
+        to ``vals``): what ``jax.vjp`` and ``jax.jvp`` differentiate. A function
+        with host effects (a tf.function that prints) is differentiated without
+        them: its forward ran them already, once, as TF's."""
+        quiet = getattr(self.fn, "without_host_effects", None)
+
         def f(*dv):
             vs = list(vals)
             for i, v in zip(positions, dv):
                 vs[i] = v
-            return self.apply(*vs)
+            if quiet is None:
+                return self.apply(*vs)
+            leaves = list(self.template)
+            for p, v in zip(self.dyn, vs):
+                leaves[p] = v
+            a, k = tree_unflatten(self.treedef, leaves)
+            return quiet(*a, **k)
         return f
 
 
