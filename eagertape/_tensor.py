@@ -201,7 +201,15 @@ class _TensorLike:
     def __array_function__(self, func, types, args, kwargs):
         # TF's EagerTensor has no NumPy methods, so NumPy's functions convert it and
         # give ndarrays. Without this, np.squeeze / np.reshape / np.transpose would
-        # call this Tensor's own array methods and give a Tensor back.
+        # call this Tensor's own array methods and give a Tensor back. Two kinds stay
+        # off the host: what only asks the shape (np.shape, np.ndim, np.size: code of
+        # eagertape's and of libraries asks it of traced tensors too), and any call on
+        # a traced Tensor (no value to convert), which NumPy's own implementation
+        # serves through the Tensor's methods, as before this method existed.
+        impl = getattr(func, "_implementation", None)
+        if impl is not None and (func in _SHAPE_ONLY or _holds_tracer(args)
+                                 or _holds_tracer(kwargs)):
+            return impl(*args, **kwargs)
         return func(*_to_host(args), **_to_host(kwargs))
 
     def numpy(self):
@@ -661,13 +669,29 @@ def _shown(value, is_repr):
     return "\n" + text if "\n" in text else text
 
 
+_SHAPE_ONLY = (np.shape, np.ndim, np.size)
+
+
+def _holds_tracer(x):
+    """Whether a Tensor in ``x`` (in lists, tuples and dicts) holds a JAX tracer."""
+    if isinstance(x, _TensorLike):
+        return isinstance(x._aval(), jax.core.Tracer)
+    if type(x) in (list, tuple):
+        return any(_holds_tracer(e) for e in x)
+    if type(x) is dict:
+        return any(_holds_tracer(e) for e in x.values())
+    return False
+
+
 def _to_host(x):
     """``x`` with each Tensor in it (in lists, tuples and dicts) as its NumPy value."""
     if isinstance(x, _TensorLike):
         return np.asarray(x)
-    if type(x) in (list, tuple):
-        return type(x)(_to_host(e) for e in x)
-    if type(x) is dict:
+    # Subclasses (a namedtuple) too, as plain containers: NumPy reads them as such,
+    # and a Tensor left in one would bring NumPy back here without end.
+    if isinstance(x, (list, tuple)):
+        return (list if isinstance(x, list) else tuple)(_to_host(e) for e in x)
+    if isinstance(x, dict):
         return {k: _to_host(e) for k, e in x.items()}
     return x
 

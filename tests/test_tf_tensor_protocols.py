@@ -6,6 +6,8 @@ a scalar shown as its Python value, NumPy's summarization of large values), its
 functions an ndarray, as for TF's EagerTensor, which has no NumPy methods; the
 operators a Tensor). Skipped without TensorFlow.
 """
+import collections
+
 import numpy as np
 import pytest
 
@@ -70,6 +72,8 @@ def _kind(tf, r):
     return type(r).__name__
 
 
+_Pair = collections.namedtuple("_Pair", "a b")
+
 NUMPY_CALLS = {
     "squeeze": lambda tf, t, s: np.squeeze(t),
     "squeeze_axis": lambda tf, t, s: np.squeeze(t, axis=0),
@@ -87,6 +91,7 @@ NUMPY_CALLS = {
     "take": lambda tf, t, s: np.take(t, [0, 2]),
     "concatenate": lambda tf, t, s: np.concatenate([t, t]),
     "stack": lambda tf, t, s: np.stack([s, s]),
+    "stack_namedtuple": lambda tf, t, s: np.stack(_Pair(s, s)),
     "where": lambda tf, t, s: np.where(t > 1.5, t, 0.0),
     "dot": lambda tf, t, s: np.dot(t, np.ones(3, np.float32)),
     "add_ufunc": lambda tf, t, s: np.add(t, 1),
@@ -156,3 +161,22 @@ def variable_format_with_spec(tf):
 
 def test_variable_format_spec_error_as_tensorflow():
     tf_oracle.check(variable_format_with_spec, errors="class")
+
+
+def test_numpy_shape_functions_and_traced_tensors_stay_off_the_host():
+    # np.shape/ndim/size ask only the shape (eagertape's own code asks it of traced
+    # tensors: a tf.function called inside another's trace); a NumPy function on a
+    # traced Tensor has no value to convert and is served by the Tensor's methods.
+    import eagertape.tf as etf
+    t = etf.constant([[1.0], [2.0]])
+    assert (np.shape(t), np.ndim(t), np.size(t), np.size(t, 0)) == ((2, 1), 2, 2, 2)
+
+    @etf.function
+    def inner(x):
+        return x * 2.0
+
+    @etf.function(input_signature=[etf.TensorSpec([None, None], etf.float32)])
+    def outer(x):
+        return inner(x) + np.squeeze(x, axis=1)[:, None]
+
+    np.testing.assert_array_equal(outer(t).numpy(), [[3.0], [6.0]])
