@@ -54,7 +54,8 @@ The names, by what they are for:
 - exporting: ``pure_trace`` (a ``tf.function`` as a pure JAX function of its
   Variables' values, for ``jax.export``);
 - fused mode: ``run_pending`` (before a JAX function that donates its arguments);
-- settings and 64-bit types: ``config``, ``x64``, ``x64_modules``;
+- settings and 64-bit types: ``config``, ``x64``, ``x64_modules``,
+  ``operator_promotion`` (the per-process type-promotion hook of the operators);
 - errors and caches: ``OpError``, ``InvalidArgumentError``, ``CacheTable``.
 """
 import contextlib as _contextlib
@@ -98,9 +99,28 @@ __all__ = [
     "outside_recording", "unrecorded", "init_scope", "recording", "recording_tapes",
     "watching_reads", "function_trace", "scratch_trace", "VARIABLE_ON_LATER_TRACE",
     "current_name_scope", "in_name_scope", "pure_trace",
-    "run_pending", "config", "x64", "x64_modules",
+    "run_pending", "config", "x64", "x64_modules", "operator_promotion",
     "OpError", "InvalidArgumentError", "CacheTable",
 ]
+
+
+_UNSET = object()
+
+
+def operator_promotion(promote=_UNSET):
+    """The type-promotion hook of the Tensor operators, per process (as TF's
+    ``enable_numpy_behavior``): None (TF's rule, no promotion) or ``promote(t, o)
+    -> (t, o)``, which casts an operator's operands before TF's rule sees them.
+    Given ``promote`` (a callable or None), sets it; returns the hook in force.
+
+    >>> from eagertape import extend
+    >>> extend.operator_promotion() is None
+    True
+    """
+    from . import _operators
+    if promote is not _UNSET:
+        _operators.promotion = promote
+    return _operators.promotion
 
 
 def new_variable_id():

@@ -116,3 +116,18 @@ def test_switch_off_keeps_tf_rule():
 def test_bad_mode_names_argument():
     with pytest.raises(ValueError, match="dtype_conversion_mode"):
         tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="loose")
+
+
+def test_functions_take_variables_as_tf_matmul():
+    # keras-io's tensorflow_numpy_models: tnp.matmul(inputs, self.w) with self.w from
+    # add_weight; TF's tnp converts tf.Variable, Keras variables and nests of them.
+    import keras
+    w = np.arange(6, dtype=np.float32).reshape(3, 2)
+    x = np.ones((2, 3), np.float32)
+    for v in (keras.Variable(w), tf.Variable(w)):
+        r = tnp.matmul(tnp.asarray(x), v)
+        assert r.dtype == tf.float32
+        np.testing.assert_allclose(r.numpy(), x @ w)
+        np.testing.assert_allclose(tnp.concatenate([v, v]).numpy(), np.concatenate([w, w]))
+        assert float(tnp.sum(v)) == 15.0
+        np.testing.assert_allclose(tnp.sqrt(v).numpy(), np.sqrt(w))

@@ -75,6 +75,9 @@ def same_dtype(*values, fail=TypeError, listed=False):
     if _extend.function_trace() is not None and not listed:
         # (a list input, ``listed``: its first tensor fixes the dtype in TF's graph too)
         return _in_order(values, fail)
+    promote = _extend.operator_promotion()
+    if promote is not None and len(values) == 2:     # tf.experimental.numpy's switch
+        values = promote(_as_tensor(values[0]), values[1], op=True)
     first = next((v for v in values if isinstance(v, _TensorLike)), None)
     if first is None:
         first = tensor(values[0])
@@ -141,6 +144,9 @@ def hinted(x, y, mismatch=InvalidArgumentError):
     eagertape._errors.InvalidArgumentError: an operand of dtype float32 cannot be combined with a tensor of dtype float64: ...
     """
     x = _as_tensor(x)
+    promote = _extend.operator_promotion()
+    if promote is not None:                          # tf.experimental.numpy's switch
+        x, y = promote(x, y, op=True)
     if isinstance(y, _TensorLike):
         yt = y
     else:

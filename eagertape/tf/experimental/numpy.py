@@ -15,11 +15,14 @@ the operators of all Tensors promote by TF's lattice (see its docstring).
 """
 import functools as _functools
 
+import jax as _jax
 import jax.numpy as _jnp
 import numpy as _onp
 
 from ... import numpy as _np
 from ...extend import Tensor as ndarray  # noqa: F401
+from ...extend import operator_promotion as _operator_promotion
+from ...extend import TensorLike as _TensorLike, convert_to_tensor as _convert_to_tensor
 from .._util import _Unsupported
 
 # TF's names (TF 2.21) that are the recorded JAX function of the same name.
@@ -109,6 +112,31 @@ def take(a, indices, axis=None, out=None, mode="clip"):
     return _np.take(a, _np.asarray(indices), axis=axis, mode=mode)
 
 
+# TF-NumPy's functions take what TF converts (tf.Variable, a Keras variable, nests of
+# them), as tf.matmul does; JAX's take arrays only, so those are converted first.
+_TAKEN = (_TensorLike, _onp.ndarray, _onp.generic, _jax.Array, int, float, complex, str)
+
+
+def _converted(a):
+    if type(a) in (list, tuple):
+        return type(a)(map(_converted, a))
+    if a is None or isinstance(a, _TAKEN) or not (hasattr(a, "dtype") and hasattr(a, "shape")):
+        return a
+    return _convert_to_tensor(a)
+
+
+def _taking(fn):
+    @_functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        return fn(*map(_converted, args), **{k: _converted(v) for k, v in kwargs.items()})
+    return wrapped
+
+
+for _n, _f in list(globals().items()):
+    if not _n.startswith("_") and callable(_f) and not isinstance(_f, type) and _n != "ndarray":
+        globals()[_n] = _taking(_f)
+
+
 # TF's type-promotion lattice (tensorflow/python/framework/flexible_dtypes.py, the
 # "all" mode) is JAX's lattice with 64-bit types: jnp.promote_types for two strong
 # dtypes. A Python scalar is weak: it takes the other side's dtype where that
@@ -183,10 +211,11 @@ def _operand_dtype(o):
         return None
 
 
-def _promote(t, o):
-    # The hook of eagertape's operators (_operators.promotion) while numpy behaviour is on.
+def _promote(t, o, op=False):
+    # The operators' hook (extend.operator_promotion) while numpy behaviour is on; ``op``:
+    # for an op of two inputs (tf.add), which TF's legacy mode leaves to TF's rule.
     od = _operand_dtype(o)
-    if od is None:
+    if od is None or op and _MODE[0] == "legacy":
         return t, o
     d = _onp.dtype(t.dtype)
     dtype, kind = od
@@ -235,16 +264,14 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
     if dtype_conversion_mode not in ("legacy", "safe", "all"):
         raise ValueError(f"argument `dtype_conversion_mode`: {dtype_conversion_mode!r} is not "
                          f"one of 'legacy', 'safe', 'all'")
-    from ... import _operators
     _MODE[0] = dtype_conversion_mode
-    _operators.promotion = _promote
+    _operator_promotion(_promote)
 
 
 def _disable_numpy_behavior():
     # TF has no way back (its tests' ops.disable_numpy_behavior is private); tests use this.
-    from ... import _operators
     _MODE[0] = None
-    _operators.promotion = None
+    _operator_promotion(None)
 
 
 __getattr__ = _Unsupported("tf.experimental.numpy", {
