@@ -640,6 +640,35 @@ def _status_main(names):
     return rows
 
 
+def _table_main():
+    """docs/census.md's table, from the programs' headers: each program's source and
+    commit, its families, and its status (pass, or the cause in its ``expected``
+    line). The tests check each row: a program without ``expected`` passes, one with
+    it fails (tests/test_census.py); `status` runs them and shows which way."""
+    rows, fams, kinds = [], {}, {"pass": 0, "gap": 0, "kept": 0}
+    for name in programs():
+        h = header(name)
+        repo, _, path = h.get("source", "").partition(" ")
+        cause = h.get("expected", "")
+        kind = "pass" if not cause else cause.split(":", 1)[0].split(" ", 1)[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+        for fam in [f.strip() for f in h.get("families", "").split(",") if f.strip()]:
+            n, ok = fams.get(fam, (0, 0))
+            fams[fam] = (n + 1, ok + (kind == "pass"))
+        rows.append((repo, path, name, h.get("commit", "")[:7], h.get("families", ""),
+                     "pass" if kind == "pass" else "fails", cause))
+    print("| program | source | commit | families (issue 37) | status (both modes) | cause |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for repo, path, name, commit, families, status, cause in sorted(rows):
+        print(f"| `{name}` | {repo} `{path}` | {commit} | {families} | {status} | {cause} |")
+    n = len(rows)
+    print(f"\n**{n} programs: {kinds['pass']} pass in both modes ({100 * kinds['pass'] / n:.0f} %), "
+          f"{kinds['gap']} fail on a gap, {kinds['kept']} on a documented difference (kept).**\n")
+    print("| family (issue 37) | programs | pass (both modes) |\n| --- | --- | --- |")
+    for fam, (k, ok) in sorted(fams.items()):
+        print(f"| {fam} | {k} | {ok} |")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -650,11 +679,14 @@ def main(argv=None):
     t = sub.add_parser("status", help="run the census programs through eagertape (both modes) "
                                       "and print docs/census.md's rows")
     t.add_argument("names", nargs="*")
+    sub.add_parser("table", help="print docs/census.md's table from the programs' headers")
     a = p.parse_args(argv)
     if a.cmd == "scan":
         _scan_main(a.gitdirs)
     elif a.cmd == "run":
         _run_main(a.names)
+    elif a.cmd == "table":
+        _table_main()
     else:
         _status_main(a.names)
 
