@@ -259,7 +259,7 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
     >>> tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
     >>> (tf.constant(10, tf.int32) + tf.constant(5.0)).dtype
     tf.float32
-    >>> _disable_numpy_behavior()
+    >>> tnp._disable_numpy_behavior()     # (the tests' way back; TF has none)
     """
     if dtype_conversion_mode not in ("legacy", "safe", "all"):
         raise ValueError(f"argument `dtype_conversion_mode`: {dtype_conversion_mode!r} is not "
