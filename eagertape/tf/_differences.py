@@ -98,6 +98,11 @@ DIFFERENCES = (
      "summary", "TF's event files, but image PNG bytes are not TF's, a trace holds no "
      "graphs (JAX's profiler with profiler=True), and summaries in a tf.function are "
      "computed on the host when it runs"),
+    (("tf.keras.layers.StringLookup", "tf.keras.layers.TextVectorization",
+      "tf.keras.layers.Hashing"),
+     "keras-string-inputs", "in a model with tf.string inputs, the string layers run on "
+     "the host and the rest on JAX (a trainable string layer is refused: apply it in the "
+     "tf.data pipeline)"),
     (("tf.profiler.*",),
      "profiler", "JAX's profiler writes the trace (TF's file layout): it holds XLA's "
      "programs and the host's activity, not TF's ops"),
