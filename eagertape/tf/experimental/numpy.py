@@ -120,7 +120,8 @@ _TAKEN = (_TensorLike, _onp.ndarray, _onp.generic, _jax.Array, int, float, compl
 def _converted(a):
     if type(a) in (list, tuple):
         return type(a)(map(_converted, a))
-    if a is None or isinstance(a, _TAKEN) or not (hasattr(a, "dtype") and hasattr(a, "shape")):
+    if a is None or isinstance(a, (_TAKEN, type, _onp.dtype)) or not (
+            hasattr(a, "dtype") and hasattr(a, "shape")):
         return a
     return _convert_to_tensor(a)
 
