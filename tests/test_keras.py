@@ -809,9 +809,32 @@ def test_keras_functions_and_variable_values_record_on_the_tape():
         l3 = tf.reduce_mean(tf.keras.losses.MSE(tf.ones((2, 2)), out))
         l4 = tf.reduce_sum(tf.keras.ops.softmax(x @ layer.kernel))
     emit("activation", out)
+    # TF's Keras backend gives a weight's shape as a TensorShape.
+    shape = layer.kernel.shape
+    emit("kernel_shape", shape.as_list() + [shape.rank, isinstance(shape, tf.TensorShape),
+                                            shape == (2, 2)])
     for name, l in (("l1", l1), ("l2", l2), ("l3", l3), ("l4", l4)):
         emit(name, l)
         emit(name + "_grads", t.gradient(l, [layer.kernel, layer.bias]))
+    """)
+
+
+def test_a_layer_first_called_eagerly_draws_each_initializer_once_as_tf():
+    # TF's Keras draws an initializer when the variable is made; eagertape builds a
+    # layer inside a StatelessScope, where Keras defers it (a draw per read, and one
+    # more at the scope's exit) unless the facade draws it once at creation.
+    _same_as_tf("""
+    draws = []
+    class Counting(tf.keras.initializers.Initializer):
+        def __call__(self, shape, dtype=None):
+            draws.append(1)
+            return tf.ones(shape) * len(draws)
+    l1 = tf.keras.layers.Dense(2, kernel_initializer=Counting())
+    l2 = tf.keras.layers.Dense(3, kernel_initializer=Counting(), bias_initializer=Counting())
+    y = l2(l1(tf.ones((1, 4))))
+    emit("draws", float(len(draws)))
+    emit("y", y)
+    emit("kernels", [l1.kernel, l2.kernel, l2.bias])
     """)
 
 

@@ -29,6 +29,7 @@ import contextlib
 import functools
 import os
 import sys
+import threading
 import types
 import weakref
 
@@ -307,6 +308,9 @@ def _rows():
         (KV, "_direct_assign", _make_direct_assign),
         (KV, "_convert_to_tensor", _make_convert_assigned),
         (KV, "__init__", _make_variable_init),
+        # TF's Keras backend gives a variable's shape as a tf.TensorShape (.as_list(),
+        # .rank); ours is a tuple subclass, so Keras's own code reads it as before.
+        (KV, "shape", _make_variable_shape),
         ("keras.src.optimizers.base_optimizer:BaseOptimizer", "apply", _make_apply),
         ("keras.src.backend", "compute_output_spec", _make_compute_output_spec),
         ("keras.src.backend", "rnn", _make_rnn),
@@ -593,8 +597,12 @@ def _make_layer_call(layer_call):
             # Build (create the weights) on the values, inside a scope that
             # drops the call's state updates: the recorded call below is the
             # one that counts.
-            with _quiet(), keras.StatelessScope():
-                layer_call(self, *_values_of(args), **_values_of(kwargs))
+            _building.depth = getattr(_building, "depth", 0) + 1
+            try:
+                with _quiet(), keras.StatelessScope():
+                    layer_call(self, *_values_of(args), **_values_of(kwargs))
+            finally:
+                _building.depth -= 1
         if extend.recording() and len(args) == 1:
             stages = _stages(keras, self)
             if stages is not None:
@@ -896,6 +904,26 @@ def _make_convert_assigned(convert):
     return _convert_to_tensor
 
 
+def _make_variable_shape(shape):
+    def variable_shape(self):
+        return extend.TensorShape(shape.__get__(self))
+    return property(variable_shape)
+
+
+# A layer's first call builds it inside a StatelessScope (its state updates
+# dropped), where Keras defers a new variable's initializer: each read in the scope
+# draws it again, and the scope's exit draws it once more for the stored value.
+# TF's Keras draws each initializer once, when the variable is made (the order
+# seeded programs see): so here the variable's value is drawn when it is made, and
+# every later read and the exit take that one draw.
+_building = threading.local()
+
+
+def _draw_once(variable):
+    value = variable._initializer(variable._shape, dtype=variable._dtype)
+    variable._initializer = lambda shape, dtype=None: value
+
+
 def _make_variable_init(init):
     # A variable made while a function is traced (an optimizer's slots, built
     # on its first step) gets a real initial value, not one of the trace.
@@ -905,7 +933,10 @@ def _make_variable_init(init):
     def __init__(self, *args, **kwargs):
         trace = extend.function_trace()
         if trace is None:
-            return init(self, *args, **kwargs)
+            init(self, *args, **kwargs)
+            if getattr(_building, "depth", 0) and self._value is None:
+                _draw_once(self)
+            return
         trace.may_create()
         with extend.init_scope():
             init(self, *args, **kwargs)

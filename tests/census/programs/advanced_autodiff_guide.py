@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/advanced_autodiff.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
-# expected: gap: a tf.keras layer's weight has a tuple .shape (layer.kernel.shape), where TF's Keras gives a TensorShape
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/customization/custom_layers.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: a Keras layer first called eagerly on a tensor draws its kernel initializer twice (the census's NumPy-drawn initial weights come one draw late, so layer.variables differ): eagertape's layer __call__ (tf/_keras.py) runs the call in a Keras StatelessScope, where reading the deferred kernel initializes it once, and the scope's exit initializes it again
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
