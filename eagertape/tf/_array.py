@@ -12,7 +12,6 @@ array([[0, 0, 0],
        [1, 2, 0]], dtype=int32)
 """
 import builtins
-import collections
 
 import jax
 import jax.numpy as jnp
@@ -24,6 +23,7 @@ from ..extend import InvalidArgumentError
 from ..extend import call as _call, stop_gradient
 from ..extend import convert_operand as _convert_operand, constant
 from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike
+from ._util import Unique, UniqueWithCounts  # noqa: F401  (tf.unique's results)
 from ._util import concrete as _concrete, same_dtype as _same, tensor as _t
 from .dtypes import float32
 from .errors import UnimplementedError
@@ -177,8 +177,6 @@ def slice(input_, begin, size, name=None):  # noqa: A001  (TF's name)
     return x[idx]
 
 
-Unique = collections.namedtuple("Unique", "y idx")
-UniqueWithCounts = collections.namedtuple("UniqueWithCounts", "y idx count")
 
 
 def unique(x, out_idx="int32", name=None):

@@ -461,6 +461,7 @@ def _join(keras):
     _in_stateless_scope = _private("in_stateless_scope")
     _in_symbolic_scope = _private("in_symbolic_scope")
     _Shared = _make_shared(keras.Variable)
+    _keras_host.bind(keras, _private)
     _register_tracked(keras)
     for obj, attr, make, original, own in resolved:
         _patch(obj, attr, make(None if original is _ABSENT else original), own)
@@ -1157,8 +1158,9 @@ def _make_hosting(method):
 
 
 def _facade():
-    from .. import tf
-    return tf
+    # The facade module (this join is made by its tf.keras, so it is imported):
+    # read from sys.modules rather than imported back from here.
+    return sys.modules[__name__.rpartition(".")[0]]
 
 
 def _make_labels_to_dataset(labels_to_dataset):

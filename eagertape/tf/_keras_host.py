@@ -129,6 +129,19 @@ class _SequentialSplit:
         return x
 
 
+
+# The Keras module and the join's lookup of Keras's private names
+# (tf/_keras.py's KERAS_PRIVATE), given by the join when it is made (bind):
+# this module does not import the join, which imports it.
+_keras = None
+_private = None
+
+
+def bind(keras, private):
+    """Called by the Keras join (tf/_keras.py) when it joins ``keras``."""
+    global _keras, _private
+    _keras, _private = keras, private
+
 def _sequential_split(model, original_call):
     k = 0
     for layer in model.layers:
@@ -149,7 +162,6 @@ def _host_call(layer, original_call, *args, **kwargs):
     split = split_of(layer, original_call)
     if split is None or not split.texts:
         return original_call(layer, *args, **kwargs)
-    from ._keras import _keras
     kwargs.pop("mask", None)
     return split.run(split.apply(args[0]), _keras,
                      lambda op, **call_args: functools.partial(_host_call, op, original_call),
@@ -162,7 +174,6 @@ def _node(t):
 
 
 def _run(nodes, known, operation_fn):
-    from ._keras import _keras
     for node in nodes:
         if all(id(x) in known for x in node.outputs):
             continue
@@ -232,7 +243,6 @@ def split_of(model, original_call):
     d = model.__dict__
     if "_eagertape_host_split" in d:
         return d["_eagertape_host_split"]
-    from ._keras import _private
     split = None
     if isinstance(model, _private("Sequential")):
         split = _sequential_split(model, original_call)

@@ -714,13 +714,13 @@ def _unique(x, out_idx):
 
 
 def h_unique(x, out_idx="int32", name=None):
-    from ._array import Unique
+    from ._util import Unique
     y, idx, _ = _unique(x, out_idx)
     return Unique(y, idx)
 
 
 def h_unique_with_counts(x, out_idx="int32", name=None):
-    from ._array import UniqueWithCounts
+    from ._util import UniqueWithCounts
     return UniqueWithCounts(*_unique(x, out_idx))
 
 

@@ -1,5 +1,6 @@
 """Helpers shared by the facade's modules: argument conversion (TF's rules), the
 unsupported-name hook, rebinding a replaced function under all its names."""
+import collections
 import sys
 import types
 
@@ -224,3 +225,8 @@ def rebind(replaced, skip=()):
             new = replaced.get(id(v))
             if new is not None:
                 space[k] = new
+
+
+# tf.unique's and tf.unique_with_counts's results (numbers in _array, strings in _text).
+Unique = collections.namedtuple("Unique", "y idx")
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", "y idx count")

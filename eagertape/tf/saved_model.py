@@ -314,12 +314,13 @@ def _traced_signatures(function):
     where the trace takes any size), the Python values as given; Tensors given by
     keyword moved to their places, as TF's canonical signatures."""
     import inspect
-    from .. import _function
     from ._spec import TensorSpec
     params = function._parameters()
     out, seen = [], set()
     for key, trace in list(function._traces.items()):
-        if not isinstance(trace, _function._Trace) or id(trace) in seen or not isinstance(
+        # A trace (what a call traced: its inputs, values and shapes); the table
+        # also holds markers (a variable made on a later trace), which have none.
+        if not hasattr(trace, "inputs") or id(trace) in seen or not isinstance(
                 key[0], jax.tree_util.PyTreeDef):
             continue
         seen.add(id(trace))

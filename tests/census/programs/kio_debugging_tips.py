@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/keras_recipes/debugging_tips.py
 # commit: 0e2325b31f291531990c55fec009feee850b6ca9
 # families: 
-# expected: gap: a Keras layer's weight has a tuple for .shape (Keras's JAX backend) where TF's Keras gives a TensorShape: print('kernel.shape:', self.kernel.shape) prints alike, but the value is not a TensorShape (no .as_list(), .rank); every other value, second-order gradients included, is TF's
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
