@@ -803,8 +803,10 @@ def _as_dtype(dtype):
 
 
 def _python_default_dtype(arr, value):
-    # TF: Python floats become float32 and ints int32 (NumPy would say 64 bits).
-    if isinstance(value, (np.ndarray, np.generic)):
+    # TF: Python floats become float32 and ints int32 (NumPy would say 64 bits);
+    # arrays and array-likes (a pandas Series: it has __array__) keep their dtype.
+    if isinstance(value, (np.ndarray, np.generic)) or (
+            hasattr(value, "__array__") and not isinstance(value, (list, tuple))):
         return arr
     if arr.dtype == np.float64:
         return arr.astype(np.float32)

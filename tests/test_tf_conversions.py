@@ -625,3 +625,18 @@ def test_numpy_gives_tfs_types_a_scalar_as_a_numpy_scalar(value):
     for label in etf.constant([1, 0, 1]):
         counts[label.numpy()] = counts.get(label.numpy(), 0) + 1
     assert counts == {0: 1, 1: 2}
+
+
+def pandas_columns_convert_as_tf(tf):
+    import pandas as pd
+    df = pd.DataFrame({"i": [1, 2], "f": [0.5, 1.5], "s": ["x", "yy"], "b": [True, False]})
+    second = list(tf.data.Dataset.from_tensor_slices(dict(df)))[1]
+    return ([tf.constant(df[c]) for c in df] + [tf.constant([1, 2]), tf.constant([0.5])]
+            + [second[c] for c in ("i", "f", "s", "b")])
+
+
+def test_pandas_columns_convert_as_tf():
+    # An array-like keeps its dtype (a Series of ints is int64, TF's too); only
+    # Python lists take TF's 32-bit defaults; a Series of text is a string tensor.
+    pytest.importorskip("pandas")
+    tf_oracle.check(pandas_columns_convert_as_tf)

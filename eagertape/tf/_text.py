@@ -190,6 +190,10 @@ def is_text(x):
     if isinstance(x, np.ndarray):
         return x.dtype.kind in "US" or (x.dtype.kind == "O" and x.size > 0 and isinstance(
             x.flat[0], (str, bytes)))
+    if hasattr(x, "__array__") and not isinstance(x, (list, tuple)) and (
+            getattr(getattr(x, "dtype", None), "kind", None) in ("O", "U", "S")):
+        # A pandas Series or Index of text (object dtype), as TF converts it.
+        return is_text(np.asarray(x))
     depth = 0
     while isinstance(x, (list, tuple)) and x and depth < 32:
         x, depth = x[0], depth + 1
@@ -224,6 +228,8 @@ def host(value, argname="input"):
         raise TypeError(f"argument `{argname}` must be a string tensor, got a "
                         f"{value.dtype.name} tensor; convert numbers with "
                         "tf.strings.as_string")
+    if not isinstance(value, (np.ndarray, list, tuple)) and is_text(value):
+        value = np.asarray(value)       # a pandas Series or Index of text
     if isinstance(value, np.ndarray) and value.dtype.kind in _STRING_KINDS:
         arr = value
     elif isinstance(value, (list, tuple)):
