@@ -530,8 +530,15 @@ _operators()    # the binary operators, once their helpers exist
 # TF's switch is per process, and so is this one: ``promotion`` is None (TF's rule
 # above: no promotion) or ``promote(t, o) -> (t, o)``, which casts a binary
 # operator's two operands to their promoted dtype before the rule above sees them
-# (tf.experimental.numpy sets it; the lattice lives there).
+# (tf.experimental.numpy sets it; the lattice lives there). The promoting operators
+# are installed only while a hook is set: with none, an operator is the one above,
+# with no extra call (every recorded ``x + y`` goes through it).
 promotion = None
+_PROMOTED = [f"__{r}{k}__" for k in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                                     "matmul", "and", "or", "xor") for r in ("", "r")]
+_PROMOTED = [k for k in _PROMOTED if k in vars(_TensorLike)] + ["__lt__", "__le__", "__gt__",
+                                                                "__ge__"]
+_plain_operators = {k: vars(_TensorLike)[k] for k in _PROMOTED}
 
 
 def _promoting(method):
@@ -543,11 +550,9 @@ def _promoting(method):
     return m
 
 
-for _k in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",
-           "and", "or", "xor"):
-    for _k in (f"__{_k}__", f"__r{_k}__"):
-        if _k in vars(_TensorLike):
-            setattr(_TensorLike, _k, _promoting(vars(_TensorLike)[_k]))
-for _k in ("__lt__", "__le__", "__gt__", "__ge__"):
-    setattr(_TensorLike, _k, _promoting(vars(_TensorLike)[_k]))
-del _k
+def set_promotion(promote):
+    """Set the hook (a callable or None) and the operators that follow it."""
+    global promotion
+    promotion = promote
+    for k, plain in _plain_operators.items():
+        setattr(_TensorLike, k, plain if promote is None else _promoting(plain))

@@ -119,7 +119,7 @@ def operator_promotion(promote=_UNSET):
     """
     from . import _operators
     if promote is not _UNSET:
-        _operators.promotion = promote
+        _operators.set_promotion(promote)
     return _operators.promotion
 
 
