@@ -59,12 +59,12 @@ class _Kind:
         # that depends on no watched input is not watched (``_record``).
         self.by_dependence = getattr(fn, "by_dependence", False)
 
-    def apply(self, *vals):
+    def apply(self, *vals, fn=None):
         leaves = list(self.template)
         for p, v in zip(self.dyn, vals):
             leaves[p] = v
         a, k = tree_unflatten(self.treedef, leaves)
-        return self.fn(*a, **k)
+        return (fn or self.fn)(*a, **k)
 
     def at(self, vals, positions):
         """The call as a function of the values at ``positions`` (the others fixed
@@ -77,13 +77,7 @@ class _Kind:
             vs = list(vals)
             for i, v in zip(positions, dv):
                 vs[i] = v
-            if quiet is None:
-                return self.apply(*vs)
-            leaves = list(self.template)
-            for p, v in zip(self.dyn, vs):
-                leaves[p] = v
-            a, k = tree_unflatten(self.treedef, leaves)
-            return quiet(*a, **k)
+            return self.apply(*vs, fn=quiet)
         return f
 
 
