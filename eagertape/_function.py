@@ -23,6 +23,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 
 from ._primitive import call
 from ._config import config
+from ._dtypes import DType
 from ._errors import InvalidArgumentError
 from ._state import EAGER, local, switched, x64
 from ._tensor import Tensor, _TensorLike, _wrap, is_tensor_like
@@ -118,11 +119,26 @@ class _Trace:
         box = {}
 
         cap.names = {}
+        # Host values (string tensors) among the arguments: traced as int32 handles
+        # into a table of the call's values, with one more input, the call's id,
+        # which the host ops of the trace read their table by (see _host_codec).
+        self.hosts = hosts = {k: v for k, v in enumerate(dyn_vals)
+                              if getattr(v, "_host_only", False)}
+        self.codec = codec = next(iter(hosts.values()))._host_codec if hosts else None
+        if hosts:
+            dyn_vals = [jax.ShapeDtypeStruct(tuple(v.shape), np.int32) if k in hosts else v
+                        for k, v in enumerate(dyn_vals)]
+            dyn_vals.append(jax.ShapeDtypeStruct((), np.int32))
+            if relaxed is not None:
+                relaxed = list(relaxed) + [None]
 
         def pure(*vals):
             filled = list(leaves)
-            for p, v in zip(dyn, vals):
-                filled[p] = _wrap(v)
+            if hosts:
+                cap.host_call, vals = vals[-1], vals[:-1]
+            for k, (p, v) in enumerate(zip(dyn, vals)):
+                filled[p] = _wrap(v) if k not in hosts else codec.stand_in(
+                    v, cap.host_call, hosts[k])
                 if names and names.get(p):
                     cap.names[id(v)] = names[p]
             args, kwargs = tree_unflatten(treedef, filled)
@@ -135,6 +151,12 @@ class _Trace:
                 for o in out_leaves:
                     if tensor_outputs and isinstance(o, _NUMBERS):
                         o = np.asarray(o, _TF_DTYPES[type(o)])
+                    h = getattr(o, "_host_codec", None)
+                    handles = None if h is None else h.handles(o)
+                    if handles is not None:      # a host value the trace computes
+                        arrays.append(handles)
+                        static.append(_Host(h))
+                        continue
                     if isinstance(o, (_TensorLike,) + _ARRAYS) and not getattr(
                             o, "_host_only", False):     # (host-only: see Tensor)
                         arrays.append(o._value if isinstance(o, _TensorLike) else jnp.asarray(o))
@@ -184,7 +206,7 @@ class _Trace:
                 self.variables.append(arg_vars.get(id(v), v))
                 consts[i] = None     # a copy of the Variable's value: not kept
         jaxpr = self.jaxpr = closed.jaxpr
-        n = sum(1 for s in self.static if s is _ARRAY)
+        n = sum(1 for s in self.static if s is _ARRAY or type(s) is _Host)
         self.remat = remat
         if relaxed is not None:
             var_specs = [jax.ShapeDtypeStruct(np.shape(closed.consts[i]),
@@ -235,16 +257,29 @@ class _Trace:
             call_run.without_host_effects = without_host_effects
         self.recorded = call_run
 
-    def outputs(self, arrays):
+    def outputs(self, arrays, call=None):
+        """The function's result from the arrays the call gave; host values (the
+        handles of a string tensor) read from the table of ``call``."""
         it = iter(arrays)
-        leaves = [next(it) if s is _ARRAY else s for s in self.static]
+        leaves = [next(it) if s is _ARRAY else s.codec.decode(next(it), call)
+                  if type(s) is _Host else s for s in self.static]
         return tree_unflatten(self.out_tree, leaves)
 
     def specs(self):
-        """The outputs' structure, a ``jax.ShapeDtypeStruct`` for each array."""
+        """The outputs' structure, a ``jax.ShapeDtypeStruct`` for each array (a
+        ``HostSpec`` for each host value)."""
         avals = iter(self.jaxpr.outvars)
-        return self.outputs([jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype)
-                             for v, s in zip(avals, [s for s in self.static if s is _ARRAY])])
+        it = iter(self.static)
+        leaves = []
+        for s in self.static:
+            if s is _ARRAY:
+                v = next(avals)
+                leaves.append(jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype))
+            elif type(s) is _Host:
+                leaves.append(HostSpec(next(avals).aval.shape, s.codec.dtype))
+            else:
+                leaves.append(s)
+        return tree_unflatten(self.out_tree, leaves)
 
 
 # Host callbacks that only act (no result): tf.print, tf.summary's writes,
@@ -313,6 +348,25 @@ def _eval_quiet(jaxpr, consts, args):
 
 
 _ARRAY = object()   # marks an output leaf that is an array
+
+
+class _Host:
+    """Marks an output leaf that is a host value (its handles are the array)."""
+    __slots__ = ("codec",)
+
+    def __init__(self, codec):
+        self.codec = codec
+
+
+class HostSpec:
+    """The shape and dtype of a host value (a string tensor) of a trace."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), dtype
+
+    def __repr__(self):
+        return _show_spec(self)
 # tf.function gives back Python numbers as Tensors of TF's dtypes for them.
 _NUMBERS = (bool, int, float, complex)
 _TF_DTYPES = {bool: np.bool_, int: np.int32, float: np.float32, complex: np.complex128}
@@ -521,8 +575,18 @@ class Function:
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, Tensor):
                 if leaf._host_only:
-                    raise _host_only_argument(leaf, self._leaf_names(treedef).get(i, f"arg{i}"),
-                                              self.__name__)
+                    codec = getattr(leaf, "_host_codec", None)
+                    if codec is None:
+                        raise _host_only_argument(
+                            leaf, self._leaf_names(treedef).get(i, f"arg{i}"), self.__name__)
+                    # A host value (a string tensor): traced once a shape, as TF's
+                    # TensorSpec, its values read by the trace's host ops at each call.
+                    key.append((tuple(leaf.shape), "host", codec))
+                    dyn.append(i)
+                    objs.append(leaf)
+                    vals.append(leaf)
+                    static[i] = None
+                    continue
                 v = leaf._value
             elif isinstance(leaf, _ARRAYS):
                 v = jnp.asarray(leaf)
@@ -612,6 +676,8 @@ class Function:
                     break
         else:
             return None
+        for i in [i for i in shapes if len(key[1 + i]) > 1 and key[1 + i][1] == "host"]:
+            del shapes[i]      # (host values are traced at their sizes)
         if not shapes or any(0 in key[1 + i][0] for i in shapes):
             return None        # (a size 0 cannot stand for a symbolic size)
         out = list(key)
@@ -661,6 +727,23 @@ class Function:
         return out
 
     def _run(self, trace, leaves, objs, vals):
+        if trace.hosts:
+            codec = trace.codec
+            call_id = codec.begin()
+            try:
+                handles = {k: codec.encode(vals[k], call_id) for k in trace.hosts}
+                vals = [handles.get(k, v) for k, v in enumerate(vals)] + [np.int32(call_id)]
+                objs = [_wrap(jnp.asarray(handles[k])) if k in handles else o
+                        for k, o in enumerate(objs)] + [_wrap(jnp.asarray(np.int32(call_id)))]
+                out = self._run_arrays(trace, leaves, objs, vals)
+                if trace.jaxpr.effects:
+                    jax.effects_barrier()     # (a host print of the call's text)
+                return trace.outputs(out, call_id)
+            finally:
+                codec.end(call_id)
+        return trace.outputs(self._run_arrays(trace, leaves, objs, vals))
+
+    def _run_arrays(self, trace, leaves, objs, vals):
         variables = _resolve(trace.variables, leaves)
         reads = [v.read_value() for v in variables]
         if local.state.tapes:
@@ -678,7 +761,7 @@ class Function:
             arrays = [_wrap(a) for a in arrays]
         for v, new in zip(_resolve(trace.written, leaves), written):
             v._val = new          # assignments are not differentiated through (TF)
-        return trace.outputs(arrays)
+        return arrays
 
     def _parameters(self):
         if self._params is None:
@@ -814,13 +897,21 @@ class ConcreteFunction:
         bound.update(kwargs)
         self._template = bound
         self._tensor_names = [k for k, v in bound.items()
-                              if _is_spec(v) or isinstance(v, (_TensorLike,) + _ARRAYS)]
+                              if _is_spec(v) or isinstance(v, (_TensorLike,) + _ARRAYS)
+                              or _is_composite_value(v)]
         self._specs = {k: _spec_of(bound[k]) for k in self._tensor_names}
         self._trace = None
-        if all(s.shape is not None and None not in tuple(s.shape)
-               for spec in self._specs.values() for s in _flat_specs(spec)):
-            # Traced now, as TF traces: zeros of each spec stand for the Tensors.
-            self._trace = self._traced({k: _zeros_of(s) for k, s in self._specs.items()})
+        specs = [s for spec in self._specs.values() for s in _flat_specs(spec)]
+        if all(s.shape is not None and None not in tuple(s.shape) for s in specs):
+            # Traced now, as TF traces: the Tensors given, zeros of each spec. A
+            # TensorSpec of host values (tf.string) has no values to trace the host
+            # ops with: traced at the first call.
+            given = {k: bound[k] for k in self._tensor_names if not _is_spec(bound[k])}
+            if len(given) == len(self._specs) or not any(_is_host_dtype(s.dtype)
+                                                         for s in specs):
+                self._trace = self._traced(
+                    {k: given[k] if k in given else _zeros_of(s)
+                     for k, s in self._specs.items()})
 
     @classmethod
     def _of_trace(cls, function, key, trace):
@@ -884,8 +975,8 @@ class ConcreteFunction:
             if spec.dtype is not None and np.dtype(dtype) != np.dtype(spec.dtype):
                 raise InvalidArgumentError(
                     f"argument {k!r} of {self._function.__name__!r}'s concrete function was "
-                    f"expected to be a {np.dtype(spec.dtype).name} tensor but is a "
-                    f"{np.dtype(dtype).name} tensor")
+                    f"expected to be a {_dtype_name(spec.dtype)} tensor but is a "
+                    f"{_dtype_name(dtype)} tensor")
         args, kwargs = self._args(given)
         f = self._function
         if not f._jit or config.run_functions_eagerly or local.state.capture is not None:
@@ -923,8 +1014,7 @@ class ConcreteFunction:
                 if i in t.values:
                     val = t.values[i]
                     shape = t.shapes.get(i) or val.shape
-                    shown = _show_spec(jax.ShapeDtypeStruct((), val.dtype)).replace(
-                        "shape=()", f"shape={tuple(shape)}")
+                    shown = _show_spec(HostSpec(shape, val.dtype))
                 elif isinstance(v, _TensorLike):
                     shown = (f"VariableSpec(shape={tuple(v.shape)}, "
                              f"dtype=tf.{np.dtype(v.dtype).name}, trainable={v.trainable})")
@@ -955,19 +1045,45 @@ class _SpecOut:
 def _spec_of(x):
     if _is_spec(x):
         return x
+    if _is_composite_value(x):
+        return x._type_spec      # (TF's type_spec_from_value)
+    if getattr(x, "_host_only", False):
+        return HostSpec(x.shape, x.dtype)
     v = x._value if isinstance(x, _TensorLike) else np.asarray(x)
     return jax.ShapeDtypeStruct(v.shape, v.dtype)
+
+
+def _is_composite_value(x):
+    # A RaggedTensor, SparseTensor, ExtensionType: a value with TF's _type_spec.
+    return (not isinstance(x, (type, _TensorLike)) and not _is_spec(x)
+            and _is_composite_spec(getattr(x, "_type_spec", None)))
+
+
+def _is_host_dtype(dtype):
+    try:
+        return np.dtype(dtype).kind == "O"
+    except TypeError:
+        return False
+
+
+def _dtype_name(dtype):
+    try:
+        return DType(np.dtype(dtype)).name
+    except TypeError:
+        return str(dtype)
 
 
 def _show_spec(s):
     if isinstance(s, str):
         return s
+    if _is_composite_spec(s):
+        return repr(s)
     if not hasattr(s, "shape"):
         return f"Literal[{s!r}]"
     if s.shape is None:
-        return f"TensorSpec(shape=<unknown>, dtype=tf.{np.dtype(s.dtype).name}, name=None)"
+        return f"TensorSpec(shape=<unknown>, dtype=tf.{_dtype_name(s.dtype)}, name=None)"
     shape = tuple(d if type(d) is int else None for d in s.shape)
-    return f"TensorSpec(shape={shape}, dtype=tf.{np.dtype(s.dtype).name}, name=None)"
+    return f"TensorSpec(shape={shape}, dtype=tf.{_dtype_name(s.dtype)}, name=None)"
 
 
 def _host_only_argument(leaf, arg, name):

@@ -541,5 +541,7 @@ from . import _ragged  # noqa: E402
 
 # Before the scoping: TF's generic ops take string tensors on the host (_text.py).
 _text.install(sys.modules[__name__])
+from . import _traced_text  # noqa: E402
+_traced_text.install(sys.modules[__name__])   # and inside a tf.function (_traced_text.py)
 _ragged.install(sys.modules[__name__])   # and RaggedTensors (tf/_ragged.py)
 _x64.scope()

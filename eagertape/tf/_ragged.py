@@ -583,6 +583,12 @@ class RaggedTensor:
         v = v._rows_of(pos) if isinstance(v, RaggedTensor) else _take(v, pos)
         return RaggedTensor(v, _splits_of(lengths), _internal=True, uniform=self._uniform)
 
+    @property
+    def _type_spec(self):
+        """Its ``RaggedTensorSpec`` (TF's CompositeTensor protocol: what
+        ``get_concrete_function(rt)`` traces for)."""
+        return RaggedTensorSpec.from_value(self)
+
     def to_list(self):
         """The rows as nested Python lists (bytes for strings), as TF's.
 

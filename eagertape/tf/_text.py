@@ -79,6 +79,7 @@ class StringTensor(Tensor):
 
     __slots__ = ()
     _host_only = True
+    _symbolic = False      # (a string tensor inside a tf.function's trace: _traced_text)
 
     def __init__(self, value):
         raise TypeError("StringTensor(value): make string tensors with tf.constant(value) "
@@ -219,6 +220,12 @@ def host(value, argname="input"):
     """``value`` as a NumPy object array of ``bytes`` (TF's conversion of text:
     ``str`` encoded as UTF-8), or a TypeError naming ``argname``."""
     if isinstance(value, StringTensor):
+        if value._symbolic:
+            raise TypeError(f"argument `{argname}`: this op does not take a string tensor "
+                            "traced inside a tf.function (eagertape runs the generic ops, "
+                            "tf.strings, tf.io and tf.audio ops, lookups and tf.print on the "
+                            "call's text); run it before the function, or run functions "
+                            "eagerly: tf.config.run_functions_eagerly(True)")
         return value._v
     if isinstance(value, (str, bytes)):
         out = np.empty((), object)
@@ -791,7 +798,11 @@ HOST_OPS = {
 }
 
 
-def _dispatcher(fn, host_fn, params):
+# Inside a tf.function's trace, the generic ops given text go here (_traced_text).
+TRACED_DISPATCH = None
+
+
+def _dispatcher(fn, host_fn, params, name):
     # The tests, bound now: every call of the dispatched ops runs them, and the
     # module's public names are wrapped by _x64's scoping later.
     text_value, text_dtype = is_text, is_string_dtype
@@ -825,9 +836,13 @@ def _dispatcher(fn, host_fn, params):
                         else a
                         for a in args), **kwargs)
 
+    tracing = _extend.function_trace
+
     @functools.wraps(fn)
     def dispatch(*args, **kwargs):
         if test(args, kwargs):
+            if TRACED_DISPATCH is not None and tracing() is not None:
+                return TRACED_DISPATCH(name, fn, host_fn, args, kwargs)
             return host_fn(*args, **kwargs)
         return fn(*args, **kwargs)
     dispatch._host_dispatch = True
@@ -842,6 +857,6 @@ def install(tf_module):
         fn = getattr(tf_module, name)
         if getattr(fn, "_host_dispatch", False):
             continue
-        done[id(fn)] = _dispatcher(fn, host_fn, params)
+        done[id(fn)] = _dispatcher(fn, host_fn, params, name)
     _rebind(done, skip=("eagertape.tf._text",))
 
