@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import _operators
 from ._graph import Pending
 from ._primitive import call as _call
 from ._state import EAGER, FUSED, local, switched, x64
@@ -178,11 +179,19 @@ class Variable(_TensorLike):
             if type(new) is Pending and new.value is not None:
                 new = new.value
             if new.dtype != old.dtype:
-                raise TypeError(f"argument `{argname}` has dtype {np.dtype(new.dtype).name} but "
-                                f"the Variable {self._name!r} has dtype "
-                                f"{np.dtype(old.dtype).name}; cast it first "
-                                f"with .astype({old.dtype.name!r})")
+                if _operators.promotion is None or not _promotes_to(value, old.dtype):
+                    raise TypeError(f"argument `{argname}` has dtype {np.dtype(new.dtype).name} "
+                                    f"but the Variable {self._name!r} has dtype "
+                                    f"{np.dtype(old.dtype).name}; cast it first "
+                                    f"with .astype({old.dtype.name!r})")
+                # NumPy behaviour (TF's too): the value promotes to the Variable's dtype
+                new = new.astype(old.dtype)
         else:
+            if _operators.promotion is not None and not _promotes_to(value, old.dtype):
+                raise TypeError(f"argument `{argname}`: {_short(value)} does not promote to the "
+                                f"Variable {self._name!r}'s dtype {np.dtype(old.dtype).name} "
+                                "under NumPy behaviour (TF: 'Variable dtype is immutable'); "
+                                "convert it to that dtype first")
             new = _to_array(value, np.dtype(old.dtype), argname)
         if tuple(new.shape) != tuple(old.shape):
             raise ValueError(f"argument `{argname}` has shape {tuple(new.shape)} but the Variable "
@@ -318,6 +327,35 @@ def _assign_deferred(var, fn, value, argname):
         else:     # the usual update, after the tape: nothing to switch off
             new = _call(fn, (_wrap(v._store), _wrap(new)))._v
     v._store = new
+
+
+class _DtypeOf:
+    """Stands for a tensor of ``dtype`` where a promotion hook only asks a dtype."""
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def astype(self, dtype):
+        return _DtypeOf(dtype)
+
+
+def _promotes_to(value, dtype):
+    """Whether ``value`` (a Tensor, a NumPy or Python value) promotes to ``dtype`` by the
+    operators' promotion hook (tf.experimental.numpy's numpy behaviour), as TF's
+    assignment asks it under numpy behaviour: int16 into an int32 Variable does,
+    int64 does not. A hook that refuses the pair (TF's "safe" mode) raises."""
+    tensor = isinstance(value, _TensorLike)
+    if tensor:
+        value = _DtypeOf(value.dtype)
+    t, o = _operators.promotion(_DtypeOf(dtype), value, op=True)
+    # (a hook that leaves a tensor's dtype as it was promotes nothing: TF's legacy mode)
+    return np.dtype(t.dtype) == np.dtype(dtype) and (not tensor or np.dtype(o.dtype) == t.dtype)
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _refuse_watched(v, how):

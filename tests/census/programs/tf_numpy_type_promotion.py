@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/tf_numpy_type_promotion.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: with numpy behaviour on (dtype_conversion_mode="all"), Variable.assign_add(a tensor of another dtype) refuses it (TypeError: argument `delta` has dtype int16 but the Variable has dtype int32); TF casts the delta to the Variable's dtype (and tf.constant(int16_tensor, tf.float32) casts). Also kept: TF's weak tensors (tf.constant(5)) are strong here
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
