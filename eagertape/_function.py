@@ -676,7 +676,7 @@ class Function:
                     break
         else:
             return None
-        for i in [i for i in shapes if len(key[1 + i]) > 1 and key[1 + i][1] == "host"]:
+        for i in [i for i in shapes or () if len(key[1 + i]) > 1 and key[1 + i][1] == "host"]:
             del shapes[i]      # (host values are traced at their sizes)
         if not shapes or any(0 in key[1 + i][0] for i in shapes):
             return None        # (a size 0 cannot stand for a symbolic size)
@@ -740,7 +740,12 @@ class Function:
                     jax.effects_barrier()     # (a host print of the call's text)
                 return trace.outputs(out, call_id)
             finally:
-                codec.end(call_id)
+                if local.state.tapes or local.state.accumulators:
+                    # A pullback runs the call again (its host ops read the table):
+                    # the table lives as long as the recorded call's inputs.
+                    weakref.finalize(objs[-1], codec.end, call_id)
+                else:
+                    codec.end(call_id)
         return trace.outputs(self._run_arrays(trace, leaves, objs, vals))
 
     def _run_arrays(self, trace, leaves, objs, vals):
@@ -816,7 +821,11 @@ class Function:
         """
         if not args and not kwargs and self._signature is not None:
             args = tuple(self._signature)
-        return ConcreteFunction(self, args, kwargs)
+        cf = ConcreteFunction(self, args, kwargs)
+        # Kept, as TF keeps them: tf.saved_model.save exports each (one of None
+        # sizes has no trace until it is called).
+        self.__dict__.setdefault("_made", []).append(cf)
+        return cf
 
     def pretty_printed_concrete_signatures(self) -> str:
         """The signatures traced so far, one paragraph each, as TF prints them.
@@ -1031,8 +1040,171 @@ class ConcreteFunction:
     def __str__(self):
         return "ConcreteFunction " + self.pretty_printed_signature()
 
+    @property
+    def graph(self) -> "FuncGraph":
+        """The traced function as a graph (TF's ``FuncGraph``): ``as_graph_def()``
+        with its ``node`` list, ``get_operations()``, ``inputs``, ``outputs``. Its
+        nodes are the traced jaxpr's: JAX's operations (``add``, ``dot_general``,
+        ...; a host op, on strings, by its TF name), not TF's kernels, so a
+        graph's size is not TF's.
+
+        >>> import eagertape.tf as tf
+        >>> f = tf.function(lambda x: x * 2.0 + 1.0)
+        >>> g = f.get_concrete_function(tf.TensorSpec([2], tf.float32)).graph
+        >>> [(n.op, n.input) for n in g.as_graph_def().node if n.op in ("Mul", "AddV2")]
+        [('Mul', ['x', 'Cast']), ('AddV2', ['mul', 'Cast_1'])]
+        >>> g.inputs, g.outputs
+        (['x'], ['Identity'])
+        """
+        if self._trace is None:
+            raise ValueError("this concrete function is traced at its first call (its "
+                             "TensorSpecs have None dimensions, or are of strings): call it "
+                             "first, then read its graph")
+        return FuncGraph(self._trace, self._function.__name__)
+
+    @property
+    def inference_fn(self) -> "ConcreteFunction":
+        """The function that runs the trace (TF's AtomicFunction): called with the
+        Tensor arguments, as the concrete function itself."""
+        return self
+
+    @property
+    def function_type(self) -> inspect.Signature:
+        """The concrete function's parameters (TF's FunctionType), as an
+        ``inspect.Signature`` of its Tensor arguments."""
+        return inspect.Signature([inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                                  for k in self._tensor_names])
+
     def __repr__(self):
         return f"<ConcreteFunction {self._function.__name__}>"
+
+
+# JAX's primitive -> (TF's op type, TF's node name) for a ConcreteFunction's graph.
+_TF_OPS = {"add": ("AddV2", "add"), "sub": ("Sub", "sub"), "mul": ("Mul", "mul"),
+           "div": ("RealDiv", "truediv"), "neg": ("Neg", "Neg"), "max": ("Maximum", "Maximum"),
+           "min": ("Minimum", "Minimum"), "dot_general": ("MatMul", "MatMul"),
+           "exp": ("Exp", "Exp"), "log": ("Log", "Log"), "tanh": ("Tanh", "Tanh"),
+           "abs": ("Abs", "Abs"), "sign": ("Sign", "Sign"), "gt": ("Greater", "Greater"),
+           "lt": ("Less", "Less"), "eq": ("Equal", "Equal"), "select_n": ("SelectV2", "SelectV2"),
+           "reduce_sum": ("Sum", "Sum"), "reshape": ("Reshape", "Reshape"),
+           "convert_element_type": ("Cast", "Cast"), "cond": ("If", "cond"),
+           "while": ("While", "while")}
+_TF_NAMES = {"AddV2": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "truediv"}
+
+
+class NodeDef:
+    """One node of a ConcreteFunction's graph: ``name``, ``op``, ``input``."""
+    __slots__ = ("name", "op", "input")
+
+    def __init__(self, name, op, inputs):
+        self.name, self.op, self.input = name, op, list(inputs)
+
+    def __str__(self):
+        lines = ["node {", f'  name: "{self.name}"', f'  op: "{self.op}"']
+        lines += [f'  input: "{i}"' for i in self.input]
+        return "\n".join(lines + ["}"])
+
+    __repr__ = __str__
+
+
+class GraphDef:
+    """``as_graph_def()``'s result: ``node``, the list of NodeDefs."""
+
+    def __init__(self, nodes):
+        self.node = list(nodes)
+
+    def __str__(self):
+        return "\n".join(str(n) for n in self.node)
+
+
+class Operation:
+    """An operation of a FuncGraph: ``name``, ``type``, ``inputs`` (the names of
+    what it reads), ``node_def``."""
+
+    def __init__(self, node):
+        self.node_def, self.name, self.type = node, node.name, node.op
+        self.inputs = list(node.input)
+
+    def __repr__(self):
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class FuncGraph:
+    """A ConcreteFunction's ``graph``: the nodes of its traced jaxpr (see
+    ``ConcreteFunction.graph``)."""
+
+    def __init__(self, trace, name):
+        self.name = name
+        jaxpr = trace.jaxpr
+        nodes, names, used = [], {}, {}
+
+        def unique(base):
+            k = used.get(base, 0)
+            used[base] = k + 1
+            return base if k == 0 else f"{base}_{k}"
+
+        def ref(v):
+            if isinstance(v, jax.extend.core.Literal):
+                n = unique("Const")
+                nodes.append(NodeDef(n, "Const", []))
+                return n
+            return names.get(v)
+
+        arg_names = [n for n, _ in getattr(trace, "inputs", [])]
+        dyn = sorted(getattr(trace, "values", {}))
+        invars = list(jaxpr.invars)
+        hidden = {invars[-1]} if trace.hosts else set()
+        for v in jaxpr.constvars:
+            n = unique("Const")
+            nodes.append(NodeDef(n, "Const", []))
+            names[v] = n
+        for k, v in enumerate(invars):
+            if v in hidden:
+                continue
+            base = arg_names[dyn[k]] if k < len(dyn) and dyn[k] < len(arg_names) else "args"
+            n = unique(base or "Placeholder")
+            nodes.append(NodeDef(n, "Placeholder", []))
+            names[v] = n
+
+        def walk(j, env_in):
+            for eqn in j.eqns:
+                inner = eqn.params.get("jaxpr")
+                if eqn.primitive.name in ("pjit", "jit", "closed_call", "checkpoint",
+                                          "remat") and inner is not None:
+                    inner = getattr(inner, "jaxpr", inner)
+                    for a, b in zip(inner.invars, eqn.invars):
+                        names[a] = ref(b)
+                    walk(inner, None)
+                    for a, b in zip(eqn.outvars, inner.outvars):
+                        names[a] = ref(b)
+                    continue
+                if eqn.primitive.name == "pure_callback":
+                    op = getattr(getattr(eqn.params["callback"], "callback_func", None),
+                                 "__name__", "PyFunc")
+                    base = _TF_NAMES.get(op, op)
+                    ins = eqn.invars[1:]      # (the first is the call's table)
+                else:
+                    op, base = _TF_OPS.get(eqn.primitive.name, (
+                        "".join(p.title() for p in eqn.primitive.name.split("_")),) * 2)
+                    ins = eqn.invars
+                n = unique(base)
+                nodes.append(NodeDef(n, op, [ref(v) for v in ins]))
+                for k, v in enumerate(eqn.outvars):
+                    names[v] = n if k == 0 else f"{n}:{k}"
+        walk(jaxpr, None)
+        self.inputs = [names[v] for v in invars if v not in hidden]
+        self.outputs = []
+        for v in jaxpr.outvars:
+            n = unique("Identity")
+            nodes.append(NodeDef(n, "Identity", [ref(v)]))
+            self.outputs.append(n)
+        self._nodes = nodes
+
+    def as_graph_def(self) -> GraphDef:
+        return GraphDef(self._nodes)
+
+    def get_operations(self) -> list:
+        return [Operation(n) for n in self._nodes]
 
 
 class _SpecOut:

@@ -343,6 +343,7 @@ def call_host(fn, args, kwargs, name):
                            else np.asarray(a, want.dtype))
         return results
 
+    host.__name__ = name       # (the op's name in a ConcreteFunction's .graph)
     call_arg = call if call is not None else np.int32(-1)
     flat = jax.pure_callback(host, shapes, call_arg, *[v for _, _, v in traced_ones],
                              vmap_method="sequential") if shapes else []
@@ -392,6 +393,8 @@ _EFFECTS = frozenset({"print", "write_file"})
 def _handles_of(x):
     if isinstance(x, TracedText):
         return _extend.wrap(x._h)
+    if isinstance(x, (list, tuple)) and any(isinstance(v, TracedText) for v in x):
+        return type(x)(_handles_of(v) for v in x)
     if isinstance(x, StringTensor) or (not isinstance(x, _TensorLike) and _text.is_text(x)):
         with jax.ensure_compile_time_eval():
             return _extend.wrap(jnp.asarray(CODEC.constant(_text.host(x))))

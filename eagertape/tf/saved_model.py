@@ -29,9 +29,7 @@ TensorFlow wrote holds TF graphs, which eagertape cannot run: load it in
 TensorFlow. ``path/assets.extra/eagertape/`` holds what ``load`` reads (the
 serialized functions and a copy of the Variables' values); TensorFlow ignores it.
 
-Differences from TF: a concrete function with a ``None`` size, made by
-``get_concrete_function`` and not called, is saved only where given in
-``signatures=`` (TF also saves it among the function's traces); an unknown rank
+Differences from TF: an unknown rank
 serves ranks 0 to 4 and those it was called with, and is no ``serving_default``;
 ``tf.saved_model.Asset`` and TF's resources (lookup tables) are left out.
 """
@@ -284,7 +282,14 @@ def _signatures_to_export(fn):
     if signature is None:
         if not isinstance(fn, _Function):
             return []
-        return [(s, "traced") for s in _traced_signatures(fn)]
+        out = [(s, "traced") for s in _traced_signatures(fn)]
+        # and the concrete functions get_concrete_function made (TF saves them too,
+        # traced or not: one with None sizes is traced only when it is called)
+        for cf in getattr(fn, "_made", ()):
+            sub = _signatures_to_export(cf)
+            made = [(_signature_of(cf), "traced")] if sub is None else sub
+            out += [m for m in made if repr(m[0]) not in {repr(o[0]) for o in out}]
+        return out
     leaves, tree = jax.tree_util.tree_flatten(signature, is_leaf=_leaf_spec)
     unknown = [i for i, x in enumerate(leaves) if _leaf_spec(x) and x.shape is None]
     if not unknown:
