@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/mixed_precision.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: Keras 3's LossScaleOptimizer.apply_gradients in a tf.function (cell 54's train_step, called in cell 61): its keras.ops.cond on the traced finite-gradients flag raises ValueError (Could not convert <tf.Tensor 'traced:0' dtype=bool> to a NumPy dtype); every value before it (fit under mixed_float16, cell 37) is TF's
+# expected: gap: Keras 3's LossScaleOptimizer.apply_gradients in a tf.function (cell 54's train_step, called in cell 61): its keras.ops.cond on the traced finite-gradients flag raises ValueError (Could not convert <tf.Tensor 'traced:0' dtype=bool> to a NumPy dtype)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
