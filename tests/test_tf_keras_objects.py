@@ -146,3 +146,124 @@ def test_without_numpy_behavior_another_dtype_is_refused():
     with pytest.raises(TypeError, match="argument `delta` has dtype int16"):
         v.assign_add(tf.constant(5, tf.int16))
     assert int(v.assign_add(np.int16(3))) == 13         # a NumPy value is converted
+
+
+# -- Keras programs, in TF and through the facade --------------------------------
+_PRELUDE = """
+import json, sys
+import numpy as np
+if sys.argv[1] == "tf":
+    import tensorflow as tf
+else:
+    import eagertape.tf as tf
+_out = {}
+def emit(name, value):
+    _out[name] = value
+def kind(x):
+    # what a value is, in words both libraries share
+    if isinstance(x, (list, tuple)):
+        return [kind(v) for v in x]
+    if isinstance(x, dict):
+        return {k: kind(v) for k, v in x.items()}
+    if isinstance(x, tf.Variable):
+        return "Variable"
+    if isinstance(x, tf.Tensor):
+        return "Tensor"
+    return type(x).__module__.split(".")[0] + "." + type(x).__name__
+def value(x):
+    return np.asarray(x).tolist()
+def weights_like(model, seed=0):
+    rs = np.random.RandomState(seed)
+    return [(rs.randn(*w.shape) * 0.5).astype(w.dtype) for w in model.get_weights()]
+"""
+_PRELOAD = {"tf": "import numpy, tensorflow as tf; tf.keras.layers",
+            "eagertape": "import numpy, eagertape.tf as tf; tf.keras.layers"}
+
+
+def _run(program, which, mode="eager"):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
+               EAGERTAPE_EXECUTION_MODE=mode)
+    env.pop("KERAS_BACKEND", None)
+    code = _PRELUDE + textwrap.dedent(program) + "\nprint('@@' + json.dumps(_out))\n"
+    r = program_server.run(code, [which], preload=_PRELOAD[which], env=env, timeout=600)
+    if r.returncode != 0:
+        raise AssertionError(f"{which} failed:\n{r.stderr[-3000:]}")
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
+    return json.loads(line[2:])
+
+
+def _same_as_tf(program, mode="eager", rtol=2e-4, atol=2e-5):
+    tf_oracle.require()
+    want = tf_oracle.cached("keras-objects-program", (_PRELUDE, program, _run),
+                            lambda: _run(program, "tf"))
+    got = _run(program, "eagertape", mode)
+    assert got.keys() == want.keys()
+    for k in want:
+        tf_oracle.assert_same(tf_oracle.normalise(_plain(got[k])),
+                              tf_oracle.normalise(_plain(want[k])), rtol=rtol, atol=atol,
+                              where=k)
+    return got
+
+
+def _plain(x):
+    # numbers as float arrays, words as they are
+    if isinstance(x, list) and x and all(isinstance(v, (int, float)) for v in x) or \
+            isinstance(x, (int, float)) and not isinstance(x, bool):
+        return np.asarray(x, dtype=float)
+    if isinstance(x, list) and x and all(isinstance(v, list) for v in x):
+        try:
+            return np.asarray(x, dtype=float)
+        except (ValueError, TypeError):
+            pass
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    return x
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("mode", ["eager", "fused"])
+def test_a_model_first_built_inside_a_function_that_applies_gradients(mode):
+    # The quickstart for experts (census quickstart_advanced): the model's weights are
+    # made on the function's first trace (Keras builds them in a StatelessScope, whose
+    # exit gives them their values: TF's init_scope), and so are the optimizer's
+    # slots; that trace is made again, and the steps train the model as TF's do.
+    _same_as_tf("""
+    class MyModel(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = tf.keras.layers.Conv2D(2, 3, activation="relu",
+                                                kernel_initializer="ones")
+            self.flatten = tf.keras.layers.Flatten()
+            self.d1 = tf.keras.layers.Dense(4, activation="relu",
+                                            kernel_initializer=tf.keras.initializers.Constant(0.05))
+            self.d2 = tf.keras.layers.Dense(3, kernel_initializer=tf.keras.initializers.Constant(-0.1),
+                                            bias_initializer="ones")
+
+        def call(self, x):
+            return self.d2(self.d1(self.flatten(self.conv1(x))))
+
+    model = MyModel()
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    optimizer = tf.keras.optimizers.Adam(0.01)
+    train_loss = tf.keras.metrics.Mean()
+
+    @tf.function
+    def train_step(images, labels):
+        with tf.GradientTape() as tape:
+            predictions = model(images, training=True)
+            loss = loss_object(labels, predictions)
+        gradients = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        train_loss(loss)
+        return loss
+
+    rs = np.random.RandomState(0)
+    x = rs.rand(4, 6, 6, 1).astype("float32")
+    y = np.array([0, 1, 2, 1])
+    emit("losses", [float(train_step(x, y)) for _ in range(3)])
+    emit("mean", float(train_loss.result()))
+    emit("iterations", int(optimizer.iterations))
+    emit("weights", [value(w) for w in model.get_weights()])
+    """, mode)

@@ -308,6 +308,7 @@ def _rows():
         (KV, "_direct_assign", _make_direct_assign),
         (KV, "_convert_to_tensor", _make_convert_assigned),
         (KV, "__init__", _make_variable_init),
+        (KV, "_deferred_initialize", _make_deferred_initialize),
         # TF's Keras backend gives a variable's shape as a tf.TensorShape (.as_list(),
         # .rank); ours is a tuple subclass, so Keras's own code reads it as before.
         (KV, "shape", _make_variable_shape),
@@ -941,8 +942,28 @@ def _make_variable_init(init):
         trace.may_create()
         with extend.init_scope():
             init(self, *args, **kwargs)
+            if getattr(_building, "depth", 0) and self._value is None:
+                _draw_once(self)
         trace.admit(self)
     return __init__
+
+
+def _make_deferred_initialize(deferred_initialize):
+    # A variable made inside a StatelessScope (a layer built by Keras's symbolic run
+    # of a model's call, or by its first call) gets its value when the outermost
+    # scope exits: while a tf.function is traced, that is the variable's creation as
+    # TF sees it, its initializer run in init_scope (a value, stored at once, not
+    # an assignment of the trace) and the first trace made again.
+    @functools.wraps(deferred_initialize)
+    def _deferred_initialize(self):
+        trace = extend.function_trace()
+        if trace is None:
+            return deferred_initialize(self)
+        trace.may_create()
+        with extend.init_scope():
+            deferred_initialize(self)
+        trace.admit(self)
+    return _deferred_initialize
 
 
 _OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul",

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/quickstart/advanced.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: a Keras model first called (its variables created) inside a tf.function that also applies gradients with an optimizer fails: the model's variables read as None ('None is not a valid value for jnp.array' in the first Conv2D); the same function without optimizer.apply_gradients, or the model built before, works
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
