@@ -298,6 +298,7 @@ def _rows():
         (L, "add_loss", _make_add_loss),
         (L, "__new__", _make_layer_new),
         ("keras.src.layers.layer", "is_backend_tensor_or_symbolic", _make_is_tensor_arg),
+        ("keras.src.layers.layer:CallSpec", "__init__", _make_call_spec_init),
         ("keras.src.dtype_policies.dtype_policy:DTypePolicy", "convert_input",
          _make_convert_input),
         ("keras.src.ops.operation:Operation", "__call__", _make_operation_call),
@@ -783,6 +784,16 @@ def _make_is_tensor_arg(original):
     return is_backend_tensor_or_symbolic
 
 
+def _make_call_spec_init(original):
+    # A call on eagertape Tensors is eager, as on TF's EagerTensors: a model's symbolic
+    # build that fails is left to the eager call, silently, the model not built by it.
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.eager = self.eager or all(isinstance(x, _TensorLike) or _keras.ops.is_tensor(x)
+                                       for x in self.tensor_arguments_dict.values())
+    return __init__
+
+
 def _make_convert_input(original):
     def convert_input(self, x, autocast, dtype):
         if isinstance(x, _TensorLike):
@@ -822,6 +833,8 @@ def _make_layer_new(original):
 
         @functools.wraps(build)
         def build_in_init_scope(*a, **k):
+            if _output_spec_depth[0]:     # TF's scratch graph: tf.Variable(a tensor made
+                return build(*a, **k)     # there) raises, and Keras builds in the eager call
             with init_scope():
                 return build(*a, **k)
         obj.build = build_in_init_scope
@@ -1215,6 +1228,9 @@ def _make_export(export):
     return export_
 
 
+_output_spec_depth = [0]      # inside Keras's compute_output_spec (TF: a FuncGraph)
+
+
 def _make_compute_output_spec(compute_output_spec):
     # Keras infers a layer's output spec by running its call under
     # jax.eval_shape (the functional API, a model's first build): eagertape
@@ -1225,8 +1241,12 @@ def _make_compute_output_spec(compute_output_spec):
     def compute_output_spec_(fn, *args, **kwargs):
         @functools.wraps(fn)
         def unwrapped(*a, **k):
-            with _quiet(), extend.scratch_trace():
-                return _values_of(fn(*a, **k))
+            _output_spec_depth[0] += 1
+            try:
+                with _quiet(), extend.scratch_trace():
+                    return _values_of(fn(*a, **k))
+            finally:
+                _output_spec_depth[0] -= 1
         args, kwargs = jax.tree_util.tree_map(_as_spec, (args, kwargs), is_leaf=_leaf)
         return compute_output_spec(unwrapped, *args, **kwargs)
 
