@@ -469,7 +469,8 @@ class Function:
     def __init__(self, fn: Callable[..., Any], jit_compile: bool = True,
                  input_signature: Any = None, name: str | None = None,
                  remat: bool = False, autograph: Callable[[Any], Any] | None = None,
-                 reduce_retracing: bool = False, tensor_outputs: bool = False) -> None:
+                 reduce_retracing: bool = False, tensor_outputs: bool = False,
+                 host_values: bool = False) -> None:
         self.python_function = fn
         self._fn = fn                 # what runs: a bound Function's is the method on its instance
         self._convert = autograph     # tf.function's AutoGraph, applied at the first trace
@@ -483,6 +484,9 @@ class Function:
         self._count = 0
         self._bound = weakref.WeakKeyDictionary()
         self._tensor_outputs = bool(tensor_outputs)
+        # Whether host values (a facade's string tensors, with a _host_codec) are
+        # taken as arguments: tf.function's (eagertape.tf); others refuse them.
+        self._host_values = bool(host_values)
         functools.update_wrapper(self, fn)
         if name:
             self.__name__ = name
@@ -530,6 +534,7 @@ class Function:
                          reduce_retracing=self._reduce_retracing)
         bound._fn, bound._method_of = method, unbound
         bound._tensor_outputs = self._tensor_outputs
+        bound._host_values = self._host_values
         return bound
 
     def _python(self):
@@ -576,7 +581,7 @@ class Function:
             if isinstance(leaf, Tensor):
                 if leaf._host_only:
                     codec = getattr(leaf, "_host_codec", None)
-                    if codec is None:
+                    if codec is None or not self._host_values:
                         raise _host_only_argument(
                             leaf, self._leaf_names(treedef).get(i, f"arg{i}"), self.__name__)
                     # A host value (a string tensor): traced once a shape, as TF's

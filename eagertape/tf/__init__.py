@@ -238,7 +238,8 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
     from . import _autograph
     return _Function(func, input_signature=input_signature, name=name,
                      reduce_retracing=reduce_retracing or builtins.bool(experimental_relax_shapes),
-                     autograph=_autograph.convert if autograph else None, tensor_outputs=True)
+                     autograph=_autograph.convert if autograph else None, tensor_outputs=True,
+                     host_values=True)
 
 
 def executing_eagerly():

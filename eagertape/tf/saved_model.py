@@ -282,12 +282,15 @@ def _signatures_to_export(fn):
     if signature is None:
         if not isinstance(fn, _Function):
             return []
-        out = [(s, "traced") for s in _traced_signatures(fn)]
+        out = [(s, True if _of_strings(s) else "traced") for s in _traced_signatures(fn)]
         # and the concrete functions get_concrete_function made (TF saves them too,
         # traced or not: one with None sizes is traced only when it is called)
         for cf in getattr(fn, "_made", ()):
             sub = _signatures_to_export(cf)
             made = [(_signature_of(cf), "traced")] if sub is None else sub
+            # One of strings is left out (its host ops are callbacks, which JAX's
+            # export does not hold), the others kept.
+            made = [(sig, True if _of_strings(sig) else opt) for sig, opt in made]
             out += [m for m in made if repr(m[0]) not in {repr(o[0]) for o in out}]
         return out
     leaves, tree = jax.tree_util.tree_flatten(signature, is_leaf=_leaf_spec)
@@ -311,6 +314,11 @@ def _signatures_to_export(fn):
             filled[i] = TensorSpec([None] * r, leaves[i].dtype, getattr(leaves[i], "name", None))
         out.append((jax.tree_util.tree_unflatten(tree, filled), rank not in traced))
     return out
+
+
+def _of_strings(signature):
+    return any(_leaf_spec(x) and x.dtype is not None and np.dtype(x.dtype).kind == "O"
+               for x in jax.tree_util.tree_leaves(signature, is_leaf=_leaf_spec))
 
 
 def _traced_signatures(function):

@@ -3,7 +3,7 @@
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
 # timings: execution:
-# expected: gap: a ConcreteFunction has no .graph (tf_simple_relu.get_concrete_function(tf.constant(1)).graph.as_graph_def() raises AttributeError; TF gives the traced GraphDef): eagertape traces to JAX, not to a TF graph
+# expected: gap: pretty_printed_concrete_signatures shows a list argument leaf by leaf (arg0: Literal[1], arg1: Literal[-1]; TF: x: List[Literal[1], Literal[-1]])
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/ragged_tensor.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: ragged, strings, sparse, io, saved_model
-# expected: gap: a ConcreteFunction made by get_concrete_function(rt) of a RaggedTensor takes no RaggedTensor argument when called (cell 83: cf(rt))
+# expected: gap: the SavedModel of a concrete function of RaggedTensorSpec([None, None]) made by get_concrete_function matches no RaggedTensor call once loaded (cell 88: imported_model.grow(rt))
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
