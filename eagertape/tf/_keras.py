@@ -42,6 +42,7 @@ from ..extend import Variable, call, init_scope, is_tensor_like, reading_inputs,
 from ..extend import TensorLike as _TensorLike
 from ..extend import foreign_variable_error as tf_variable_error
 from ..extend import wrap as _wrap
+from . import _keras_gather as _gather
 from . import _keras_host
 
 _keras = None          # the keras module once joined
@@ -326,6 +327,10 @@ def _rows():
         (T, "distribute_strategy", lambda _: property(lambda self: _DEFAULT_STRATEGY)),
         (T, "distribute_reduction_method", lambda _: property(lambda self: "auto")),
         ("keras.src.backend.jax.trainer:JAXTrainer", "_make_function", _make_step_function),
+        # fit's gradient of a weight gathered on axis 0 (an Embedding's table) is
+        # TF's IndexedSlices (tf/_keras_gather.py): Keras's step, and its take.
+        ("keras.src.backend.jax.trainer:JAXTrainer", "train_step", _make_train_step),
+        ("keras.src.backend.jax.numpy", "take", _make_take),
         ("keras.src.backend.jax.trainer:JAXTrainer", "make_train_function",
          lambda original: _make_make_function(original, "train_step")),
         ("keras.src.backend.jax.trainer:JAXTrainer", "make_test_function",
@@ -890,6 +895,8 @@ def _make_value(value):
     # compiled function takes its value as an input; while a tape records, a
     # trainable one's value is the Variable's read, as TF's `.value()` is.
     def value_(self):
+        if _gather._active[0]:
+            _gather.count_read(self)
         if not _in_stateless_scope():
             trace = extend.function_trace()
             if trace is not None:
@@ -898,6 +905,22 @@ def _make_value(value):
                 return _standin(self).read_value()
         return value.fget(self)
     return property(value_, doc=value.__doc__)
+
+
+def _make_train_step(train_step):
+    unpack = _private("data_adapter_utils").unpack_x_y_sample_weight
+
+    def train_step_(self, state, data):
+        return _gather.train_step(self, state, data, train_step, unpack, _sparse_rows())
+    train_step_.__doc__ = train_step.__doc__
+    return train_step_
+
+
+def _make_take(take):
+    def take_(x, indices, axis=None):
+        return _gather.take(take, x, indices, axis=axis)
+    take_.__doc__ = take.__doc__
+    return take_
 
 
 def _make_direct_assign(direct_assign):

@@ -1,0 +1,166 @@
+"""Keras's ``fit`` gives a gathered weight TF's IndexedSlices gradient.
+
+TF's gradient of ``tf.gather(weight, ids)`` on axis 0 (Keras's ``ops.take(w,
+ids, axis=0)``, which an Embedding's call is) is an IndexedSlices: the looked-up
+rows' gradients at their ids, a repeated id's rows not summed; TF's Keras
+optimizers apply it row by row (tf/_keras_sparse.py: Adam's and RMSprop's
+second moments, Adagrad's accumulator get the sum of the rows' squares where a
+dense gradient gives the square of their sum). Keras's JAX trainer
+differentiates its step with ``jax.value_and_grad``, whose gradient of the
+table is dense: fit's numbers drifted from TF's, silently.
+
+``train_step`` is Keras's ``JAXTrainer.train_step`` with that one difference.
+The step's loss is traced twice:
+
+1. (``jax.eval_shape``: nothing is computed) each ``take`` of a trainable
+   weight on axis 0 and each read of a trainable weight are counted. A weight
+   read elsewhere too (a regularizer, an output layer tied to the table) has a
+   dense gradient in TF as well (TF adds an IndexedSlices to a dense gradient
+   densely) and is left as it is.
+2. Each ``take`` of the weights that only ``take`` reads gathers from the
+   weight's value under ``stop_gradient`` and adds a zero array of the rows'
+   shape, an argument of the differentiated function: its gradient is the rows'
+   gradient, and the ids the ``take`` was given are the rows' indices. The
+   optimizer gets them as ``Rows`` (the IndexedSlices of tf/_keras_sparse.py).
+
+Keras's ``take`` on JAX (``keras.src.backend.jax.numpy.take``) is joined by a
+row of the join table (tf/_keras.py) to ``take`` here; it is Keras's own unless
+a step is being traced here, in this thread.
+"""
+import threading
+
+import jax
+import jax.numpy as jnp
+
+_local = threading.local()
+_active = [0]       # steps being traced here (any thread): 0 keeps every read a plain one
+
+
+class _Trace:
+    """What one trace of the step sees: ``takes`` [(weight index, ids shape)],
+    ``reads`` {weight index: count}; in the second trace, the weights taken
+    sparsely, their zero offsets and the ids given."""
+
+    def __init__(self, index, sparse=None, offsets=None):
+        self.index = index              # id(Keras variable) -> its index in trainable_variables
+        self.sparse = sparse            # None in the first trace
+        self.offsets = offsets
+        self.takes, self.reads, self.ids = [], {}, []
+
+
+def _current():
+    return getattr(_local, "trace", None) if _active[0] else None
+
+
+def count_read(variable):
+    """A trainable weight's value was read (tf/_keras.py's ``value`` calls this)."""
+    t = _current()
+    if t is not None:
+        i = t.index.get(id(variable))
+        if i is not None:
+            t.reads[i] = t.reads.get(i, 0) + 1
+
+
+def take(original, x, indices, axis=None):
+    """Keras's ``take``; on axis 0 of a trainable weight while a step is traced
+    here, counted (first trace) or gathered with a differentiable offset (second)."""
+    t = _current()
+    i = None if t is None or axis != 0 else t.index.get(id(x))
+    if i is None:
+        return original(x, indices, axis=axis)
+    if t.sparse is None:
+        out = original(x, indices, axis=axis)
+        t.takes.append((i, tuple(indices.shape) if hasattr(indices, "shape") else None))
+        return out
+    if i not in t.sparse:
+        return original(x, indices, axis=axis)
+    k = len(t.ids)
+    offset = t.offsets[k] if k < len(t.offsets) else None
+    value = x.value
+    ids = jnp.asarray(indices)
+    rows = original(jax.lax.stop_gradient(value), ids, axis=0)
+    if offset is None or offset.shape != rows.shape:
+        raise RuntimeError(
+            "eagertape: Keras's train step gathered different rows in its two traces "
+            f"(take {k} of {x.path}: rows {rows.shape}, first trace "
+            f"{None if offset is None else offset.shape}); please report this")
+    t.ids.append((i, jnp.where(ids < 0, ids + value.shape[0], ids)))
+    return rows + offset.astype(rows.dtype)
+
+
+class _tracing:
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.saved = getattr(_local, "trace", None)
+        _local.trace = self.trace
+        _active[0] += 1
+
+    def __exit__(self, *exc):
+        _active[0] -= 1
+        _local.trace = self.saved
+
+
+def _eligible(optimizer):
+    # Gradient accumulation adds gradients to dense accumulators (Keras's JAX
+    # optimizer, with jax.lax.cond): fit keeps the dense gradient there.
+    return optimizer is not None and not optimizer.gradient_accumulation_steps
+
+
+def train_step(model, state, data, original, unpack, Rows):
+    """Keras's JAXTrainer.train_step, a gathered weight's gradient as TF's Keras
+    gets it (the module's docstring)."""
+    if not _eligible(model.optimizer):
+        return original(model, state, data)
+    trainable, non_trainable, optimizer_vars, metrics_vars = state
+    x, y, sample_weight = unpack(data)
+    weights = model.trainable_variables
+    index = {id(v): i for i, v in enumerate(weights)}
+
+    def loss(values):
+        return model.compute_loss_and_updates(
+            values, non_trainable, metrics_vars, x, y, sample_weight, training=True,
+            optimizer_variables=optimizer_vars)
+
+    first = _Trace(index)
+    with _tracing(first):
+        jax.eval_shape(loss, trainable)
+    taken = {}
+    for i, _ in first.takes:
+        taken[i] = taken.get(i, 0) + 1
+    sparse = {i for i, n in taken.items() if first.reads.get(i, 0) == n}
+    if not sparse:
+        return original(model, state, data)
+    offsets = []
+    for i, shape in first.takes:
+        if i in sparse:
+            w = weights[i]
+            offsets.append(jnp.zeros(shape + tuple(w.shape[1:]), w.dtype))
+
+    def loss_and_ids(values, offsets):
+        second = _Trace(index, sparse, offsets)
+        with _tracing(second):
+            loss_value, aux = loss(values)
+        if len(second.ids) != len(offsets):
+            raise RuntimeError(
+                "eagertape: Keras's train step gathered rows of its weights "
+                f"{len(second.ids)} times in its second trace, {len(offsets)} in its "
+                "first; please report this")
+        return loss_value, (aux, second.ids)
+
+    grad_fn = jax.value_and_grad(loss_and_ids, argnums=(0, 1), has_aux=True)
+    (_, (aux, ids)), (grads, row_grads) = grad_fn(trainable, offsets)
+    unscaled_loss, y_pred, non_trainable, metrics_vars = aux
+    grads = list(grads)
+    for i in sorted(sparse):
+        parts = [(g, d) for (j, d), g in zip(ids, row_grads) if j == i]
+        shape = tuple(weights[i].shape)
+        values = jnp.concatenate([g.reshape((-1,) + shape[1:]) for g, _ in parts])
+        indices = jnp.concatenate([d.reshape(-1) for _, d in parts])
+        grads[i] = Rows(values.astype(grads[i].dtype), indices, shape)
+    trainable, optimizer_vars = model.optimizer.stateless_apply(
+        optimizer_vars, grads, trainable)
+    logs, metrics_vars = model._update_metrics_variables(
+        metrics_vars, unscaled_loss, x, y, y_pred, sample_weight)
+    return logs, (trainable, non_trainable, optimizer_vars, metrics_vars)
