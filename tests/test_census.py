@@ -13,11 +13,8 @@ cause of each failure.
 import json
 import os
 import sys
-import tempfile
 
 import pytest
-
-import program_server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
@@ -34,17 +31,10 @@ FAILING = {name: census.header(name)["expected"] for name in census.programs()
 
 
 def run_eagertape(name, env):
-    # Forked from a server that has imported the facade and Keras (tests/program_server.py).
-    env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
-    env.pop("KERAS_BACKEND", None)
-    with tempfile.TemporaryDirectory() as folder:
-        path = census.program_file(name, folder)
-        r = program_server.run(f"exec(compile(open({path!r}).read(), {path!r}, 'exec'))",
-                               ["eagertape"], preload=census.PRELOAD, env=env, timeout=600)
-    if r.returncode != 0:
-        return None, r.stderr[-3000:]
-    line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
-    return json.loads(line[2:]), ""
+    # Forked from a server that has imported the facade and Keras, its SavedModels
+    # written by children of one that has imported TensorFlow (tools/census.py's
+    # run_forked, tests/program_server.py).
+    return census.run_forked(name, env, timeout=600)
 
 
 def _modes(config):
@@ -81,6 +71,9 @@ def test_census_program_gives_tensorflows_stored_answers(name, census_mode, requ
             # `tools/census.py status`).
             pytest.skip("a failing program: its failure is checked in eager mode")
         request.applymarker(pytest.mark.xfail(strict=True, reason=FAILING[name]))
+    missing = census.missing_libraries(name)
+    if missing:
+        pytest.skip(f"{name} needs a library the tests do not install: {', '.join(missing)}")
     status, first, detail = census.outcome(name, census_mode, runner=run_eagertape)
     if status == "error" and first.startswith("ModuleNotFoundError") and "eagertape" not in first:
         pytest.skip(f"{name} needs a library the tests do not install: {first}")

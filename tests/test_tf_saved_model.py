@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import eagertape.tf as tf
+import program_server
 
 _EXPORT = r'''
 import json, os, sys
@@ -222,19 +223,61 @@ print("RESULT", json.dumps(out))
 '''
 
 
+def _env(extra=None):
+    return dict({k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"},
+                TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", **(extra or {}))
+
+
+def _result(p):
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert p.returncode == 0 and lines, p.stderr[-4000:]
+    return json.loads(lines[-1][len("RESULT "):]), p.stdout
+
+
 def _python(code, *args, env=None):
     # A file, not -c: AutoGraph converts the functions whose source it can read.
     import tempfile
     with tempfile.NamedTemporaryFile("w", suffix="_program.py", delete=False) as f:
         f.write(code)
     p = subprocess.run([sys.executable, f.name, *map(str, args)], capture_output=True,
-                       text=True, timeout=900,
-                       env=dict({k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"},
-                                TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", **(env or {})))
+                       text=True, timeout=900, env=_env(env))
     os.unlink(f.name)
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert p.returncode == 0 and lines, p.stderr[-4000:]
-    return json.loads(lines[-1][len("RESULT "):]), p.stdout
+    return _result(p)
+
+
+# The round trip's programs as children of tests/program_server.py's servers (the same
+# program, environment and files; the imports paid once): the eagertape program forked
+# from a server that has imported the facade and Keras, each SavedModel it writes
+# written by a child of one that has imported TensorFlow (what eagertape's writer
+# imports), and TensorFlow's programs children of that one too. That was six
+# `import tensorflow`s (7 s of CPU each) and an `import eagertape.tf`; the writer's own
+# process start is `test_the_core_api_quickstart_exports_what_tensorflow_serves`'s.
+_WRITER = "EAGERTAPE_TEST_SAVED_MODEL_WRITER"
+
+
+def _eagertape_program(code, *args):
+    if not program_server.enabled():
+        return _python(code, *args)
+    import tempfile
+    env = _env()
+    env[_WRITER] = program_server.saved_model_writer(env)
+    preload = program_server.with_saved_model_writer(
+        "import json, numpy, eagertape.tf as tf; tf.keras.layers", _WRITER)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "round_trip_program.py")
+        with open(path, "w") as f:
+            f.write(code)
+        return _result(program_server.run(
+            f"exec(compile(open({path!r}).read(), {path!r}, 'exec'))",
+            [str(a) for a in args], preload=preload, env=env, timeout=900))
+
+
+def _tensorflow_program(code, *args):
+    if not program_server.enabled():
+        return _python(code, *args)
+    env = _env()
+    return _result(program_server.run_at(program_server.saved_model_writer(env), code,
+                                         [str(a) for a in args], env=env, timeout=900))
 
 
 @pytest.fixture(scope="module")
@@ -243,9 +286,12 @@ def round_trip(tmp_path_factory):
         if importlib.util.find_spec(name) is None:
             pytest.skip(f"{name} is not installed")
     # Made once for all the workers of pytest-xdist (their temporary folders share a
-    # parent): a worker that comes second waits for the first's results and reads
-    # them, rather than running the two TensorFlow programs again beside it.
-    shared = tmp_path_factory.getbasetemp().parent / "saved_model_round_trip"
+    # parent, the run's own): a worker that comes second waits for the first's results
+    # and reads them, rather than running the two programs again beside it. Without
+    # xdist the parent is every run's (pytest-of-USER): the run's own folder then.
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) \
+        / "saved_model_round_trip"
     shared.mkdir(exist_ok=True)
     with open(shared / "lock", "w") as lock:
         try:
@@ -255,8 +301,8 @@ def round_trip(tmp_path_factory):
             shared = tmp_path_factory.mktemp("saved_models")
         done = shared / "results.json"
         if not done.exists():
-            mine, printed = _python(_EXPORT, shared)
-            theirs, _ = _python(_LOAD, shared)
+            mine, printed = _eagertape_program(_EXPORT, shared)
+            theirs, _ = _tensorflow_program(_LOAD, shared)
             done.write_text(json.dumps([mine, theirs, printed]))
         mine, theirs, printed = json.loads(done.read_text())
     return mine, theirs, printed, shared
@@ -490,7 +536,7 @@ def test_the_core_api_quickstart_exports_what_tensorflow_serves(tmp_path):
     assert final and final[0] < 0.5        # normalised MSE: the regression was learnt
     path = [ln.split(": ", 1)[1] for ln in p.stdout.splitlines()
             if ln.startswith("saved model: ")][0]
-    theirs, _ = _python(_SERVE, path)
+    theirs, _ = _tensorflow_program(_SERVE, path)
     mine = np.load(os.path.join(os.path.dirname(path), "test_preds.npy"))
     _close(theirs["call"], mine, rtol=1e-5, atol=1e-4)
     assert theirs["signatures"] == ["serving_default"]

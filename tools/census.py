@@ -417,6 +417,20 @@ def header(name):
     return fields
 
 
+# Libraries some programs import, as their sources do, that the tests do not install.
+OPTIONAL_LIBRARIES = ("pandas",)
+
+
+def missing_libraries(name):
+    """The libraries of ``OPTIONAL_LIBRARIES`` the program imports that are not
+    installed (the test skips it, naming them, before it runs)."""
+    import importlib.util
+    src = source_of(name)
+    return [lib for lib in OPTIONAL_LIBRARIES
+            if re.search(rf"^\s*(?:import|from)\s+{lib}\b", src, re.M)
+            and importlib.util.find_spec(lib) is None]
+
+
 def program_file(name, folder):
     """The program as the census runs it (prelude, program, epilogue), written to a file
     in ``folder``: TF's AutoGraph (and eagertape's) reads a tf.function's source from
@@ -447,6 +461,45 @@ def run_program(name, which, env=None, timeout=900):
         return None, r.stderr[-3000:], took
     line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
     return json.loads(line[2:]), "", took
+
+
+def _program_server():
+    """tests/program_server.py, or None where it cannot be had (an install without
+    the tests)."""
+    try:
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
+        import program_server
+    except ImportError:
+        return None
+    finally:
+        sys.path.pop(0)
+    return program_server if program_server.enabled() else None
+
+
+def run_forked(name, env, timeout=900):
+    """(result dict or None, error text): one program through eagertape, in a child of
+    a server that has imported the facade and Keras (tests/program_server.py), its
+    SavedModels written by children of a server that has imported TensorFlow
+    (``program_server.saved_model_writer``: `import tensorflow` is paid once a run,
+    not once a SavedModel); in a fresh process (``run_program``) where the program
+    server is not to be had."""
+    ps = _program_server()
+    if ps is None:
+        got, err, _ = run_program(name, "eagertape", env=env, timeout=timeout)
+        return got, err
+    env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
+    env.pop("KERAS_BACKEND", None)
+    # One writer for both modes: what it imports reads no execution mode.
+    env["EAGERTAPE_TEST_SAVED_MODEL_WRITER"] = ps.saved_model_writer(env)
+    preload = ps.with_saved_model_writer(PRELOAD, "EAGERTAPE_TEST_SAVED_MODEL_WRITER")
+    with tempfile.TemporaryDirectory() as folder:
+        path = program_file(name, folder)
+        r = ps.run(f"exec(compile(open({path!r}).read(), {path!r}, 'exec'))",
+                   ["eagertape"], preload=preload, env=env, timeout=timeout)
+    if r.returncode != 0:
+        return None, r.stderr[-3000:]
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
+    return json.loads(line[2:]), ""
 
 
 def versions():
@@ -604,32 +657,12 @@ def outcome(name, mode, runner=None):
 def _status_main(names):
     """Each program's row of docs/census.md's table (the cause column is a person's)."""
     rows = {}
-    try:        # the tests' program server: the imports paid once, each program forked
-        sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
-        import program_server
-    except ImportError:
-        program_server = None
-
-    def runner(name, env):
-        if program_server is None:
-            got, err, _ = run_program(name, "eagertape", env=env)
-            return got, err
-        env = dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
-        env.pop("KERAS_BACKEND", None)
-        with tempfile.TemporaryDirectory() as folder:
-            path = program_file(name, folder)
-            r = program_server.run(f"exec(compile(open({path!r}).read(), {path!r}, 'exec'))",
-                                   ["eagertape"], preload=PRELOAD, env=env, timeout=900)
-        if r.returncode != 0:
-            return None, r.stderr[-3000:]
-        line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
-        return json.loads(line[2:]), ""
     for name in names or programs():
         h = header(name)
         res, took = {}, {}
         for m in ("eager", "fused"):
             t0 = time.time()
-            res[m] = outcome(name, m, runner)
+            res[m] = outcome(name, m, run_forked)
             took[m] = time.time() - t0
         rows[name] = {"source": h.get("source", ""), "families": h.get("families", ""),
                       **{m: res[m][0] for m in res}, "first": res["eager"][1] or res["fused"][1]}
