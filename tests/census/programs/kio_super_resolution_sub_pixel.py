@@ -18,7 +18,7 @@
 # - sizes: crop_size 300 is 30; the Conv2D 64/64/32 are 8/8/8; epochs: 50 are 2 (fit's history
 #   shown); the test images test_img_paths[50:60] are [2:4] (the averages still divide by 10);
 # - TF 2.21 cannot run tf.nn.depth_to_space on a Keras symbolic tensor (Keras 3): it is wrapped in a
-#   layers.Lambda; Keras 3 saves weights only to a name ending in .weights.h5: the checkpoint
+#   layers.Lambda; Keras 3 saves weights only to a name ending in .weights.h5:
 #   the source's checkpoint file in the system's temporary folder is "checkpoint.weights.h5" (in the run's folder); Keras 3 checks a functional
 #   model's input shape, and upscale_image predicts on whole images: the model's
 #   keras.Input(shape=input_img_size + (channels,)) is keras.Input(shape=(None, None, channels))
