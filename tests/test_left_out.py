@@ -19,7 +19,6 @@ WANT = {
     "estimator": ["removed", "tf.keras", "GradientTape"],
     "lite": ["jax.export", "jax2tf"],
     "tpu": ["jax[tpu]"],
-    "compat": ["tf.compat.v1", "TF 2", "enable_eager_execution"],
     "feature_column": ["deprecated", "tf.keras.layers.Normalization"],
     "queue": ["tf.data.Dataset"],
     "xla": ["jax.lax", "eagertape.primitive"],

@@ -136,6 +136,10 @@ def __getattr__(name):
             mod = _own_optimizers
         globals()[name] = mod
         return mod
+    if name == "compat":
+        # tf.compat: TF's compatibility helpers and tf.compat.v1's eager names (compat.py).
+        import importlib
+        return importlib.import_module(__name__ + ".compat")
     if name == "autograph":
         # tf.autograph (imported on first use, as tf.function's AutoGraph is).
         from ._autograph import namespace as mod

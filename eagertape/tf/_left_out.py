@@ -1,7 +1,10 @@
 """TensorFlow's top-level namespaces that ``eagertape.tf`` leaves out, each with its own
 reason: why it has no place on JAX (or not yet), and what to use instead.
 
-(``tf.io``, ``tf.audio``, ``tf.ragged`` and ``tf.summary`` are in now.) ``tf.distribute`` and its like would otherwise get the hint meant for a single op not
+(``tf.io``, ``tf.audio``, ``tf.ragged`` and ``tf.summary`` are in now, and
+``tf.compat``: its helpers, ``tf.compat.v2`` (the facade) and the names of
+``tf.compat.v1`` that run eagerly as TF 2's; TF 1's graph-mode API in it is left out
+name by name, each with TF 2's way: eagertape/tf/compat.py.) ``tf.distribute`` and its like would otherwise get the hint meant for a single op not
 written yet (use ``eagertape.numpy``), which sends a user to the wrong place: nobody
 writes TFLite files or shards a model with ``jax.numpy``. The facade's module
 ``__getattr__`` adds ``NAMESPACES`` to its table of left-out names, so each raises
@@ -27,11 +30,6 @@ NAMESPACES = {
     "tpu": (
         "TF's TPU runtime API; JAX runs on TPUs itself: install jax[tpu] and eagertape's "
         "ops run there (jax.devices() lists the cores)"),
-    "compat": (
-        "it holds TF 1's graph-mode API (tf.compat.v1) and TF's version switches, "
-        "which have no meaning in eager TF 2; use TF 2's names (tf.compat.v2 is "
-        "eagertape.tf itself). TF 1.x eager code runs with tf.enable_eager_execution() "
-        "and tf.contrib.eager"),
     "feature_column": (
         "it is deprecated in TensorFlow itself, in favour of Keras preprocessing "
         "layers; use tf.keras.layers.Normalization, Discretization and "
