@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/migrate/migrating_checkpoints.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: kept: tf.compat is left out of the facade (the program's `import tensorflow.compat.v1 as tf1`, cell 7: its TF1 graphs, sessions and Savers: eagertape/tf/_left_out.py)
+# expected: kept: TF 1 graph mode is left out (cell 9's `with tf.Graph().as_default()`, then tf1.get_variable, tf1.Session and tf1.train.Saver, and cells 20 and 29's tf1.train.Saver and tf1.variable_scope in eager mode: eagertape/tf/compat.py names TF 2's way for each)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/migrate/metrics_optimizers.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: kept: tf.compat is left out of the facade (its `import tensorflow.compat.v1 as tf1`, kept with the cells it serves left out: eagertape/tf/_left_out.py)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;

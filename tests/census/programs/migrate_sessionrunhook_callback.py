@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/migrate/sessionrunhook_callback.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: kept: tf.compat is left out of the facade (its `import tensorflow.compat.v1 as tf1`, kept with the TF1 cells it serves left out: eagertape/tf/_left_out.py)
 # timings: ^Time:
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
