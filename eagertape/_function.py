@@ -37,6 +37,7 @@ class _Capture:
 
     def __init__(self, creating=None):
         self.reads = {}     # id(v) -> (v, the stand-in array of its value at the trace)
+        self.stand_ins = set()   # ids of those arrays (kept alive by reads)
         self.current = {}   # id(v) -> value seen by the traced code now
         self.written = {}   # id(v) -> v, in order of first write
         # Whether Variables may be made: True on a Function's first trace, False on
@@ -54,6 +55,7 @@ class _Capture:
             with jax.ensure_compile_time_eval():
                 val = jnp.array(v._val, copy=True)
             self.reads[k] = (v, val)
+            self.stand_ins.add(id(val))
             self.current[k] = val
         return val
 
@@ -71,6 +73,7 @@ class _Capture:
         """Forget what was read and written since ``snapshot()`` (a probe traced
         and thrown away)."""
         self.reads, self.current, self.written = (dict(d) for d in snapshot)
+        self.stand_ins = {id(val) for _, val in self.reads.values()}
 
     def may_create(self):
         """Raise TF's error where no Variable may be made: on a later trace."""

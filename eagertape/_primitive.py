@@ -162,9 +162,11 @@ def _device_scalar(x):
         cache, key = _scalars, (tp, repr(x)) if x == 0 else (tp, x)
     a = cache.get(key)
     if a is None:
-        a = _asarray(x)
-        if isinstance(a, jax.core.Tracer):   # made while a function is traced: not kept
-            return a
+        # A concrete array even while a function is traced (a constant of the
+        # trace), so that a number is the same value whether or not the cache had
+        # it: what the trace folds (shape arithmetic) must not depend on that.
+        with jax.ensure_compile_time_eval():
+            a = _asarray(x)
         cache.put(key, a)
     return a
 
@@ -390,7 +392,8 @@ def _run_now(kind, objs, vals, constant_output):
     """Run the call at once (eager mode, or a call fused mode cannot defer)."""
     if _graph.made:             # a value made in fused mode, used at once
         vals = _fused.resolve(vals)
-    if local.state.capture is not None and _shape_arithmetic(vals):
+    c = local.state.capture
+    if c is not None and _shape_arithmetic(vals, c.stand_ins):
         # Tracing a tf.function: arithmetic on shapes (tf.shape(x)[0] * 2)
         # stays a concrete value, as TF's static shapes, so it can shape
         # tensors (tf.ones((batch_size, 1))).
@@ -408,14 +411,17 @@ def _run_now(kind, objs, vals, constant_output):
     return _finish(kind, objs, vals, outs, out_treedef, constant_output)
 
 
-def _shape_arithmetic(vals):
-    """Whether every value is a concrete small integer array or int (shape-like)."""
+def _shape_arithmetic(vals, stand_ins):
+    """Whether every value is a concrete small integer array or int (shape-like).
+    A Variable's stand-in is concrete too, but it is an input of the traced call
+    (``step % 2`` must follow the Variable at each call, not its value at the
+    trace): ``stand_ins`` holds their ids."""
     seen = False
     for v in vals:
         if type(v) is int:
             continue
         if isinstance(v, jax.core.Tracer) or not hasattr(v, "dtype") or v.size > 8 \
-                or not jax.numpy.issubdtype(v.dtype, jax.numpy.integer):
+                or not jax.numpy.issubdtype(v.dtype, jax.numpy.integer) or id(v) in stand_ins:
             return False
         seen = True
     return seen

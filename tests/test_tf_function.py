@@ -427,3 +427,26 @@ def a_function_called_from_a_function(tf):
 @pytest.mark.parametrize("name", sorted(P))
 def test_same_as_tensorflow(name):
     tf_oracle.check(P[name], rtol=1e-5, atol=1e-6)
+
+
+def _variable_arithmetic(tf):
+    # Integer arithmetic on an integer Variable follows the Variable at each call
+    # (not its value at the trace), whether or not the numbers met were used
+    # eagerly before (eagertape caches Python numbers as device scalars); and
+    # arithmetic on a static shape still gives a static shape.
+    step = tf.Variable(0, dtype=tf.int64)
+    warm = tf.constant(5, tf.int64) % 2 + 3 * tf.constant(1, tf.int64)   # noqa: F841
+
+    @tf.function
+    def f(x):
+        even = step % 2 == 0
+        later = step * 3 + 7919 > 7921
+        ones = tf.ones((tf.shape(x)[0] * 2, 1))
+        step.assign_add(1)
+        return even, later, tf.cast(step, tf.float32) / 2.0, ones
+
+    return [f(tf.constant([1.0, 2.0])) for _ in range(4)]
+
+
+def test_integer_arithmetic_on_a_variable_is_not_frozen_at_the_trace():
+    tf_oracle.check(_variable_arithmetic)
