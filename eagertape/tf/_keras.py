@@ -895,8 +895,6 @@ def _make_value(value):
     # compiled function takes its value as an input; while a tape records, a
     # trainable one's value is the Variable's read, as TF's `.value()` is.
     def value_(self):
-        if _gather._active[0]:
-            _gather.count_read(self)
         if not _in_stateless_scope():
             trace = extend.function_trace()
             if trace is not None:

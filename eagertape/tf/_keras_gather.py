@@ -12,11 +12,12 @@ table is dense: fit's numbers drifted from TF's, silently.
 ``train_step`` is Keras's ``JAXTrainer.train_step`` with that one difference.
 The step's loss is traced twice:
 
-1. (``jax.eval_shape``: nothing is computed) each ``take`` of a trainable
-   weight on axis 0 and each read of a trainable weight are counted. A weight
-   read elsewhere too (a regularizer, an output layer tied to the table) has a
-   dense gradient in TF as well (TF adds an IndexedSlices to a dense gradient
-   densely) and is left as it is.
+1. (``jax.make_jaxpr``: nothing is computed) each ``take`` of a trainable
+   weight on axis 0 gathers from a second copy of the weights, an argument of
+   its own: a weight whose own argument the jaxpr still reads is read elsewhere
+   too (a regularizer, an output layer tied to the table), and has a dense
+   gradient in TF as well (TF adds an IndexedSlices to a dense gradient
+   densely): it is left as it is.
 2. Each ``take`` of the weights that only ``take`` reads gathers from the
    weight's value under ``stop_gradient`` and adds a zero array of the rows'
    shape, an argument of the differentiated function: its gradient is the rows'
@@ -33,45 +34,32 @@ import jax
 import jax.numpy as jnp
 
 _local = threading.local()
-_active = [0]       # steps being traced here (any thread): 0 keeps every read a plain one
 
 
 class _Trace:
-    """What one trace of the step sees: ``takes`` [(weight index, ids shape)],
-    ``reads`` {weight index: count}; in the second trace, the weights taken
-    sparsely, their zero offsets and the ids given."""
+    """One trace of the step: the first (``copies`` given) gathers from the
+    copies and lists ``takes`` [(weight index, ids shape)]; the second gathers
+    the weights in ``sparse`` with their zero ``offsets``, listing the ``ids``."""
 
-    def __init__(self, index, sparse=None, offsets=None):
+    def __init__(self, index, copies=None, sparse=None, offsets=None):
         self.index = index              # id(Keras variable) -> its index in trainable_variables
-        self.sparse = sparse            # None in the first trace
+        self.copies = copies
+        self.sparse = sparse
         self.offsets = offsets
-        self.takes, self.reads, self.ids = [], {}, []
-
-
-def _current():
-    return getattr(_local, "trace", None) if _active[0] else None
-
-
-def count_read(variable):
-    """A trainable weight's value was read (tf/_keras.py's ``value`` calls this)."""
-    t = _current()
-    if t is not None:
-        i = t.index.get(id(variable))
-        if i is not None:
-            t.reads[i] = t.reads.get(i, 0) + 1
+        self.takes, self.ids = [], []
 
 
 def take(original, x, indices, axis=None):
     """Keras's ``take``; on axis 0 of a trainable weight while a step is traced
-    here, counted (first trace) or gathered with a differentiable offset (second)."""
-    t = _current()
+    here, from the weight's copy (first trace) or with a differentiable offset
+    (second)."""
+    t = getattr(_local, "trace", None)
     i = None if t is None or axis != 0 else t.index.get(id(x))
     if i is None:
         return original(x, indices, axis=axis)
-    if t.sparse is None:
-        out = original(x, indices, axis=axis)
-        t.takes.append((i, tuple(indices.shape) if hasattr(indices, "shape") else None))
-        return out
+    if t.copies is not None:
+        t.takes.append((i, tuple(jnp.shape(indices))))
+        return original(t.copies[i].astype(x.dtype), indices, axis=0)
     if i not in t.sparse:
         return original(x, indices, axis=axis)
     k = len(t.ids)
@@ -95,10 +83,8 @@ class _tracing:
     def __enter__(self):
         self.saved = getattr(_local, "trace", None)
         _local.trace = self.trace
-        _active[0] += 1
 
     def __exit__(self, *exc):
-        _active[0] -= 1
         _local.trace = self.saved
 
 
@@ -123,13 +109,17 @@ def train_step(model, state, data, original, unpack, Rows):
             values, non_trainable, metrics_vars, x, y, sample_weight, training=True,
             optimizer_variables=optimizer_vars)
 
-    first = _Trace(index)
+    first = _Trace(index, copies=list(trainable))
+
+    def probe(values, copies):
+        first.copies = copies
+        return loss(values)
     with _tracing(first):
-        jax.eval_shape(loss, trainable)
-    taken = {}
-    for i, _ in first.takes:
-        taken[i] = taken.get(i, 0) + 1
-    sparse = {i for i, n in taken.items() if first.reads.get(i, 0) == n}
+        jaxpr = jax.make_jaxpr(probe)(trainable, list(trainable)).jaxpr
+    read = {id(v) for eqn in jaxpr.eqns for v in eqn.invars}
+    read |= {id(v) for v in jaxpr.outvars}
+    own = jaxpr.invars[:len(trainable)]     # each weight's own argument
+    sparse = {i for i, _ in first.takes if id(own[i]) not in read}
     if not sparse:
         return original(model, state, data)
     offsets = []
@@ -139,7 +129,7 @@ def train_step(model, state, data, original, unpack, Rows):
             offsets.append(jnp.zeros(shape + tuple(w.shape[1:]), w.dtype))
 
     def loss_and_ids(values, offsets):
-        second = _Trace(index, sparse, offsets)
+        second = _Trace(index, sparse=sparse, offsets=offsets)
         with _tracing(second):
             loss_value, aux = loss(values)
         if len(second.ids) != len(offsets):
