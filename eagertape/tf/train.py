@@ -6,11 +6,13 @@ reading them (``list_variables``, ``load_variable``, ``load_checkpoint``,
 distributed runtime are left out (their AttributeErrors say why).
 
 What is saved is TF's object graph: a Checkpoint depends on the objects given
-to it by name, a ``tf.Module`` on its attributes, a list, tuple or dict on its
-items, a Keras layer on its own weights (by name) and its sublayers (by
-attribute name, else ``layer-<i>``), an optimizer on its step count and slots.
-Each Variable is saved once, under the first path a breadth-first walk finds
-(``model/dense/kernel``), and is restored into whatever object sits at that path
+to it by name (in name order, as TF's), a ``tf.Module`` on its attributes, a list,
+tuple or dict on its items, a Keras layer or optimizer on the attributes TF's Keras
+3 tracks (``net/l1/_kernel``, ``m/_functional/_operations/1/_kernel``,
+``opt/_variables/2``: see ``_tf_tracks``), an eagertape optimizer on its step count
+and slots. Each Variable is saved once, under the first path a breadth-first walk
+finds, TF's key; the other paths to an object are kept too (the object graph's
+other edges), and a value is restored into whatever object sits at any of them
 now, so a freshly built model of the same structure takes the values.
 
 Storage is orbax-checkpoint (``pip install eagertape[checkpoint]``; imported
@@ -24,8 +26,9 @@ after that, so a save that fails midway leaves the last good checkpoint and
 would have moved on). Numbering, ``latest_checkpoint`` and ``max_to_keep`` /
 ``keep_checkpoint_every_n_hours`` are TF's; the file layout is not: TF cannot
 read these checkpoints, unless written with
-``CheckpointOptions(eagertape_format="tensorflow")`` (TF's bundle; Variables in
-Checkpoints, Modules, lists and dicts only).
+``CheckpointOptions(eagertape_format="tensorflow")`` (TF's bundle, which TF
+restores: Variables in Checkpoints, Modules, lists, dicts, Keras layers and
+optimizers).
 
 Checkpoints TensorFlow wrote (``prefix.index`` + ``prefix.data-*``, TF's tensor
 bundle, read by ``_tf_bundle`` without TensorFlow) are read too: ``restore`` /
@@ -55,9 +58,10 @@ layer's or optimizer's weight (once Keras gives it its initial value), so a
 model built on its first call starts from the checkpoint. A waiting value of
 the wrong shape or dtype raises there, once. Optimizer slots are made for the
 variables the checkpoint has them for (a Keras optimizer is built for the
-variables it was built for in the checkpoint once they all exist). A Variable
-put into a list or dict in place (``ckpt.items.append(v)``) is not announced,
-so it waits; TF's tracked list wrappers would restore it.
+variables it was built for in the checkpoint once they all exist; from TF's
+checkpoint, its slots wait for its build, as in TF). A list or dict given to a
+Checkpoint is held as TF's tracked wrapper: a Variable put into it in place
+(``ckpt.items.append(v)``) takes its waiting value then.
 """
 import collections
 import inspect
@@ -113,6 +117,8 @@ def _canonical(obj):
 
 
 def _trackable(obj):
+    if type(obj).__module__ == _KERAS_TRACKING:
+        return False      # Keras's TrackedList/Dict/Set: no TF trackables (TF does not wrap them)
     if isinstance(obj, (Variable, Module, Checkpoint, _optimizers.Optimizer, list, tuple, dict)
                   + _ITERATORS):
         return True
@@ -120,14 +126,46 @@ def _trackable(obj):
     return (k is not None and isinstance(obj, k)) or hasattr(type(obj), "_eagertape_variable")
 
 
-def _keras_layer_children(layer):
-    own = collections.Counter()
-    for v in list(layer._trainable_variables) + list(layer._non_trainable_variables):
-        own[v.name] += 1
-        yield (v.name if own[v.name] == 1 else f"{v.name}_{own[v.name] - 1}"), v
-    attrs = {id(x): n for n, x in vars(layer).items() if not n.startswith("_")}
-    for i, sub in enumerate(layer._layers):
-        yield attrs.get(id(sub), f"layer-{i}"), sub
+# -- Keras objects as TF's Keras (3, on TF) names them in checkpoints -----------------
+# On TF a Keras layer or optimizer is TF's AutoTrackable: an attribute assignment
+# makes the value a dependency under the attribute's name when the value is TF
+# trackable once TF has wrapped it (a Variable, a layer, an optimizer, a tf.Module;
+# a plain list, dict or tuple, which TF wraps), in assignment order: a Dense's kernel
+# is ``_kernel``, a Sequential's weights are under ``_functional/_operations/<i>``,
+# an optimizer's under ``_iterations``, ``_learning_rate``, ``_variables/<i>`` and
+# ``_trainable_variables/<i>``. Not tracked: a list or dict Keras's own tracking
+# wrapped first (its TrackedList/TrackedDict, which TF does not wrap: a subclassed
+# model's list of layers), a Keras metric or seed generator (no TF trackables in
+# Keras 3), and the collections Layer._initialize_tracker sets with TF's tracking
+# off. The same Keras classes run here on JAX, and their attributes are set in the
+# same order, so the attributes are read in that order with TF's rules.
+_KERAS_TRACKING = "keras.src.utils.tracking"
+_KERAS_LAYER_UNTRACKED = frozenset((
+    "_trainable_variables", "_non_trainable_variables", "_layers", "_metrics",
+    "_seed_generators"))
+
+
+def _tf_tracks(value):
+    """Whether TF's Keras makes ``value``, assigned to an attribute (or held in a list,
+    dict or tuple that is), a dependency."""
+    if type(value) in (list, dict, collections.OrderedDict, _ListWrapper, _DictWrapper):
+        return True
+    if isinstance(value, tuple):          # TF wraps a tuple that holds trackables
+        return any(_tf_tracks(x) for x in value)
+    if not _trackable(value) or isinstance(value, (list, dict)):
+        return False
+    metric = (_keras_classes() or (None, None, ()))[2]
+    return not isinstance(value, metric)
+
+
+def _keras_object_children(obj):
+    layer = _keras_classes()[0]
+    skip = _KERAS_LAYER_UNTRACKED if isinstance(obj, layer) else ()
+    for name, value in list(vars(obj).items()):
+        if name in skip or name.startswith(("_self_", "_eagertape")):
+            continue
+        if _tf_tracks(value):
+            yield name, value
 
 
 def _children(obj):
@@ -145,10 +183,8 @@ def _children(obj):
     if isinstance(obj, _optimizers.Optimizer):
         return [("iterations", obj.iterations)]     # slots: see _graph
     layer, optimizer, metric = _keras_classes() or (None, None, None)
-    if layer is not None and isinstance(obj, layer):
-        return list(_keras_layer_children(obj))
-    if optimizer is not None and isinstance(obj, optimizer):
-        return [(str(i), x) for i, x in enumerate(obj.variables)]
+    if layer is not None and isinstance(obj, (layer, optimizer)):
+        return list(_keras_object_children(obj))
     if metric is not None and isinstance(obj, metric):
         return [(x.name, x) for x in obj.variables]
     return []
@@ -162,24 +198,34 @@ def _escape(name):
 
 class _Graph:
     """The Variables (and tf.data iterators) reachable from a root, each under its
-    first breadth-first path."""
+    first breadth-first path; ``aliases``: each other path an object was reached by
+    (``<first path of its parent>/<name>``) -> its first path, TF's object graph's
+    other edges. Walked with a checkpoint's ``aliases``, the live objects' paths are
+    the checkpoint's: an object reached where the checkpoint had an alias is under
+    the path its value was saved at (TF matches by walking its object graph)."""
 
-    def __init__(self, root, prefix=""):
+    def __init__(self, root, prefix="", aliases=None):
         self.variables, self.paths, self.objects, self.iterators = {}, {}, [], {}
         self.optimizers, self.keras_optimizers = [], []
+        self.aliases, taken = {}, set()
         k = _keras_classes()
         queue = collections.deque([(prefix, root)])
         while queue:
             path, obj = queue.popleft()
             obj = _canonical(obj)
             if id(obj) in self.paths:
+                if path != self.paths[id(obj)]:
+                    self.aliases[path] = self.paths[id(obj)]
                 continue
+            if aliases and aliases.get(path, path) not in taken:
+                path = aliases[path] if path in aliases else path
+            taken.add(path)
             self.paths[id(obj)] = path
             if isinstance(obj, Variable):
-                self.variables[path] = obj
+                self.variables.setdefault(path, obj)
                 continue
             if isinstance(obj, _ITERATORS):
-                self.iterators[path] = obj
+                self.iterators.setdefault(path, obj)
                 continue
             if not isinstance(obj, (list, tuple, dict)):
                 self.objects.append((path, obj))
@@ -227,6 +273,63 @@ def _iterator_states(graph, arrays):
     return out
 
 
+# -- lists and dicts a Checkpoint holds ---------------------------------------------
+class _ListWrapper(list):
+    """A list held by a Checkpoint, as TF's ``ListWrapper``: a list whose changes in
+    place (``append``, ``extend``, ``insert``, item assignment) announce a Variable
+    put into it, so that a value a restore keeps for it is assigned then.
+
+    >>> import eagertape.tf as tf, tempfile, os
+    >>> path = tf.train.Checkpoint(listed=[tf.Variable(1.0)]).write(
+    ...     os.path.join(tempfile.mkdtemp(), "x"))
+    >>> restore = tf.train.Checkpoint()
+    >>> _ = restore.read(path)
+    >>> restore.listed = []
+    >>> restore.listed
+    ListWrapper([])
+    >>> v = tf.Variable(0.0)
+    >>> restore.listed.append(v)
+    >>> float(v.numpy())
+    1.0
+    """
+
+    def __repr__(self):
+        return f"ListWrapper({list.__repr__(self)})"
+
+
+class _DictWrapper(dict):
+    """A dict held by a Checkpoint, as TF's ``_DictWrapper``: a dict whose changes in
+    place (item assignment, ``update``, ``setdefault``) announce a Variable put into
+    it, so that a value a restore keeps for it is assigned then.
+
+    >>> import eagertape.tf as tf
+    >>> tf.train.Checkpoint(mapped={"a": tf.Variable(1.0)}).mapped.__class__.__name__
+    '_DictWrapper'
+    """
+
+    def __repr__(self):
+        return f"DictWrapper({dict.__repr__(self)})"
+
+
+def _announcing(cls, name):
+    method = getattr(cls.__mro__[1], name)
+
+    def changed(self, *args, **kwargs):
+        out = method(self, *args, **kwargs)
+        if _PENDING:
+            _new_dependency()
+        return out
+    changed.__name__, changed.__doc__ = name, method.__doc__
+    setattr(cls, name, changed)
+
+
+for _name in ("append", "extend", "insert", "__setitem__", "__iadd__"):
+    _announcing(_ListWrapper, _name)
+for _name in ("__setitem__", "update", "setdefault"):
+    _announcing(_DictWrapper, _name)
+del _name
+
+
 # -- Checkpoint ----------------------------------------------------------------
 class Checkpoint:
     """``tf.train.Checkpoint(root=None, **kwargs)``: saves and restores the
@@ -269,7 +372,7 @@ class Checkpoint:
             for name, child in _children(_canonical(root)):
                 if _trackable(child):
                     self._deps[name] = child
-        for name, value in kwargs.items():
+        for name, value in sorted(kwargs.items()):      # TF's order: by name
             setattr(self, name, value)
 
     def __setattr__(self, name, value):
@@ -281,6 +384,8 @@ class Checkpoint:
                              f"list/tuple/dict of them), got {value!r}")
         if name == "save_counter":
             raise ValueError("`save_counter` is the Checkpoint's own; use another name")
+        if type(value) in (list, dict, collections.OrderedDict):
+            value = (_ListWrapper if isinstance(value, list) else _DictWrapper)(value)
         self._deps[name] = value
         _new_dependency(name)
 
@@ -332,6 +437,7 @@ class Checkpoint:
             if value.size:       # orbax refuses empty arrays; shape and dtype say it all
                 arrays[str(len(index) - 1)] = value
         meta = {"format": _FORMAT, "values": index, "slots": graph.slots,
+                "aliases": graph.aliases,
                 "keras_optimizers": {p: graph.keras_built_for(o)
                                      for p, o in graph.keras_optimizers},
                 "iterators": _iterator_states(graph, arrays)}
@@ -419,7 +525,7 @@ class _Restore:
             if any(path == c or c == "" or path.startswith(c + "/") for c in covered):
                 continue
             covered.append(path)
-            graphs.append(_Graph(obj, path))
+            graphs.append(_Graph(obj, path, self.meta.get("aliases")))
         return graphs
 
     def live_variables(self):
@@ -777,28 +883,37 @@ def _install_hooks():
     k = _keras_classes()
     if k is None:
         return
-    for cls, named in ((k[0], True), (k[1], False)):
+    for cls in k[:2]:
         if cls in _HOOKED:
             continue
         _HOOKED.append(cls)
-        track = cls._track_variable
+        track, setattr_ = cls._track_variable, cls.__setattr__
 
-        def _track_variable(self, variable, _track=track, _named=named):
+        # A Keras object's dependencies are its attributes (a layer's weight is
+        # reachable once assigned: ``self._kernel = self.add_weight(...)``); an
+        # optimizer's slots are items of its ``_variables`` list, made by
+        # _track_variable.
+        def __setattr__(self, name, value, _set=setattr_):
+            _set(self, name, value)
+            if _PENDING and _trackable(value):
+                _new_dependency(name)
+
+        def _track_variable(self, variable, _track=track):
             _track(self, variable)
-            # A weight made in Keras's symbolic build has no value until Keras
-            # initializes it on leaving that scope: restored then (below).
             if _PENDING:
-                _new_dependency(getattr(variable, "name", None) if _named else None)
-        cls._track_variable = _track_variable
+                _new_dependency()
+        cls.__setattr__, cls._track_variable = __setattr__, _track_variable
     var_cls = _keras._keras.Variable
     if var_cls not in _HOOKED:
         _HOOKED.append(var_cls)
         initialize = var_cls._deferred_initialize
 
+        # A weight made in Keras's symbolic build has no value until Keras
+        # initializes it on leaving that scope: restored then.
         def _deferred_initialize(self):
             initialize(self)
             if _PENDING:
-                _new_dependency(getattr(self, "name", None))
+                _new_dependency()
         var_cls._deferred_initialize = _deferred_initialize
 
 
@@ -827,10 +942,13 @@ def _prepare_slots(graph, meta, saved, strict=True):
             live = [graph.variables.get(p) for p in want]
             if any(v is None for v in live):
                 continue       # its slot values stay unmatched: assert_consumed says so
-            # Building changes no Variable; it makes the slots the checkpoint fills.
+            # Building changes no Variable; it makes the slots the checkpoint fills,
+            # under the optimizer's paths (``_variables/<i>``).
             opt.build([_keras._keras_variable(opt, v) for v in live])
-            for i, x in enumerate(opt.variables):
-                graph.variables[f"{path}/{i}"] = _canonical(x)
+            for key, v in _Graph(opt, path).variables.items():
+                if id(v) not in graph.paths:
+                    graph.paths[id(v)] = key
+                    graph.variables[key] = v
         elif graph.keras_built_for(opt) != want and strict:
             raise ValueError(f"cannot restore: the Keras optimizer {path!r} was built for the "
                              f"variables {graph.keras_built_for(opt)}, the checkpoint's for {want}")
@@ -1184,9 +1302,10 @@ class CheckpointOptions:
     ``"tensorflow"``, which writes TF's tensor bundle (``prefix.index`` +
     ``prefix.data-00000-of-00001``, its object graph, and with ``save`` TF's
     text-format ``checkpoint`` file) for TF to restore: Variables held by
-    Checkpoints, ``tf.Module`` attributes, lists and dicts; Keras objects,
-    eagertape's optimizers and tf.data iterators are refused before anything is
-    written (their layout in TF's checkpoints is not eagertape's).
+    Checkpoints, ``tf.Module`` attributes, lists, dicts, Keras layers and
+    optimizers, under TF's keys; eagertape's optimizers, Keras metrics given to
+    the Checkpoint and tf.data iterators are refused before anything is written
+    (their layout in TF's checkpoints is not eagertape's).
 
     >>> import eagertape.tf as tf, tempfile, os
     >>> tf.train.CheckpointOptions(enable_async=True).enable_async
@@ -1229,9 +1348,11 @@ def _tf_object_graph(root):
     """The values of ``root``'s Variables by TF's checkpoint keys, with TF's object
     graph (a ``TrackableObjectGraph``: each object a node, its dependencies by name,
     each Variable's value under its first breadth-first path) under
-    ``_CHECKPOINTABLE_OBJECT_GRAPH``, as TF's ``Checkpoint.write`` saves them. Objects
-    whose TF layout is not eagertape's (Keras objects, eagertape's optimizers,
-    tf.data iterators) are refused before anything is written."""
+    ``_CHECKPOINTABLE_OBJECT_GRAPH``, as TF's ``Checkpoint.write`` saves them. Keras
+    layers and optimizers are under TF's Keras's names (see ``_tf_tracks``), a Keras
+    optimizer's step count as TF's int64. Objects whose TF layout is not eagertape's
+    (a metric given to the Checkpoint itself, eagertape's optimizers, tf.data
+    iterators) are refused before anything is written."""
     from ._proto.checkpoint import TrackableObjectGraph
     graph, tensors, ids = TrackableObjectGraph(), {}, {}
     queue = collections.deque()
@@ -1246,6 +1367,8 @@ def _tf_object_graph(root):
 
     node_of(root, "")
     keras = _keras_classes() or ()
+    # TF's Keras counts an optimizer's steps in int64 (JAX's Keras: int32 without x64)
+    steps = {id(_canonical(o.iterations)) for _, o in _Graph(root).keras_optimizers}
     while queue:
         obj, path = queue.popleft()
         node = graph.nodes[ids[id(obj)]]
@@ -1254,13 +1377,15 @@ def _tf_object_graph(root):
             node.attributes.add(name="VARIABLE_VALUE", full_name=_base_name(obj),
                                 checkpoint_key=key)
             tensors[key] = np.asarray(obj.numpy())
+            if id(obj) in steps:
+                tensors[key] = tensors[key].astype(np.int64)
             continue
-        if isinstance(obj, (_optimizers.Optimizer,) + _ITERATORS + tuple(keras)):
+        if isinstance(obj, (_optimizers.Optimizer,) + _ITERATORS + tuple(keras[2:])):
             raise ValueError(f"cannot write {path or 'the root'!r} (a {type(obj).__name__}) in "
                              f"TensorFlow's format: its layout in TF's checkpoints is not "
-                             f"eagertape's (write a Keras model with model.save_weights("
-                             f"'x.weights.h5'), which Keras on TF reads; or use "
-                             f"eagertape_format='orbax')")
+                             f"eagertape's (TF's Keras 3 saves no metric; a tf.data "
+                             f"iterator's state is TF's own serialization): use "
+                             f"eagertape_format='orbax'")
         for name, child in _children(obj):
             if _trackable(child):
                 child_path = f"{path}/{_escape(str(name))}" if path else _escape(str(name))
@@ -1397,6 +1522,7 @@ def _base_name(v):
 
 # -- reading checkpoints -------------------------------------------------------
 _VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"      # TF's name for a Variable's value
+_ITERATOR_SUFFIX = "/.ATTRIBUTES/ITERATOR_STATE"   # and for a tf.data iterator's position
 _OBJECT_GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
@@ -1442,6 +1568,11 @@ class CheckpointReader:
         # (JSON: each value's path, shape and dtype), in place of TF's proto.
         self._graph = json.dumps({"values": meta["values"]}).encode()
         self._entries[_OBJECT_GRAPH] = ((), np.dtype(object), None)
+        # A tf.data iterator's position, under TF's key; its value is eagertape's
+        # state (JSON, one string), not TF's serialized iterator.
+        self._iterators = meta.get("iterators", {})
+        for key in self._iterators:
+            self._entries[key + _ITERATOR_SUFFIX] = ((1,), np.dtype(object), None)
 
     def _key(self, name):
         # The bare object path is taken too: eagertape's index holds no other kind.
@@ -1465,6 +1596,9 @@ class CheckpointReader:
             raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
         if key == _OBJECT_GRAPH:
             return self._graph
+        if key.endswith(_ITERATOR_SUFFIX) and key[:-len(_ITERATOR_SUFFIX)] in self._iterators:
+            state = self._iterators[key[:-len(_ITERATOR_SUFFIX)]]["state"]
+            return np.array([json.dumps(state).encode()], object)
         shape, dtype, i = self._entries[key]
         return np.asarray(self._arrays[i]) if i in self._arrays else np.zeros(shape, dtype)
 
@@ -1479,9 +1613,10 @@ class CheckpointReader:
         from .dtypes import as_dtype
         if self._bundle is not None:
             return {k: as_dtype(self._bundle.dtype(k)) for k in self._bundle.keys()}
-        # TF's _CHECKPOINTABLE_OBJECT_GRAPH is tf.string, a dtype eagertape leaves out
+        # TF's _CHECKPOINTABLE_OBJECT_GRAPH and iterator states are tf.string, a dtype
+        # eagertape leaves out
         return {k: as_dtype(dtype) for k, (_, dtype, _) in self._entries.items()
-                if k != _OBJECT_GRAPH}
+                if dtype != np.dtype(object)}
 
 
 def load_checkpoint(ckpt_dir_or_file):
@@ -1494,13 +1629,14 @@ def load_checkpoint(ckpt_dir_or_file):
     checkpoint TensorFlow wrote is read as TF reads it: its keys, shapes, dtypes
     and values (a scalar as a NumPy scalar, strings as ``bytes``), its
     ``_CHECKPOINTABLE_OBJECT_GRAPH`` the serialized proto. In eagertape's own
-    checkpoints names are the same
-    as TF's for Variables held by Checkpoints, Modules, lists and dicts. An
-    optimizer's slots (``<optimizer>/.slots/<variable path>/<i>``) and Keras
-    objects (weights by name) are under eagertape's own paths. The
+    checkpoints names are TF's, Keras objects' too (``net/l1/_kernel``); an
+    eagertape optimizer's slots (``<optimizer>/.slots/<variable path>/<i>``), which
+    TF has not, are under eagertape's own paths. The
     ``_CHECKPOINTABLE_OBJECT_GRAPH`` entry is there, as in TF (a scalar); its
-    bytes are eagertape's JSON index, not TF's proto, and it has no dtype in
-    ``get_variable_to_dtype_map`` (eagertape has no ``tf.string``).
+    bytes are eagertape's JSON index, not TF's proto, and a tf.data iterator's
+    ``<path>/.ATTRIBUTES/ITERATOR_STATE`` is eagertape's state (one JSON string);
+    neither has a dtype in ``get_variable_to_dtype_map`` (eagertape has no
+    ``tf.string``).
 
     >>> import eagertape.tf as tf, tempfile
     >>> d = tempfile.mkdtemp()

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/checkpoint.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: iterator_checkpoint
-# expected: gap: a Keras Dense's kernel is 'net/l1/kernel/...' in eagertape's checkpoint, 'net/l1/_kernel/...' in TF 2.21's (Keras 3)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
