@@ -267,3 +267,85 @@ def test_a_model_first_built_inside_a_function_that_applies_gradients(mode):
     emit("iterations", int(optimizer.iterations))
     emit("weights", [value(w) for w in model.get_weights()])
     """, mode)
+
+
+_KERAS_VALUES = """
+import keras
+rs = np.random.RandomState(0)
+x = rs.rand(8, 3).astype("float32")
+norm = tf.keras.layers.Normalization(axis=-1)
+norm.adapt(x)
+emit("adapted", [kind(norm.mean), kind(norm.variance)])
+emit("mean", value(norm.mean.numpy()))
+emit("variance", value(norm.variance.numpy()))
+given = tf.keras.layers.Normalization(mean=[1.0, 2.0, 3.0], variance=[4.0, 4.0, 4.0])
+given.build((None, 3))
+emit("given", [kind(given.mean), value(given.mean.numpy())])
+emit("normalized", [kind(norm(x)), value(norm(x[:2]).numpy())])
+dense = tf.keras.layers.Dense(2)
+model = tf.keras.Sequential([tf.keras.Input((3,)), norm, dense])
+dense.set_weights(weights_like(dense, 1))
+emit("calls", [kind(model(x)), kind(model.predict(x, verbose=0)),
+               kind(model.predict_on_batch(x))])
+emit("ops", [kind(tf.keras.ops.add(x, x)), kind(tf.keras.ops.mean(x)),
+             kind(tf.keras.ops.split(x, 2)), kind(tf.keras.activations.relu(x - 0.5)),
+             kind(tf.keras.losses.MSE(x, x * 2)), kind(keras.ops.sum(x)),
+             kind(tf.keras.ops.convert_to_tensor(x)), kind(tf.keras.ops.shape(x))])
+emit("op_values", [value(tf.keras.ops.mean(x, axis=0).numpy()),
+                   value(tf.keras.activations.relu(x - 0.5).numpy()),
+                   value(keras.ops.sum(x).numpy())])
+metric = tf.keras.metrics.Mean()
+metric.update_state([1.0, 2.0, 4.0])
+emit("metric", [kind(metric.result()), float(metric.result().numpy())])
+
+@tf.function
+def f(t):
+    return tf.keras.ops.add(t, tf.keras.ops.mean(x))
+emit("in_function", [kind(f(tf.constant(1.0))), float(f(tf.constant(1.0)))])
+
+class Centered(tf.keras.layers.Layer):
+    def build(self, shape):
+        self.center = tf.keras.ops.mean(x, axis=0)      # a constant made in build
+    def call(self, t):
+        return t - self.center
+c = Centered()
+emit("custom", [kind(c(x)), value(c(x[:1]).numpy()), kind(c.center)])
+"""
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("mode", ["eager", "fused"])
+def test_what_keras_computes_reaches_the_program_as_tfs_tensors(mode):
+    # Census keras_regression: `normalizer.mean.numpy()` after adapt. What Keras keeps
+    # on a layer, and what the public functions give on NumPy values, are TF's
+    # tensors in TF's Keras: the facade's Tensors here, with TF's values.
+    got = _same_as_tf(_KERAS_VALUES, mode)
+    assert got["adapted"] == ["Tensor", "Tensor"]
+    assert got["ops"][:7] == ["Tensor", "Tensor", ["Tensor", "Tensor"]] + ["Tensor"] * 4
+    assert got["custom"][0] == got["custom"][2] == "Tensor"
+
+
+@pytest.mark.subprocess
+def test_a_model_built_by_fit_draws_each_initializer_once_as_tf():
+    # A Sequential without an input shape is built by fit's symbolic run (Keras on JAX:
+    # its weights made in a StatelessScope, their initializers deferred): each
+    # initializer draws once, as TF's Keras draws when the weight is made, so a
+    # program whose initializers share one generator gets TF's weights.
+    _same_as_tf("""
+    from keras.src.initializers import random_initializers as ri
+    draws = np.random.RandomState(5)
+    def uniform(self, shape, dtype=None):
+        return tf.keras.ops.convert_to_tensor(draws.uniform(-0.5, 0.5, shape).astype("float32"))
+    ri.VarianceScaling.__call__ = uniform
+    x = draws.rand(16, 3).astype("float32")
+    y = x.sum(axis=1)
+    norm = tf.keras.layers.Normalization(axis=-1)
+    norm.adapt(x)
+    model = tf.keras.Sequential([norm, tf.keras.layers.Dense(4, activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+    model.compile(loss="mean_absolute_error", optimizer=tf.keras.optimizers.SGD(0.01))
+    history = model.fit(x, y, epochs=2, verbose=0, shuffle=False)
+    emit("loss", history.history["loss"])
+    emit("weights", [value(w) for w in model.get_weights()[3:]])
+    emit("next_draw", float(draws.uniform()))
+    """)

@@ -19,6 +19,11 @@ run as they are; what this module adds is how they meet the tape:
 - A loss object, ``model.losses`` and the functions of ``keras.ops``,
   ``keras.activations``, ``keras.losses`` and ``keras.random`` are recorded
   ops too; Keras optimizers take eagertape gradients and eagertape Variables.
+- What Keras computes reaches the program as the facade's Tensor where TF's
+  Keras gives a tf.Tensor: an array a layer keeps as a public attribute
+  (Normalization's ``mean`` after ``adapt``), the public functions of
+  ``keras.ops``/``activations``/``losses`` called on NumPy values, and the
+  NumPy arguments of a program's layer as its ``call`` sees them.
 - Inside Keras's own stateless or symbolic calls (``fit``, ``predict``, the
   functional API's graph building, a layer called inside another), Keras
   runs untouched.
@@ -299,6 +304,10 @@ def _rows():
         (L, "add_loss", _make_add_loss),
         (L, "__new__", _make_layer_new),
         ("keras.src.layers.layer", "is_backend_tensor_or_symbolic", _make_is_tensor_arg),
+        # Keras's own hook of a layer's attribute assignment (a backend's values
+        # there): an array a layer keeps (Normalization's mean after adapt) is TF's
+        # tensor in TF's Keras, the facade's Tensor here.
+        (L, "_setattr_hook", _make_setattr_hook),
         ("keras.src.layers.layer:CallSpec", "__init__", _make_call_spec_init),
         ("keras.src.dtype_policies.dtype_policy:DTypePolicy", "convert_input",
          _make_convert_input),
@@ -401,6 +410,7 @@ _DATASET_MODULES = ("text_dataset_utils", "image_dataset_utils", "audio_dataset_
 _FUNCTION_MODULES = ("keras.src.ops.numpy", "keras.src.ops.nn", "keras.src.ops.core",
                      "keras.src.ops.math", "keras.src.ops.linalg", "keras.src.ops.image",
                      "keras.src.activations.activations", "keras.src.losses.losses")
+_INTERNAL_PREFIXES = ("keras.src.",)
 _ALIAS_PREFIXES = ("keras.src.ops", "keras.src.activations", "keras.src.losses",
                    "keras.api", "keras._tf_keras", "keras.ops", "keras.activations",
                    "keras.losses")
@@ -758,6 +768,12 @@ def _op_by_op(layer, layer_call, args, kwargs):
     if _entry_call():
         for sub in layer._flatten_layers():
             sub.__dict__.pop("_eagertape_losses", None)
+    # NumPy arrays among the arguments are the facade's Tensors in the layer's call,
+    # as TF's Keras converts them to TF's tensors (Keras would make its arrays).
+    if not all(isinstance(a, _TensorLike) for a in args) or any(
+            isinstance(v, _CONTAINERS) for v in kwargs.values()):
+        args, kwargs = jax.tree_util.tree_map(_tensor_of_numpy, (args, kwargs),
+                                              is_leaf=is_tensor_like)
     out = layer_call(layer, *args, **kwargs)
     if layer.activity_regularizer is not None:
         # As Keras's __call__ does for its own arrays (it passes over Tensors):
@@ -767,6 +783,15 @@ def _op_by_op(layer, layer_call, args, kwargs):
             if isinstance(y, _TensorLike):
                 layer.add_loss(call(fn, (y,), name=fn.__name__))
     return out
+
+
+_CONTAINERS = (np.ndarray, list, tuple, dict)
+
+
+def _tensor_of_numpy(x):
+    if type(x) is np.ndarray and x.dtype.kind in "biufc":
+        return extend.constant(x)
+    return x
 
 
 def _activity_loss_fn(layer):
@@ -960,6 +985,34 @@ def _draw_once(variable):
     variable._initializer = lambda shape, dtype=None: value
 
 
+def _deferred(variable):
+    """A variable Keras made in a StatelessScope (its initializer deferred): drawn
+    when it is made inside the facade's eager build (``_building``), else (Keras's
+    symbolic build of a model, in its ``compute_output_spec``, where a draw may be
+    traced) at its first read, and that one draw kept for every later read and the
+    scope's exit."""
+    if variable._value is None and getattr(variable, "_initializer", None) is not None:
+        if getattr(_building, "depth", 0):
+            _draw_once(variable)
+        else:
+            _keep_first_draw(variable)
+
+
+def _keep_first_draw(variable):
+    draw = variable._initializer
+    kept = []
+
+    def initializer(shape, dtype=None):
+        if kept:
+            return kept[0]
+        with init_scope():      # a value, as TF's initializer in init_scope, where it can be
+            value = draw(shape, dtype=dtype)
+        if not isinstance(value, jax.core.Tracer):     # (one computed from the trace is not)
+            kept.append(value)
+        return value
+    variable._initializer = initializer
+
+
 def _make_variable_init(init):
     # A variable made while a function is traced (an optimizer's slots, built
     # on its first step) gets a real initial value, not one of the trace.
@@ -970,14 +1023,12 @@ def _make_variable_init(init):
         trace = extend.function_trace()
         if trace is None:
             init(self, *args, **kwargs)
-            if getattr(_building, "depth", 0) and self._value is None:
-                _draw_once(self)
+            _deferred(self)
             return
         trace.may_create()
         with extend.init_scope():
             init(self, *args, **kwargs)
-            if getattr(_building, "depth", 0) and self._value is None:
-                _draw_once(self)
+            _deferred(self)
         trace.admit(self)
     return __init__
 
@@ -1129,6 +1180,7 @@ def _function_rows():
             if (isinstance(fn, types.FunctionType) and fn.__module__ == name
                     and not attr.startswith("_") and attr not in _NOT_RECORDED):
                 made[id(fn)] = (fn, _recorded(fn))
+    public = {}
     for name in sorted(sys.modules):
         mod = sys.modules[name]
         if mod is None or not name.startswith(_ALIAS_PREFIXES):
@@ -1136,12 +1188,61 @@ def _function_rows():
         for attr, fn in list(vars(mod).items()):
             hit = made.get(id(fn))
             if hit is not None and hit[0] is fn:
-                rows.append((name, attr, lambda _, w=hit[1]: w))
+                w = hit[1]
+                if not name.startswith(_INTERNAL_PREFIXES):    # what programs call
+                    w = public.get(id(fn))
+                    if w is None:
+                        w = public[id(fn)] = _giving_tensors(fn)
+                rows.append((name, attr, lambda _, w=w: w))
     for key, fn in list(_private("ALL_OBJECTS_DICT").items()):
         hit = made.get(id(fn))
         if hit is not None and hit[0] is fn:
             rows.append((KERAS_PRIVATE["ALL_OBJECTS_DICT"], key, lambda _, w=hit[1]: w))
     return rows
+
+
+def _giving_tensors(fn):
+    """A public Keras function (keras.ops, keras.activations, keras.losses, as a
+    program finds them) that gives the facade's Tensors where TF's Keras gives
+    tf.Tensors: called on NumPy or Python values outside Keras's own scopes. Keras's
+    code calls the functions of its modules (keras.src), which give its arrays."""
+    quiet = _quiet_fn(fn)
+
+    @functools.wraps(fn)
+    def public(*args, **kwargs):
+        if _records(args, kwargs):
+            return call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
+        out = fn(*args, **kwargs)
+        if _in_stateless_scope() or _in_symbolic_scope():
+            return out
+        return _tensors_of(out)
+    public._eagertape_op = True
+    return public
+
+
+def _computed(x):
+    """Whether ``x`` is a computed JAX array (not a tracer)."""
+    return isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer)
+
+
+def _tensors_of(tree):
+    """``tree`` with its computed JAX arrays as the facade's Tensors."""
+    if _computed(tree):
+        return _wrap(tree)
+    if isinstance(tree, (list, tuple, dict)):
+        return jax.tree_util.tree_map(lambda x: _wrap(x) if _computed(x) else x,
+                                      tree, is_leaf=is_tensor_like)
+    return tree
+
+
+def _make_setattr_hook(setattr_hook):
+    # (Public attributes only: what Keras keeps under a private name is its own.)
+    def _setattr_hook(self, name, value):
+        name, value = setattr_hook(self, name, value)
+        if name[:1] != "_" and _computed(value):
+            value = _wrap(value)
+        return name, value
+    return _setattr_hook
 
 
 def _recorded(fn):

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/keras/regression.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: a Keras layer's computed tensors are JAX arrays, not the facade's Tensor: after normalizer.adapt(...), normalizer.mean.numpy() raises AttributeError ('jaxlib._jax.ArrayImpl' object has no attribute 'numpy'); TF's Keras gives a TF tensor
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
