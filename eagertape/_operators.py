@@ -206,8 +206,12 @@ def _getitem(a, idx):
 
 
 def _concrete_slices(idx):
-    # slice objects are opaque to pytrees; Tensor bounds inside them become ints.
+    # slice objects are opaque to pytrees; Tensor bounds inside them become ints. A
+    # tuple inside the index is a sequence index, as a list (NumPy's rule; JAX asserts
+    # on a tuple of bools).
     def fix(s):
+        if type(s) is tuple:
+            return list(s)
         if isinstance(s, slice) and any(isinstance(b, _TensorLike) for b in (s.start, s.stop, s.step)):
             return slice(*(operator.index(b) if b is not None else None for b in (s.start, s.stop, s.step)))
         return s

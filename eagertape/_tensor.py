@@ -383,8 +383,10 @@ class TensorShape(tuple):
 
     @property
     def dims(self):
-        """The dimensions as a list (ints, None where unknown); None for an unknown rank."""
-        return None if self.rank is None else list(self)
+        """The dimensions as a list of ``Dimension`` objects (``value`` None where
+        unknown), as TF's; None for an unknown rank. ``as_list()`` gives ints."""
+        from ._dimension import Dimension
+        return None if self.rank is None else [Dimension(d) for d in tuple.__iter__(self)]
 
     def as_list(self):
         """The dimensions as a list of ints (None where unknown)."""

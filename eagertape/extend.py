@@ -39,11 +39,12 @@ The names, by what they are for:
   the base of a gradient a ``custom_gradient`` may give that is not a dense
   Tensor (``tf.IndexedSlices``);
 - Tensors and Variables: ``Tensor``, ``Variable``, ``TensorLike``,
-  ``TensorShape``, ``is_tensor_like``, ``wrap``, ``standin``, ``VariableAlias``,
-  ``new_variable_id``; a ``Tensor`` subclass whose value is a host NumPy array JAX
-  cannot hold (the facade's string tensors) sets ``_host_only = True``: a
-  ``function`` refuses it as an argument (a TypeError naming the argument) and gives
-  it back as it is where the traced code returns it;
+  ``TensorShape`` (its ``dims`` are ``Dimension`` objects), ``is_tensor_like``,
+  ``wrap``, ``standin``, ``VariableAlias``, ``new_variable_id``; a ``Tensor``
+  subclass whose value is a host NumPy array JAX cannot hold (the facade's string
+  tensors) sets ``_host_only = True``: a ``function`` refuses it as an argument (a
+  TypeError naming the argument) and gives it back as it is where the traced code
+  returns it;
 - conversion and dtypes: ``convert_to_tensor``, ``constant``,
   ``convert_operand``, ``dtype_mismatch``, ``as_dtype``, ``python_default_dtype``,
   ``DType``, ``dtype_category``, ``foreign_variable_error``;
@@ -56,7 +57,9 @@ The names, by what they are for:
 - fused mode: ``run_pending`` (before a JAX function that donates its arguments);
 - settings and 64-bit types: ``config``, ``x64``, ``x64_modules``,
   ``operator_promotion`` (the per-process type-promotion hook of the operators);
-- errors and caches: ``OpError``, ``InvalidArgumentError``, ``CacheTable``.
+- errors and caches: ``OpError``, ``InvalidArgumentError``, ``CacheTable``;
+  ``host_raising(fn)``, a host callback (``jax.debug.callback``) whose exception
+  a compiled call raises as it was, not as JAX's runtime error.
 """
 import contextlib as _contextlib
 
@@ -65,9 +68,11 @@ from ._config import config
 from ._connected import _inexact as is_inexact
 from ._connected import reading_inputs, tie
 from ._custom import Cotangent, custom_gradient
+from ._dimension import Dimension
 from ._dtypes import DType
 from ._dtypes import category as dtype_category
 from ._errors import InvalidArgumentError, OpError
+from ._host_errors import raising as host_raising
 from ._function import _SINGLETON as VARIABLE_ON_LATER_TRACE
 from ._function import _Capture, pure_trace
 from ._fused import run_pending as _run_pending
@@ -92,7 +97,8 @@ from ._variables import Variable, init_scope
 __all__ = [
     "primitive", "call", "stop_gradient", "custom_gradient", "Cotangent", "reading_inputs", "tie",
     "is_inexact",
-    "Tensor", "Variable", "TensorLike", "TensorShape", "is_tensor_like", "wrap", "standin",
+    "Tensor", "Variable", "TensorLike", "TensorShape", "Dimension", "is_tensor_like", "wrap",
+    "standin",
     "VariableAlias", "new_variable_id",
     "convert_to_tensor", "constant", "convert_operand", "dtype_mismatch", "as_dtype",
     "python_default_dtype", "DType", "dtype_category", "foreign_variable_error",
@@ -100,7 +106,7 @@ __all__ = [
     "watching_reads", "function_trace", "scratch_trace", "VARIABLE_ON_LATER_TRACE",
     "current_name_scope", "in_name_scope", "pure_trace",
     "run_pending", "config", "x64", "x64_modules", "operator_promotion",
-    "OpError", "InvalidArgumentError", "CacheTable",
+    "OpError", "InvalidArgumentError", "CacheTable", "host_raising",
 ]
 
 

@@ -150,6 +150,9 @@ def __getattr__(name):
         # slow to import); its fit/evaluate/predict take this facade's tf.data.Dataset.
         from ._keras import join_data, namespace
         mod = namespace()
+        # TF's tf.keras.__version__ is Keras's (the namespace hides dunders).
+        mod.__version__ = getattr(mod._module, "__version__", None) or __import__(
+            "keras").__version__
         join_data(data.Dataset)
         globals()["keras"] = mod
         return mod

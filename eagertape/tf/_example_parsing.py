@@ -261,6 +261,17 @@ def _pad(arrays, dtype, shape, default):
     return out
 
 
+def _tf_order(features, out):
+    """``out`` in the order of TF's result: the VarLenFeature (sparse) keys, then
+    the FixedLen and FixedLenSequence (dense) ones, then the RaggedFeature ones,
+    each group sorted by key (TF's parser lists its configuration so)."""
+    def group(key):
+        cfg = features[key]
+        return (0 if isinstance(cfg, VarLenFeature) else 2 if isinstance(cfg, RaggedFeature)
+                else 1)
+    return {k: out[k] for k in sorted(out, key=lambda k: (group(k), k))}
+
+
 def parse_single_example(serialized, features, example_names=None, name=None):
     """One serialized ``tf.train.Example`` parsed into a dict of tensors (one per key
     of ``features``; a VarLenFeature gives a ``tf.SparseTensor``).
@@ -288,7 +299,7 @@ def parse_single_example(serialized, features, example_names=None, name=None):
             out[key] = _result(v)
         else:
             out[key] = _result(v)
-    return out
+    return _tf_order(features, out)
 
 
 def parse_example(serialized, features, example_names=None, name=None):
@@ -334,7 +345,7 @@ def parse_example(serialized, features, example_names=None, name=None):
             out[key] = RaggedTensor.from_row_lengths(
                 _result(flat), np.asarray([len(v) for v in vals],
                                           np.dtype(cfg.row_splits_dtype)))
-    return out
+    return _tf_order(features, out)
 
 
 def _parse_sequence(serialized, name):
@@ -417,7 +428,7 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
         v = _sequence_one(se.feature_lists.feature_list, key, cfg, nm)
         seq[key] = _sparse(v, _dtype(cfg, key)) if isinstance(cfg, VarLenFeature) \
             else _result(v)
-    return ctx, seq
+    return _tf_order(context_features, ctx), _tf_order(sequence_features, seq)
 
 
 def parse_sequence_example(serialized, context_features=None, sequence_features=None,
@@ -473,7 +484,8 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
         else:
             seq[key] = _result(_pad(vals, dtype, _shape(cfg), cfg.default_value))
             lengths[key] = _result(np.asarray([v.shape[0] for v in vals], np.int64))
-    return ctx, seq, lengths
+    return (_tf_order(context_features, ctx), _tf_order(sequence_features, seq),
+            _tf_order(sequence_features, lengths))
 
 
 def decode_json_example(json_examples, name=None):

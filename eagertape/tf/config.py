@@ -226,8 +226,71 @@ def _module(name, doc, left_out=None, **attrs):
     return mod
 
 
+_determinism = {"enabled": False}
+
+# XLA's GPU flags for deterministic ops (read by XLA when its GPU backend starts).
+_GPU_DETERMINISM_FLAGS = ("--xla_gpu_deterministic_ops=true",)
+
+
+def _enable_op_determinism():
+    """TF's switch to deterministic ops, from here on in this process. As in TF, a
+    random op with neither a global seed (``tf.random.set_seed``) nor an op seed
+    then raises RuntimeError. eagertape's ops on the CPU are deterministic already
+    (XLA's CPU kernels do not race), and so is its ``tf.data`` (it runs
+    sequentially). On a GPU, XLA's deterministic kernels (scatter, reductions)
+    are chosen by its flag ``--xla_gpu_deterministic_ops=true``, which XLA reads
+    once, when its first backend starts: this function adds the flag to
+    ``XLA_FLAGS`` (so a backend not started yet, and the processes this one
+    starts, get it) and, on a GPU, warns that only a backend started after the
+    call (or a process started with the flag) has it. JAX's configuration is
+    not touched.
+
+    >>> import eagertape.tf as tf
+    >>> tf.random.set_seed(1)
+    >>> tf.config.experimental.enable_op_determinism()
+    >>> tf.random.normal([2]).shape
+    TensorShape([2])
+    >>> tf.config.experimental._disable_op_determinism()   # (the tests' way back; TF has none)
+    """
+    import os
+    import warnings
+    _determinism["enabled"] = True
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    missing = [f for f in _GPU_DETERMINISM_FLAGS if f not in flags]
+    if not missing:
+        return
+    _determinism.setdefault("xla_flags", os.environ.get("XLA_FLAGS"))
+    os.environ["XLA_FLAGS"] = " ".join(flags + missing)
+    if jax.default_backend() == "gpu":      # (a backend started now has the flag)
+        warnings.warn(
+            "tf.config.experimental.enable_op_determinism: XLA reads "
+            "--xla_gpu_deterministic_ops=true (now in XLA_FLAGS) when its backend starts; "
+            "if JAX computed anything before this call, its GPU kernels may not be "
+            "deterministic: set XLA_FLAGS=--xla_gpu_deterministic_ops=true before the "
+            "process starts to be sure.", RuntimeWarning, stacklevel=2)
+
+
+def _disable_op_determinism():
+    # TF has no public way back (its tests' config.disable_op_determinism is private):
+    # the tests' way, which also gives XLA_FLAGS back.
+    import os
+    _determinism["enabled"] = False
+    if "xla_flags" in _determinism:
+        old = _determinism.pop("xla_flags")
+        if old is None:
+            os.environ.pop("XLA_FLAGS", None)
+        else:
+            os.environ["XLA_FLAGS"] = old
+
+
+def _op_determinism_enabled():
+    return _determinism["enabled"]
+
+
 experimental = _module(
     "tf.config.experimental", "TF's experimental device settings, onto JAX's devices.",
+    enable_op_determinism=_enable_op_determinism,
+    _disable_op_determinism=_disable_op_determinism,
     left_out=_left_out("TF's distributed runtime: use jax.distributed", "ClusterDeviceFilters"),
     set_memory_growth=_set_memory_growth, get_memory_growth=_get_memory_growth,
     list_physical_devices=list_physical_devices, list_logical_devices=list_logical_devices,

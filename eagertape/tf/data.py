@@ -621,7 +621,9 @@ class Dataset:
                 if _is_nest(dtypes) and not _same_structure(dtypes, value):
                     raise TypeError(f"from_generator: element {i} does not match the "
                                     f"structure of the signature ({dtypes})")
-                element = _map(lambda v, d: _generated(v, d, i), value, dtypes)
+                # The signature's structure: a single spec takes the whole value (a
+                # yielded 1-tuple is then a value of shape (1,), as TF's).
+                element = _map(lambda d, v: _generated(v, d, i), dtypes, value)
                 if shapes is not None:
                     _map(lambda a, s: _check_shape(a, s, i), element, shapes)
                 yield element

@@ -7,9 +7,9 @@ messages), ValueError for a static shape or rank, TypeError for a dtype.
 Inside a ``tf.function`` being traced, shape, rank and dtype checks run at
 once (shapes are static there), as do value checks on values known when
 tracing. A value check on a traced value runs when the compiled function runs
-(a ``jax.debug.callback``, as TF's graph runs its Assert op): it fails there as
-JAX's runtime error (a RuntimeError) whose message holds TF's, not as
-InvalidArgumentError.
+(a ``jax.debug.callback``, as TF's graph runs its Assert op), and fails there
+with TF's InvalidArgumentError: the core's compiled call raises a host callback's
+error as it was (``extend.host_raising``), not as JAX's runtime error.
 
 >>> import eagertape.tf as tf
 >>> tf.debugging.assert_less(tf.constant([1.0, 2.0]), 3.0)
@@ -28,6 +28,7 @@ import numpy as np
 from .. import debug as _debug
 from .. import numpy as _np
 from ..extend import InvalidArgumentError
+from ..extend import host_raising as _host_raising
 from ..extend import convert_to_tensor
 from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike
 from . import math as _math
@@ -68,7 +69,7 @@ def _check(ok, data_fn, summarize):
     def at_run_time(all_ok):
         if not all_ok:
             raise InvalidArgumentError("a tf.debugging assertion failed inside a tf.function")
-    jax.debug.callback(at_run_time, jax.numpy.all(ok._value))
+    jax.debug.callback(_host_raising(at_run_time), jax.numpy.all(ok._value))
 
 
 def _binary(sym, test, x, y, message, summarize, data=None):
@@ -384,7 +385,7 @@ def check_numerics(tensor, message, name=None):
             report = bad_report(np.asarray(arr))
             if report:
                 raise InvalidArgumentError(report)
-        jax.debug.callback(at_run_time, t._value)
+        jax.debug.callback(_host_raising(at_run_time), t._value)
     return _np.asarray(t)
 
 

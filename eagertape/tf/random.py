@@ -44,6 +44,7 @@ from .. import extend as _extend
 from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
 from ..extend import Variable
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
+from . import config as _config
 
 __getattr__ = _Unsupported("tf.random", {
     "learned_unigram_candidate_sampler":
@@ -92,6 +93,10 @@ def set_seed(seed):
 
 
 def _next_key(seed=None):
+    if seed is None and _gen.seed is None and _config._op_determinism_enabled():
+        raise RuntimeError("Random ops require a seed to be set when determinism is enabled. "
+                           "Please set a seed before running the op, e.g. by calling "
+                           "tf.random.set_seed(1).")
     stream = None if seed is None else int(seed)
     var = _gen.streams.get(stream)
     if var is None:

@@ -14,6 +14,7 @@ the operators of all Tensors promote by TF's lattice (see its docstring).
 (tf.float64, np.float64(1.5))
 """
 import functools as _functools
+import types as _types
 
 import jax as _jax
 import jax.numpy as _jnp
@@ -275,10 +276,105 @@ def _disable_numpy_behavior():
     _operator_promotion(None)
 
 
-__getattr__ = _Unsupported("tf.experimental.numpy", {
+def _size(size):
+    if size is None:
+        return ()
+    if isinstance(size, (int, _onp.integer)):
+        return (int(size),)
+    return tuple(int(s) for s in size)
+
+
+def _random_module():
+    """``tf.experimental.numpy.random``: TF-NumPy's random functions, each the
+    ``tf.random`` op TF's calls (the global stream, seeded by ``seed`` as by
+    ``tf.random.set_seed``), float64 by default as TF-NumPy's. The numbers are
+    JAX's, not TF's; a seed gives the same sequence on every run."""
+    from .. import random as tfr
+
+    def seed(s):
+        """Set the global seed (``tf.random.set_seed``).
+
+        >>> import eagertape.tf as tf
+        >>> tnp = tf.experimental.numpy
+        >>> tnp.random.seed(1); a = tnp.random.randn(2)
+        >>> tnp.random.seed(1); bool(tnp.all(a == tnp.random.randn(2)))
+        True
+        """
+        try:
+            s = int(s)
+        except TypeError:
+            raise ValueError(f"Argument `s` got an invalid value {s}. Only integers are "
+                             "supported.") from None
+        tfr.set_seed(s)
+
+    def standard_normal(size=None):
+        """Standard normal samples of shape ``size`` (float64)."""
+        return tfr.normal(_size(size), dtype="float64")
+
+    def randn(*args):
+        """Standard normal samples of shape ``args`` (float64).
+
+        >>> import eagertape.tf as tf
+        >>> x = tf.experimental.numpy.random.randn(2, 3)
+        >>> x.shape, x.dtype
+        (TensorShape([2, 3]), tf.float64)
+        """
+        return standard_normal(size=args)
+
+    def uniform(low=0.0, high=1.0, size=None):
+        """Uniform samples in ``[low, high)`` (float64); ``size`` None: the
+        broadcast shape of ``low`` and ``high``."""
+        low, high = _np.asarray(low, "float64"), _np.asarray(high, "float64")
+        if size is None:
+            size = _onp.broadcast_shapes(tuple(low.shape), tuple(high.shape))
+        return tfr.uniform(_size(size), minval=low, maxval=high, dtype="float64")
+
+    def rand(*size):
+        """Uniform samples in ``[0, 1)`` of shape ``size`` (float64)."""
+        return uniform(0.0, 1.0, size)
+
+    def random(size=None):
+        """Uniform samples in ``[0, 1)`` of shape ``size`` (float64)."""
+        return uniform(0.0, 1.0, size)
+
+    def randint(low, high=None, size=None, dtype=_onp.int64):
+        """Integers in ``[low, high)`` (``[0, low)`` without ``high``); int64 by
+        default, int32 or int64 only, as TF-NumPy's."""
+        low = int(low)
+        if high is None:
+            low, high = 0, low
+        d = _onp.dtype(dtype)
+        if d not in (_onp.dtype("int32"), _onp.dtype("int64")):
+            raise ValueError(f"Argument `dtype` got an invalid value {dtype}. Only those "
+                             f"convertible to (<class 'numpy.int32'>, <class 'numpy.int64'>) "
+                             f"are supported.")
+        return tfr.uniform(_size(size), minval=low, maxval=high, dtype=d.name)
+
+    def poisson(lam=1.0, size=None):
+        """Poisson samples of rate ``lam`` and shape ``size`` (int64)."""
+        return tfr.poisson(_size(size), lam, dtype="int64")
+
+    mod = _types.ModuleType("tf.experimental.numpy.random", _random_module.__doc__)
+    for f in (seed, standard_normal, randn, uniform, rand, random, randint, poisson):
+        f.__module__ = mod.__name__
+        setattr(mod, f.__name__, f)
+    mod.__getattr__ = _Unsupported("tf.experimental.numpy.random")
+    return mod
+
+
+_random = []
+
+
+def __getattr__(name):
+    if name == "random":        # (made on first use: tf.random imports after this module)
+        if not _random:
+            _random.append(_random_module())
+        return _random[0]
+    return _unsupported(name)
+
+
+_unsupported = _Unsupported("tf.experimental.numpy", {
     "string_": "JAX has no string dtype",
     "unicode_": "JAX has no string dtype",
     "object_": "JAX arrays hold numbers only (no object dtype)",
-    "random": "tf.experimental.numpy.random is not mapped; use tf.random (stateful, TF's "
-              "seeding) or eagertape.numpy with jax.random keys",
 })
