@@ -23,6 +23,12 @@ ArrayImpl      ``jax._src.array            the concrete array class, named witho
                                            ``jax.distributed.initialize()`` fails);
                                            ``type(v) is ArrayImpl`` is the fast test
                                            of a computed value on the hot path
+trace_ctx,     ``jax._src.core.trace_ctx   whether a JAX trace is running (any:
+EvalTrace      .trace``, ``EvalTrace``     jax.jit, eval_shape, Keras's compiled
+                                           step): arithmetic on static shapes stays
+                                           concrete there (``_primitive._run_now``);
+                                           JAX has no public test of it, and the
+                                           check runs on every eager call
 ============== =========================== ========================================
 """
 import importlib
@@ -49,3 +55,18 @@ def _private(module, name, attrs=()):
 
 x64_flag = _private("jax._src.config", "enable_x64", attrs=("value", "swap_local", "set_local"))
 ArrayImpl = _private("jax._src.array", "ArrayImpl")
+trace_ctx = _private("jax._src.core", "trace_ctx", attrs=("trace",))
+EvalTrace = _private("jax._src.core", "EvalTrace")
+
+
+def tracing():
+    """Whether a JAX trace (of any kind) is running in this thread.
+
+    >>> import jax
+    >>> from eagertape._jax_private import tracing
+    >>> tracing()
+    False
+    >>> _ = jax.eval_shape(lambda x: print(tracing()) or x, 1.0)
+    True
+    """
+    return type(trace_ctx.trace) is not EvalTrace

@@ -21,6 +21,7 @@ from ._cache import Table
 from ._connected import NO_GRADIENT
 from .debug import call_site, check_outputs
 from ._graph import _ArrayImpl
+from ._jax_private import tracing as _tracing
 from ._errors import InvalidArgumentError
 from ._logging import logger
 from ._state import EAGER, FUSED, _x64_flag, local, x64
@@ -393,10 +394,11 @@ def _run_now(kind, objs, vals, constant_output):
     if _graph.made:             # a value made in fused mode, used at once
         vals = _fused.resolve(vals)
     c = local.state.capture
-    if c is not None and _shape_arithmetic(vals, c.stand_ins):
-        # Tracing a tf.function: arithmetic on shapes (tf.shape(x)[0] * 2)
-        # stays a concrete value, as TF's static shapes, so it can shape
-        # tensors (tf.ones((batch_size, 1))).
+    if (c is not None or _tracing()) and _shape_arithmetic(vals, () if c is None else c.stand_ins):
+        # Tracing (a tf.function, Keras's compiled step or symbolic build, any
+        # JAX trace): arithmetic on shapes (tf.shape(x)[0] * 2) stays a concrete
+        # value, as TF's static shapes, so it can shape tensors
+        # (tf.ones((batch_size, 1))) and bound slices (x[:, :h - 1]).
         with jax.ensure_compile_time_eval():
             out = _execute(kind, objs, vals)
     else:

@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/vision/zero_dce.py
 # commit: 022a2449a151dca642596640657ed4e7f94256c9
 # families: 
-# expected: gap: a slice bound computed from tf.shape inside a traced function (illumination_smoothness_loss: x[:, : h_x - 1] with h_x = tf.shape(x)[1], in fit's train_step) is a JAX tracer, and eagertape's slicing takes it with __index__: TracerArrayConversionError; TF slices with the computed bound (x[:, :tf.shape(x)[1] - 1] alone in a tf.function fails alike)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
