@@ -117,7 +117,7 @@ def _canonical(obj):
 
 
 def _trackable(obj):
-    if type(obj).__module__ == _KERAS_TRACKING:
+    if type(obj).__module__ == _keras_tracking():
         return False      # Keras's TrackedList/Dict/Set: no TF trackables (TF does not wrap them)
     if isinstance(obj, (Variable, Module, Checkpoint, _optimizers.Optimizer, list, tuple, dict)
                   + _ITERATORS):
@@ -139,10 +139,19 @@ def _trackable(obj):
 # Keras 3), and the collections Layer._initialize_tracker sets with TF's tracking
 # off. The same Keras classes run here on JAX, and their attributes are set in the
 # same order, so the attributes are read in that order with TF's rules.
-_KERAS_TRACKING = "keras.src.utils.tracking"
+# (Keras's tracking module: declared with the join's private names, tf/_keras.py)
+_KERAS_TRACKING = None
 _KERAS_LAYER_UNTRACKED = frozenset((
     "_trainable_variables", "_non_trainable_variables", "_layers", "_metrics",
     "_seed_generators"))
+
+
+def _keras_tracking():
+    global _KERAS_TRACKING
+    if _KERAS_TRACKING is None:
+        from ._keras import KERAS_PRIVATE
+        _KERAS_TRACKING = KERAS_PRIVATE["tracking"]
+    return _KERAS_TRACKING
 
 
 def _tf_tracks(value):
