@@ -526,6 +526,9 @@ class _UnknownShape(TensorShape):
     def __len__(self):
         raise ValueError("Cannot take the length of shape with unknown rank.")
 
+    def __bool__(self):
+        return False        # TF's: a shape holds information only with a known rank
+
     def __iter__(self):
         raise ValueError("Cannot iterate over a shape with unknown rank.")
 

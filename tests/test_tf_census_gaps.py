@@ -294,7 +294,7 @@ def _dims(tf):
             dims[1].is_compatible_with(3), dims[0] == 16, str(dims[1]),
             isinstance(dims[0], tf.compat.v1.Dimension), tf.TensorShape(None).dims,
             tf.constant([[1.0, 2.0]]).shape.dims[1].value, shape.as_list(),
-            tf.compat.dimension_value(dims[2]))
+            tf.compat.dimension_value(dims[2]), bool(tf.TensorShape(None)))
 
 
 def test_tensorshape_dims_are_dimensions():

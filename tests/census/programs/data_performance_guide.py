@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/data_performance.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: Dataset.from_generator with one TensorSpec(shape=(1,)) output_signature: the generator's yielded 1-tuple (sample_idx,) is taken as a structure, not as the value of shape (1,) (TypeError: 'numpy.dtypes.Int64DType' object is not iterable, in cell 10's first benchmark)
+# expected: gap: tf.py_function(func, [], Tout=()) whose func returns None raises ValueError (the function returned None, which does not match Tout=()) where TF's returns [] (cell 30's mapped_function; eagertape/tf/_control_flow.py's py_function)
 # timings: ^Execution time
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the

@@ -2,7 +2,7 @@
 # source: keras-team/keras-io examples/keras_recipes/creating_tfrecords.py
 # commit: 078fe3679040492491d4f24124cc272ad5ad7242
 # families: sparse, io
-# expected: gap: tf.io.parse_single_example's result orders its keys as the feature description does (path, area, bbox, ...); TF's puts the VarLenFeature (sparse) keys first, then the FixedLenFeature ones, each sorted by name (bbox, area, category_id, id, image, image_id, path), so the printed features come in another order (first: TF 'bbox: [23.34 26.1  29.36 23.97]', eagertape "path: b'datasets/val2017/000000305712.jpg'"); every printed value is TF's but for the order. Fit's loss differs too (TF 5.3297, eagertape 5.5780), not diagnosed: EfficientNetB0's Dropout layers draw from the backend's generator in training (TF's numbers are not JAX's), the likely cause
+# expected: gap: fit's loss differs (TF 5.3297, eagertape 5.5780), not diagnosed: EfficientNetB0's Dropout layers draw from the backend's generator in training (TF's numbers are not JAX's), the likely cause; every printed feature (tf.io.parse_single_example's keys in TF's order) is TF's
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the

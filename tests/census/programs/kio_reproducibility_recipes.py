@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/keras_recipes/reproducibility_recipes.py
 # commit: 0130fa2d64ef56df69cb2ada9c8c06c9478d21eb
 # families: 
-# expected: gap: tf.config.experimental.enable_op_determinism is missing (eagertape raises AttributeError: not supported by the facade yet); TF turns op determinism on (eagertape's ops on the CPU are deterministic already: it could be accepted as a no-op)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the

@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/keras_recipes/subclassing_conv_layers.py
 # commit: 12d96f9887792509a1f84dc3b70505ba97bb0890
 # families: 
-# expected: gap: tf.keras has no __version__ (the source's first cell prints keras.__version__ of `import tensorflow.keras as keras`): eagertape raises AttributeError; TF prints Keras's version
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the

@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/tf_numpy.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: tf.experimental.numpy.random is not mapped (tnp.random.randn: cells 27, 31, 41, 57; the census's determinism line after cell 7 sets it, and fails there); past it, numpy behaviour's indexing by a tuple of bools (cell 24, x[:, (True, False, True)]) raises JAX's AssertionError
+# expected: gap: a TensorShape formatted by % prints as a tuple of its sizes (cell 12: "narray.reshape(-1) has shape %s" % ones.reshape(-1).shape: TF 'has shape (15,)', eagertape 'has shape 15'): eagertape's TensorShape is a tuple (eagertape/_tensor.py), so % takes it as its argument tuple
 # timings: ms$
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
