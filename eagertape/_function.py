@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
+from . import _host_errors
 from ._primitive import call
 from ._config import config
 from ._dtypes import DType
@@ -735,6 +736,17 @@ class Function:
         return out
 
     def _run(self, trace, leaves, objs, vals):
+        try:
+            return self._run_checked(trace, leaves, objs, vals)
+        except jax.errors.JaxRuntimeError as e:
+            # A host callback's error (tf.debugging.check_numerics, ...) as TF's
+            # graph raises its op's: the callback's own exception.
+            orig = _host_errors.original(e)
+            if orig is None:
+                raise
+            raise orig from None
+
+    def _run_checked(self, trace, leaves, objs, vals):
         if trace.hosts:
             codec = trace.codec
             call_id = codec.begin()
