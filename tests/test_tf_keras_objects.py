@@ -326,11 +326,14 @@ def test_what_keras_computes_reaches_the_program_as_tfs_tensors(mode):
 
 
 @pytest.mark.subprocess
-def test_a_model_built_by_fit_draws_each_initializer_once_as_tf():
-    # A Sequential without an input shape is built by fit's symbolic run (Keras on JAX:
-    # its weights made in a StatelessScope, their initializers deferred): each
-    # initializer draws once, as TF's Keras draws when the weight is made, so a
-    # program whose initializers share one generator gets TF's weights.
+def test_a_model_built_by_fit_or_predict_draws_each_initializer_once_as_tf():
+    # A Sequential without an input shape is built by fit's symbolic run or predict's
+    # call in a StatelessScope (Keras on JAX: its weights made there, their
+    # initializers deferred, drawn at each read and at the scope's exit): each
+    # initializer draws once, as TF's Keras draws when the weight is made in the
+    # first step, so a program whose initializers share one generator gets TF's
+    # weights. (A model first built inside a tf.function draws as TF's does: the
+    # census's quickstart_advanced.)
     _same_as_tf("""
     from keras.src.initializers import random_initializers as ri
     draws = np.random.RandomState(5)
@@ -348,4 +351,8 @@ def test_a_model_built_by_fit_draws_each_initializer_once_as_tf():
     emit("loss", history.history["loss"])
     emit("weights", [value(w) for w in model.get_weights()[3:]])
     emit("next_draw", float(draws.uniform()))
+    # built by predict (a call in a StatelessScope on Keras on JAX)
+    model = tf.keras.Sequential([norm, tf.keras.layers.Dense(2)])
+    emit("predicted", value(model.predict(x[:3], verbose=0)))
+    emit("after_predict", float(draws.uniform()))
     """)

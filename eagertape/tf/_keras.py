@@ -986,31 +986,18 @@ def _draw_once(variable):
 
 
 def _deferred(variable):
-    """A variable Keras made in a StatelessScope (its initializer deferred): drawn
-    when it is made inside the facade's eager build (``_building``), else (Keras's
-    symbolic build of a model, in its ``compute_output_spec``, where a draw may be
-    traced) at its first read, and that one draw kept for every later read and the
-    scope's exit."""
-    if variable._value is None and getattr(variable, "_initializer", None) is not None:
-        if getattr(_building, "depth", 0):
+    """A variable Keras made in a StatelessScope (its initializer deferred), in the
+    facade's eager build of a layer (``_building``) or in the JAX trainer's build of
+    a model in fit/evaluate/predict (its symbolic build, or a call in a
+    StatelessScope, which TF's trainer does not run: TF's Keras makes such a model's
+    weights in its first step, each drawn once when made): drawn once, now, as a
+    value, and that draw kept for every read and the scope's exit. Elsewhere (a
+    model's own symbolic build in its first call, which TF's Keras runs too, a read
+    in the scope and the exit each drawing) Keras's draws stand, as TF's do."""
+    if (variable._value is None and getattr(variable, "_initializer", None) is not None
+            and (getattr(_building, "depth", 0) or getattr(_building, "fit_build", 0))):
+        with init_scope():
             _draw_once(variable)
-        else:
-            _keep_first_draw(variable)
-
-
-def _keep_first_draw(variable):
-    draw = variable._initializer
-    kept = []
-
-    def initializer(shape, dtype=None):
-        if kept:
-            return kept[0]
-        with init_scope():      # a value, as TF's initializer in init_scope, where it can be
-            value = draw(shape, dtype=dtype)
-        if not isinstance(value, jax.core.Tracer):     # (one computed from the trace is not)
-            kept.append(value)
-        return value
-    variable._initializer = initializer
 
 
 def _make_variable_init(init):
@@ -1301,6 +1288,15 @@ def _make_hosting(method):
 
     @functools.wraps(method)
     def hosting(self, *args, **kwargs):
+        # (A model these build first, in a StatelessScope, draws each initializer
+        # once: _deferred.)
+        _building.fit_build = getattr(_building, "fit_build", 0) + 1
+        try:
+            return _hosting(self, *args, **kwargs)
+        finally:
+            _building.fit_build -= 1
+
+    def _hosting(self, *args, **kwargs):
         split = _keras_host.split_of(self, _layer_call_original)
         if split is None:
             return method(self, *args, **kwargs)
