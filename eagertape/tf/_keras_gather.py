@@ -33,6 +33,8 @@ import threading
 import jax
 import jax.numpy as jnp
 
+from ._keras_sparse import applying
+
 _local = threading.local()
 
 
@@ -149,8 +151,11 @@ def train_step(model, state, data, original, unpack, Rows):
         values = jnp.concatenate([g.reshape((-1,) + shape[1:]) for g, _ in parts])
         indices = jnp.concatenate([d.reshape(-1) for _, d in parts])
         grads[i] = Rows(values.astype(grads[i].dtype), indices, shape)
-    trainable, optimizer_vars = model.optimizer.stateless_apply(
-        optimizer_vars, grads, trainable)
+    # (the whole apply with TF's rules for Rows: a LossScaleOptimizer checks and
+    # unscales them before its inner optimizer's apply)
+    with applying(model.optimizer):
+        trainable, optimizer_vars = model.optimizer.stateless_apply(
+            optimizer_vars, grads, trainable)
     logs, metrics_vars = model._update_metrics_variables(
         metrics_vars, unscaled_loss, x, y, y_pred, sample_weight)
     return logs, (trainable, non_trainable, optimizer_vars, metrics_vars)

@@ -28,7 +28,8 @@ _lock = threading.RLock()
 # Keras's TF backend: zero-preserving unary ops keep the rows (sparse.elementwise_unary).
 _ROWWISE = frozenset(
     "absolute abs fabs arcsin arcsinh arctan arctanh ceil conj conjugate copy expm1 floor "
-    "imag log1p real sign signbit sin sinh tan tanh round negative square sqrt cast".split())
+    "imag log1p real sign signbit sin sinh tan tanh round negative square sqrt cast "
+    "clip".split())     # (clip: tf.clip_by_value keeps an IndexedSlices' rows)
 _UNION = frozenset("add subtract maximum minimum".split())
 
 
@@ -51,13 +52,39 @@ class Rows:
             return jnp.take(jnp.asarray(other), self.indices, axis=0)
         return other
 
-    def __mul__(self, other):
+    def scaled(self, other):
+        """Keras's TF ``multiply`` of an IndexedSlices by a dense operand: the rows."""
         return Rows(self.values * self._rowwise(_dense(other)), self.indices, self.shape)
 
-    __rmul__ = __mul__
+    def divided(self, other):
+        """Keras's TF ``divide`` of an IndexedSlices by a dense operand: the rows."""
+        return Rows(self.values / self._rowwise(_dense(other)), self.indices, self.shape)
+
+    # TF's IndexedSlices has no arithmetic operators but negation: with a tensor,
+    # Python's operators densify it (the tensor's own operator converts it), as
+    # Keras's clip_by_global_norm (``v * scale``) does.
+    def __mul__(self, other):
+        return self.dense() * _dense(other)
+
+    def __rmul__(self, other):
+        return _dense(other) * self.dense()
 
     def __truediv__(self, other):
-        return Rows(self.values / self._rowwise(_dense(other)), self.indices, self.shape)
+        return self.dense() / _dense(other)
+
+    def __rtruediv__(self, other):
+        return _dense(other) / self.dense()
+
+    def __add__(self, other):
+        return self.dense() + _dense(other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return self.dense() - _dense(other)
+
+    def __rsub__(self, other):
+        return _dense(other) - self.dense()
 
     def __neg__(self):
         return Rows(-self.values, self.indices, self.shape)
@@ -89,14 +116,14 @@ class _Ops:
         elif name == "multiply":
             def op(x1, x2):
                 if isinstance(x1, Rows) and not isinstance(x2, Rows):
-                    return x1 * x2
+                    return x1.scaled(x2)
                 if isinstance(x2, Rows) and not isinstance(x1, Rows):
-                    return x2 * x1
+                    return x2.scaled(x1)
                 return real(_dense(x1), _dense(x2))
         elif name in ("divide", "true_divide"):
             def op(x1, x2):
                 if isinstance(x1, Rows) and not isinstance(x2, Rows):
-                    return x1 / x2
+                    return x1.divided(x2)
                 return real(_dense(x1), _dense(x2))
         elif name == "convert_to_tensor":
             def op(x, *args, **kwargs):
@@ -122,7 +149,18 @@ def _assigns(optimizer):
 
     def assign_sub(variable, value):
         return cls.assign_sub(optimizer, variable, _dense(value))
-    return {"assign": assign, "assign_add": assign_add, "assign_sub": assign_sub}
+
+    def _clip_by_norm(values, axes=None):
+        # TF's Keras clips by tf.clip_by_norm: an IndexedSlices' rows, by their norm.
+        if not isinstance(values, Rows):
+            return cls._clip_by_norm(optimizer, values, axes)
+        v, clip = values.values, optimizer.clipnorm
+        l2sum = jnp.sum(v * v, axes, keepdims=True)
+        pred = l2sum > 0
+        l2norm = jnp.where(pred, jnp.sqrt(jnp.where(pred, l2sum, jnp.ones_like(l2sum))), l2sum)
+        return Rows(v * clip / jnp.maximum(l2norm, clip), values.indices, values.shape)
+    return {"assign": assign, "assign_add": assign_add, "assign_sub": assign_sub,
+            "_clip_by_norm": _clip_by_norm}
 
 
 @contextlib.contextmanager
@@ -145,7 +183,7 @@ def applying(optimizer):
         finally:
             for m, ops in saved:
                 m.ops = ops
-            for k in ("assign", "assign_add", "assign_sub"):
+            for k in ("assign", "assign_add", "assign_sub", "_clip_by_norm"):
                 if k in own:
                     optimizer.__dict__[k] = own[k]
                 else:
