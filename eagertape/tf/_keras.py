@@ -1192,7 +1192,7 @@ def _giving_tensors(fn):
     """A public Keras function (keras.ops, keras.activations, keras.losses, as a
     program finds them) that gives the facade's Tensors where TF's Keras gives
     tf.Tensors: called on NumPy or Python values outside Keras's own scopes. Keras's
-    code calls the functions of its modules (keras.src), which give its arrays."""
+    code calls the functions of its modules (its private ones), which give its arrays."""
     quiet = _quiet_fn(fn)
 
     @functools.wraps(fn)

@@ -24,7 +24,7 @@ The step's loss is traced twice:
    gradient, and the ids the ``take`` was given are the rows' indices. The
    optimizer gets them as ``Rows`` (the IndexedSlices of tf/_keras_sparse.py).
 
-Keras's ``take`` on JAX (``keras.src.backend.jax.numpy.take``) is joined by a
+Keras's ``take`` on JAX (its JAX backend's ``numpy.take``, declared in tf/_keras.py's table) is joined by a
 row of the join table (tf/_keras.py) to ``take`` here; it is Keras's own unless
 a step is being traced here, in this thread.
 """
