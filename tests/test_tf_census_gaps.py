@@ -299,3 +299,17 @@ def _dims(tf):
 
 def test_tensorshape_dims_are_dimensions():
     tf_oracle.check(_dims, tf_raises=False)
+
+
+# -- tf.config.optimizer's experimental options, as TF reads them back ----------------------
+def _optimizer_options(tf):
+    out = [tf.config.optimizer.get_experimental_options()]
+    tf.config.optimizer.set_experimental_options({"debug_stripper": False, "min_graph_nodes": 3})
+    out.append(tf.config.optimizer.get_experimental_options())
+    tf.config.optimizer.set_experimental_options({"min_graph_nodes": 0})
+    out.append(tf.config.optimizer.get_experimental_options())
+    return [list(d.items()) for d in out]      # in TF's order
+
+
+def test_optimizer_experimental_options_as_tf():
+    tf_oracle.check(_optimizer_options)

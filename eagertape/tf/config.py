@@ -315,8 +315,28 @@ optimizer = _module(
     get_jit=lambda: _optimizer["jit"],
     set_jit=lambda enabled: _optimizer.update(
         jit=enabled if isinstance(enabled, str) else ("autoclustering" if enabled else "")),
-    get_experimental_options=lambda: dict(_optimizer["options"]),
+    get_experimental_options=lambda: _experimental_options(),
     set_experimental_options=lambda options: _optimizer["options"].update(options))
+
+# TF's RewriterConfig, as TF's get_experimental_options reads it: the switches set
+# (in the proto's order), and the two booleans always (False where not set).
+_REWRITER = ("layout_optimizer", "constant_folding", "shape_optimization", "remapping",
+             "arithmetic_optimization", "dependency_optimization", "loop_optimization",
+             "function_optimization", "debug_stripper", "disable_model_pruning",
+             "scoped_allocator_optimization", "pin_to_host_optimization",
+             "implementation_selector", "auto_mixed_precision", "use_plugin_optimizers",
+             "disable_meta_optimizer", "auto_mixed_precision_onednn_bfloat16",
+             "auto_mixed_precision_mkl")
+_REWRITER_BOOLS = ("disable_model_pruning", "disable_meta_optimizer")
+
+
+def _experimental_options():
+    got = _optimizer["options"]
+    out = {k: bool(got.get(k, False)) for k in _REWRITER
+           if k in got or k in _REWRITER_BOOLS}
+    if got.get("min_graph_nodes"):
+        out["min_graph_nodes"] = got["min_graph_nodes"]
+    return out
 
 __getattr__ = _Unsupported("tf.config", _left_out(
     "TF's distributed runtime (remote eager servers): use jax.distributed.initialize",

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/graph_optimization.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: tf.debugging.check_numerics in a tf.function called on inf raises jax.errors.JaxRuntimeError (its message holds InvalidArgumentError: Bad! : Tensor had Inf values), not tf.errors.InvalidArgumentError, so cell 21's except does not catch it: the callback keeps its error (extend.host_raising) but the core's compiled call (eagertape/_function.py's Function._run) does not run under eagertape._host_errors.mapped() yet
 # timings: execution:
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
