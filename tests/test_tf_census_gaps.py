@@ -313,3 +313,16 @@ def _optimizer_options(tf):
 
 def test_optimizer_experimental_options_as_tf():
     tf_oracle.check(_optimizer_options)
+
+
+# -- py_function with no results ------------------------------------------------------------
+def _py_function_without_results(tf):
+    seen = []
+    out = [tf.py_function(lambda: seen.append(1), [], Tout=()),
+           tf.py_function(lambda: seen.append(2), [], Tout=[]),
+           tf.py_function(lambda: (1.0,), [], Tout=(tf.float32,))]
+    return out, seen
+
+
+def test_py_function_without_results_as_tf():
+    tf_oracle.check(_py_function_without_results)

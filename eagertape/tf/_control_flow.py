@@ -513,6 +513,8 @@ def _cast_out(out, Tout, constant=False):
     from ..extend import convert_to_tensor
     from .dtypes import cast
     if isinstance(Tout, (list, tuple)):
+        if not Tout and out is None:      # no results: TF gives an empty list
+            return []
         if not isinstance(out, (list, tuple)) or len(out) != len(Tout):
             raise ValueError(f"the function returned {out!r:.60}, which does not match "
                              f"Tout={Tout!r}")
