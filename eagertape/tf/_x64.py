@@ -27,7 +27,10 @@ import sys
 from ..extend import x64_modules
 
 #: The facade's modules whose names are never scoped (see above).
-UNSCOPED_MODULES = ("eagertape.tf.keras", "eagertape.tf._keras", "eagertape.tf._x64")
+# tf.compat's own spellings only call the facade's (scoped) functions, and its v1
+# namespace resolves names lazily, after the scoping.
+UNSCOPED_MODULES = ("eagertape.tf.keras", "eagertape.tf._keras", "eagertape.tf._x64",
+                    "eagertape.tf.compat")
 
 #: What ``scope`` wrapped, sorted; empty until ``eagertape.tf`` is imported.
 SCOPED = []
