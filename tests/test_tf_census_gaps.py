@@ -93,6 +93,7 @@ def determinism():
 
 @pytest.mark.subprocess
 def test_op_determinism_as_tf(tf_switches, determinism):
+    tf.random.set_seed(None)    # (a test before, in this process, may have set one)
     tf.config.experimental.enable_op_determinism()
     # XLA's GPU flag is in XLA_FLAGS (for a backend not started yet, and subprocesses).
     assert "--xla_gpu_deterministic_ops=true" in os.environ["XLA_FLAGS"].split()
