@@ -321,6 +321,22 @@ sys.modules.update({"matplotlib": _mpl, "matplotlib.pyplot": _plt, "IPython": _i
 # there (where TF's import has loaded IPython) instead of raising.
 sys.modules.setdefault("IPython.core.magics.namespace",
                        types.ModuleType("IPython.core.magics.namespace"))
+# A stand-in for the (Fashion-)MNIST download many programs start with (their
+# `keras.datasets.mnist.load_data()` replaced by `_mnist_like(n_train, n_test)`, as
+# each program's header says), the same arrays in both runs.
+def _mnist_like(n_train, n_test):
+    # MNIST's load_data format: uint8 images (n, 28, 28) in 0..255 and uint8 labels;
+    # each class a blob at its own place, with noise
+    rs = np.random.RandomState(0)
+    def part(n):
+        y = rs.randint(0, 10, n).astype("uint8")
+        x = rs.randint(0, 60, (n, 28, 28))
+        for i, c in enumerate(y):
+            r, q = 4 + 2 * (c % 5), 6 + 8 * (c // 5)
+            x[i, r:r + 8, q:q + 8] += 180
+        return x.clip(0, 255).astype("uint8"), y
+    return part(n_train), part(n_test)
+
 _rs = np.random.RandomState(1234)
 def _np_shape(shape):
     return tuple(int(d) for d in (shape.numpy() if hasattr(shape, "numpy") else shape))

@@ -40,18 +40,6 @@ latent_dim = 16
 # [cell 3]
 # We'll use all the available examples from both the training and test
 # sets.
-def _mnist_like(n_train, n_test):
-    # MNIST's load_data format: uint8 images (n, 28, 28) in 0..255 and uint8 labels;
-    # each class a blob at its own place, with noise
-    rs = np.random.RandomState(0)
-    def part(n):
-        y = rs.randint(0, 10, n).astype("uint8")
-        x = rs.randint(0, 60, (n, 28, 28))
-        for i, c in enumerate(y):
-            r, q = 4 + 2 * (c % 5), 6 + 8 * (c // 5)
-            x[i, r:r + 8, q:q + 8] += 180
-        return x.clip(0, 255).astype("uint8"), y
-    return part(n_train), part(n_test)
 (x_train, y_train), (x_test, y_test) = _mnist_like(96, 32)
 _Z = np.random.RandomState(2).normal(size=(2, 32, 16)).astype('float32')
 all_digits = np.concatenate([x_train, x_test])
