@@ -10,7 +10,7 @@
 # - determinism (the census prelude, in both runs): NumPy's and Python's generators seeded;
 #   tf.random.normal/uniform/truncated_normal/shuffle and Keras's random initializers draw from NumPy;
 # - data (each download a stand-in in its format, written by the program itself; PIL imported for it):
-#   Fashion-MNIST (load_data, cells 28 and 214) is 256 training and 64 test images; flower_photos
+#   Fashion-MNIST (load_data, cells 28 and 214) is the census prelude's _mnist_like(256, 64); flower_photos
 #   (cells 45 and 94) is 5 classes of 7 JPEG photos, each of 8x8 blocks of one grey (so TF's fast
 #   IDCT and Pillow's accurate one give the same pixels); the FSNS TFRecord file (cells 54 and 151)
 #   is 12 tf.train.Example records of a PNG image and its text, written with tf.io.TFRecordWriter;
@@ -127,18 +127,6 @@ for a, (b,c) in dataset3:
   print('shapes: {a.shape}, {b.shape}, {c.shape}'.format(a=a, b=b, c=c))
 
 # [cell 28]
-def _mnist_like(n_train, n_test):
-    # MNIST's load_data format: uint8 images (n, 28, 28) in 0..255 and uint8 labels;
-    # each class a blob at its own place, with noise
-    rs = np.random.RandomState(0)
-    def part(n):
-        y = rs.randint(0, 10, n).astype("uint8")
-        x = rs.randint(0, 60, (n, 28, 28))
-        for i, c in enumerate(y):
-            r, q = 4 + 2 * (c % 5), 6 + 8 * (c // 5)
-            x[i, r:r + 8, q:q + 8] += 180
-        return x.clip(0, 255).astype("uint8"), y
-    return part(n_train), part(n_test)
 train, test = _mnist_like(256, 64)  # tf.keras.datasets.fashion_mnist.load_data()
 
 # [cell 29]
