@@ -613,10 +613,6 @@ def test_lstm_classifier_agrees_when_tf_densifies_the_embedding_gradient():
 # layer's call runs op by op under the tape. Each test below is one class of that
 # meeting, written from TF's behaviour; TF's run is the oracle.
 
-@pytest.mark.xfail(strict=True, reason=(
-    "regression of 4cea822 (Keras's symbolic build refuses a tf.Variable made in build from a "
-    "tensor, as TF's scratch graph does when a model is first called eagerly): a model first "
-    "built by fit (Keras's _symbolic_build) now raises there, where TF's builds it"))
 def test_tf_variables_on_keras_objects_are_differentiated_as_tf_does():
     _same_as_tf("""
     # (TF's guide "Basic training loops", tf.Variables set in a Model's __init__:

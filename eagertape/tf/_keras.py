@@ -602,11 +602,14 @@ def _make_layer_call(layer_call):
             # a recorded op (the weights after the lookups get their
             # gradients, as in TF).
             from ..extend import constant
-            inner = {k: v if is_tensor_like(v) else constant(v)
-                     for k, v in split.apply(args[0]).items()}
+            from . import _traced_text      # (traced text: at each call, on its values)
+            inner = {k: v if is_tensor_like(v) else constant(v) for k, v in
+                     _traced_text.on_host(split.apply, args[:1], {}, self.name).items()}
             return split.run(inner, _keras, _private("operation_fn"), **kwargs)
         if _holds_text(args, kwargs) or _gives_text(self):
-            return _text_call(self, layer_call, args, kwargs)
+            from . import _traced_text
+            return _traced_text.on_host(lambda *a, **k: _text_call(self, layer_call, a, k),
+                                        args, kwargs, self.name)
         args = tuple(_as_input(a) for a in args)
         if not _one_op(self):
             return _op_by_op(self, layer_call, args, kwargs)
@@ -863,8 +866,8 @@ def _make_layer_new(original):
 
         @functools.wraps(build)
         def build_in_init_scope(*a, **k):
-            if _output_spec_depth[0]:     # TF's scratch graph: tf.Variable(a tensor made
-                return build(*a, **k)     # there) raises, and Keras builds in the eager call
+            if _symbolic[0] and _symbolic[1]:   # TF's scratch graph of an eager call:
+                return build(*a, **k)     # tf.Variable(a tensor made there) raises
             with init_scope():
                 return build(*a, **k)
         obj.build = build_in_init_scope
@@ -1102,6 +1105,11 @@ def _register_tracked(keras):
 def _make_apply(apply):
     # BaseOptimizer.apply: apply_gradients and minimize come through it.
     def apply_(self, grads, trainable_variables=None):
+        grads = list(grads)
+        dist = sys.modules.get("eagertape.tf.distribute")
+        if dist is not None and dist.defer_apply(
+                self, grads, trainable_variables, lambda g, v: apply_(self, g, v)):
+            return None     # a replica's step: applied once, summed, after every replica's
         grads = [None if g is None else _grad_value(g) for g in grads]
         if trainable_variables is not None:
             trainable_variables = list(trainable_variables)
@@ -1290,11 +1298,15 @@ def _make_hosting(method):
     def hosting(self, *args, **kwargs):
         # (A model these build first, in a StatelessScope, draws each initializer
         # once: _deferred.)
+        # The model's own symbolic build there is TF's in the trace of its
+        # train/test/predict function (compute_output_spec_: _building.models).
         _building.fit_build = getattr(_building, "fit_build", 0) + 1
+        _building.models = getattr(_building, "models", ()) + (self,)
         try:
             return _hosting(self, *args, **kwargs)
         finally:
             _building.fit_build -= 1
+            _building.models = _building.models[:-1]
 
     def _hosting(self, *args, **kwargs):
         split = _keras_host.split_of(self, _layer_call_original)
@@ -1346,7 +1358,16 @@ def _make_export(export):
     return export_
 
 
-_output_spec_depth = [0]      # inside Keras's compute_output_spec (TF: a FuncGraph)
+# Inside Keras's compute_output_spec (TF: a scratch FuncGraph): [depth, refuses]. Its
+# outermost entry decides whether a tf.Variable made in a build there from a tensor
+# computed there is refused, as TF's ResourceVariable refuses a graph tensor when
+# init_scope is eager ('could not be lifted out of a tf.function': a model first
+# called eagerly, Keras then builds in the eager call), or made from its value, as a
+# tf.function's variable creator lifts the initializer: a model first called in a
+# tf.function, or first built by fit/evaluate/predict (Keras's _symbolic_build, or
+# predict's call in a StatelessScope, here: _building.models; TF's Keras builds it in
+# the trace of its train/test/predict function).
+_symbolic = [0, False]
 
 
 def _make_compute_output_spec(compute_output_spec):
@@ -1359,12 +1380,17 @@ def _make_compute_output_spec(compute_output_spec):
     def compute_output_spec_(fn, *args, **kwargs):
         @functools.wraps(fn)
         def unwrapped(*a, **k):
-            _output_spec_depth[0] += 1
+            depth, refuses = _symbolic
+            if not depth:
+                owner = getattr(fn, "__self__", fn)
+                _symbolic[1] = not (any(owner is m for m in getattr(_building, "models", ()))
+                                    or extend.function_trace() is not None)
+            _symbolic[0] += 1
             try:
                 with _quiet(), extend.scratch_trace():
                     return _values_of(fn(*a, **k))
             finally:
-                _output_spec_depth[0] -= 1
+                _symbolic[:] = depth, refuses
         args, kwargs = jax.tree_util.tree_map(_as_spec, (args, kwargs), is_leaf=_leaf)
         return compute_output_spec(unwrapped, *args, **kwargs)
 
