@@ -11,6 +11,7 @@ preamble) and names the op in the tapes' structure keys.
 """
 import functools
 import itertools
+import types
 
 import jax
 import numpy as np
@@ -35,6 +36,7 @@ _DYNAMIC = (float, complex, np.ndarray, np.generic, jax.Array)
 _D = object()        # key marker of a dynamic leaf
 _EMPTY = {}
 _kind_ids = itertools.count(1)
+_new_kind = object.__new__
 
 
 class _Kind:
@@ -59,6 +61,16 @@ class _Kind:
         # backward ops one by one, each where an input is watched, so an output
         # that depends on no watched input is not watched (``_record``).
         self.by_dependence = getattr(fn, "by_dependence", False)
+
+    def alias(self, fn):
+        """This kind for ``fn``, a function that computes what ``self.fn`` does
+        (``computation_key``): the same id and compiled call, ``fn`` kept alive
+        (it is the id-keyed table's key) and called where the call runs as it is."""
+        a = _new_kind(_Kind)
+        for attr in _Kind.__slots__[:-1]:
+            setattr(a, attr, getattr(self, attr))
+        a.fn = fn
+        return a
 
     def apply(self, *vals, fn=None):
         leaves = list(self.template)
@@ -85,6 +97,12 @@ class _Kind:
 # Keys hold id(fn): an entry leaves with the kind that keeps fn alive.
 _kinds = Table("call kinds", 8192)
 _kinds_get = _kinds.get
+# The same keys with id(fn) replaced by what determines fn's computation
+# (``computation_key``): a new function object that computes what an earlier one
+# computes (a lambda made again at each call, a closure over equal constants, a
+# bound method got again) gets that function's kind, under its own id(fn): its
+# compiled call, its pullbacks, and the structure ids of the tapes it is on.
+_by_computation = Table("call kinds by computation", 8192)
 # Kinds JAX could not trace (name -> why), which run at once, uncompiled, and
 # make any tape holding them replay op by op: listed so that such an op shows
 # itself (``introspect.cache_info()["untraceable kinds"]``, and a debug log line).
@@ -113,12 +131,121 @@ def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
         kind, cache, jit = None, False, False
     if kind is not None:
         return kind
+    ckey = None
+    if cache:
+        fkey = computation_key(fn)
+        if fkey is not None:
+            # The call's key with fn's computation in place of id(fn); ``jit`` and
+            # ``name`` too, which the kind carries (a function called once
+            # compiled, once as it is, makes two kinds).
+            head = key[0]
+            ckey = ((fkey, head[1]) if type(head) is tuple else fkey, jit, name) + key[1:]
+            same = _by_computation.get(ckey)
+            if same is not None:
+                kind = same.alias(fn)
+                _kinds.put(key, kind)
+                return kind
     if treedef is None:      # built only for a new kind, not on every call
         treedef = _flat_treedef(key[1], key[2])
     kind = _Kind(fn, treedef, leaves, tuple(dyn), jit, name)
     if cache:
         _kinds.put(key, kind)
+        if ckey is not None:
+            _by_computation.put(ckey, kind)
     return kind
+
+
+# -- what determines a function's computation ---------------------------------
+# Two plain functions with one code object (a lambda or a nested def made again),
+# the same globals, equal defaults, equal captured values and equal attributes
+# compute the same thing on the same arguments: they share one kind. "Equal" is
+# by value for immutable scalars (int, float, str, bytes, bool, None, a NumPy
+# dtype; tuples and frozensets of them) and functions (by this rule, a few levels
+# deep), and by identity for everything else (a list, an array, a Keras layer, a
+# module): two closures over different layers never share, two over the same one
+# do (they read the same object when they run). A captured value is read when the
+# kind is made, as ``jax.jit`` reads it when it traces.
+
+class _Same:
+    """A key part equal only to itself's object (``is``), keeping it alive."""
+
+    __slots__ = ("obj", "_hash")
+
+    def __init__(self, obj):
+        self.obj, self._hash = obj, id(obj)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return type(other) is _Same and other.obj is self.obj
+
+
+_BY_VALUE = frozenset({int, bool, str, bytes, type(None), type(Ellipsis), np.dtype})
+_DEPTH = 4          # functions nested deeper than this are keyed by identity
+_EMPTY_CELL = object()
+
+
+def computation_key(fn):
+    """A hashable key equal for functions that compute the same thing on the same
+    arguments (see above), or None where ``fn`` is keyed by identity alone (not a
+    Python function, functools.partial or bound method of one)."""
+    try:
+        return _function_key(fn, _DEPTH)
+    except Exception:        # an attribute or captured value that will not be keyed
+        return None
+
+
+def _function_key(fn, depth):
+    tp = type(fn)
+    if tp is types.FunctionType:
+        if depth <= 0:
+            return None
+        cells = fn.__closure__
+        attrs = fn.__dict__
+        return (fn.__code__, fn.__name__, _Same(fn.__globals__),
+                _value_key(fn.__defaults__, depth),
+                _value_key(tuple(sorted(fn.__kwdefaults__.items())), depth)
+                if fn.__kwdefaults__ else None,
+                tuple([_value_key(_cell(c), depth) for c in cells]) if cells else None,
+                tuple([(k, _value_key(v, depth)) for k, v in sorted(attrs.items())])
+                if attrs else None)
+    if tp is functools.partial:
+        inner = _function_key(fn.func, depth - 1)
+        if inner is None:
+            inner = _Same(fn.func)
+        return (functools.partial, inner, _value_key(fn.args, depth),
+                _value_key(tuple(sorted(fn.keywords.items())), depth))
+    if tp is types.MethodType:
+        inner = _function_key(fn.__func__, depth - 1)
+        if inner is None:
+            return None
+        return (types.MethodType, _Same(fn.__self__), inner)
+    return None
+
+
+def _cell(c):
+    try:
+        return c.cell_contents
+    except ValueError:       # a cell not filled yet
+        return _EMPTY_CELL
+
+
+def _value_key(v, depth):
+    tp = type(v)
+    if tp in _BY_VALUE:
+        return (tp, v)
+    if tp is float or tp is complex:
+        return (tp, repr(v))        # 0.0 and -0.0 are equal values, not equal constants
+    if tp is tuple or tp is frozenset:
+        return (tp, tuple([_value_key(e, depth) for e in v]))
+    if tp is types.FunctionType or tp is functools.partial or tp is types.MethodType:
+        k = _function_key(v, depth - 1)
+        if k is not None:
+            return k
+    elif isinstance(v, np.generic) and not isinstance(v, np.object_):
+        return (tp, v.tobytes())
+    return _Same(v)
 
 
 def flat_kind(fn, n, name=None):
