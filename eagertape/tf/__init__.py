@@ -140,6 +140,12 @@ def __getattr__(name):
         # tf.compat: TF's compatibility helpers and tf.compat.v1's eager names (compat.py).
         import importlib
         return importlib.import_module(__name__ + ".compat")
+    if name == "distribute":
+        # tf.distribute (imported on first use): TF's strategies over JAX's devices.
+        import importlib
+        mod = importlib.import_module(__name__ + ".distribute")
+        globals()[name] = mod
+        return mod
     if name == "autograph":
         # tf.autograph (imported on first use, as tf.function's AutoGraph is).
         from ._autograph import namespace as mod
@@ -198,7 +204,7 @@ class GradientTape(_CoreTape):
         # the core would differentiate its parts as a nest.
         for x in (target, sources):
             tp = type(x)
-            if tp is SparseTensor or ((tp is list or tp is tuple)
+            if tp is SparseTensor or ((tp is list or tp is builtins.tuple)
                                       and SparseTensor in builtins.map(builtins.type, x)):
                 raise ValueError("Type SparseTensor is not supported as a gradient source or "
                                  "gradient target; differentiate with respect to its values "
@@ -278,7 +284,7 @@ def concat(values, axis, name=None):
     >>> tf.concat([tf.constant([1.0], tf.float64), [0.3]], 0).numpy()
     array([1. , 0.3])
     """
-    if not isinstance(values, (list, tuple)):
+    if not isinstance(values, (list, builtins.tuple)):     # (tuple: here tf.tuple)
         values = [values]
     if len(values) == 1:
         return _np.concatenate([_t(values[0])], axis=axis)
@@ -552,4 +558,6 @@ _text.install(sys.modules[__name__])
 from . import _traced_text  # noqa: E402
 _traced_text.install(sys.modules[__name__])   # and inside a tf.function (_traced_text.py)
 _ragged.install(sys.modules[__name__])   # and RaggedTensors (tf/_ragged.py)
+from . import _shape_dims  # noqa: E402
+_shape_dims.install(sys.modules[__name__])   # sizes JAX knows symbolically (_shape_dims.py)
 _x64.scope()

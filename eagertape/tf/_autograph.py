@@ -275,6 +275,21 @@ def convert(fn):
     return _ag_api.autograph_artifact(converted)
 
 
+def convert_if_enabled(fn):
+    """``fn`` converted when the code calling this is converted (TF's
+    ``autograph.tf_convert`` with the caller's status): how ``Strategy.run``
+    treats its step inside a ``tf.function``, and leaves it alone outside.
+
+    >>> from eagertape.tf import _autograph
+    >>> f = lambda x: x
+    >>> _autograph.convert_if_enabled(f) is f
+    True
+    """
+    if _ag_ctx.control_status_ctx().status == _ag_ctx.Status.ENABLED and not _is_artifact(fn):
+        return convert(fn)
+    return fn
+
+
 def do_not_convert(func=None):
     """``tf.autograph.experimental.do_not_convert``: ``func`` runs as Python even
     when called from converted code (nor are the functions it calls converted).

@@ -1,10 +1,10 @@
 """TensorFlow's top-level namespaces that ``eagertape.tf`` leaves out, each with its own
 reason: why it has no place on JAX (or not yet), and what to use instead.
 
-(``tf.io``, ``tf.audio``, ``tf.ragged`` and ``tf.summary`` are in now, and
+(``tf.io``, ``tf.audio``, ``tf.ragged``, ``tf.summary`` and ``tf.distribute`` are in now, and
 ``tf.compat``: its helpers, ``tf.compat.v2`` (the facade) and the names of
 ``tf.compat.v1`` that run eagerly as TF 2's; TF 1's graph-mode API in it is left out
-name by name, each with TF 2's way: eagertape/tf/compat.py.) ``tf.distribute`` and its like would otherwise get the hint meant for a single op not
+name by name, each with TF 2's way: eagertape/tf/compat.py.) ``tf.lite`` and its like would otherwise get the hint meant for a single op not
 written yet (use ``eagertape.numpy``), which sends a user to the wrong place: nobody
 writes TFLite files or shards a model with ``jax.numpy``. The facade's module
 ``__getattr__`` adds ``NAMESPACES`` to its table of left-out names, so each raises
@@ -15,11 +15,6 @@ writes TFLite files or shards a model with ``jax.numpy``. The facade's module
 PLANNED = "not in eagertape yet (planned for a later release)"
 
 NAMESPACES = {
-    "distribute": (
-        "TF's distribution strategies drive TF's runtime. eagertape shards with JAX: give "
-        "Tensors and Variables sharded jax.Arrays (jax.sharding, jax.device_put) and XLA "
-        "adds the cross-device sums, so the training loop does not change; join several "
-        "processes with jax.distributed.initialize()"),
     "estimator": (
         "it was removed from TensorFlow itself (2.16); write the model with "
         "tf.keras (compile and fit) or a tf.GradientTape training loop"),

@@ -402,19 +402,43 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
 
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None,
                          name=None):
-    """The sum of the (weighted) per-example losses over the global batch size (one
-    replica: the batch's size)."""
+    """The sum of the (weighted) per-example losses over the global batch size: the
+    replica's batch times the number of replicas of the strategy running the step
+    (``tf.distribute``; outside any strategy one replica).
+
+    >>> import eagertape.tf as tf
+    >>> float(tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 3.0])))
+    2.0
+    """
+    from .distribute import get_replica_context
+    ctx = get_replica_context()
+    if ctx is None:
+        raise RuntimeError("You are calling `compute_average_loss` in cross replica context, "
+                           "while it was expected to be called in replica context.")
     loss = _t(per_example_loss)
     if sample_weight is not None:
         loss = loss * sample_weight
     if global_batch_size is None:
-        global_batch_size = loss.shape[0] if loss.ndim else 1
+        global_batch_size = (loss.shape[0] if loss.ndim else 1) * ctx.num_replicas_in_sync
     return _np.sum(loss) / _np.asarray(global_batch_size, dtype=loss.dtype)
 
 
 def scale_regularization_loss(regularization_loss, name=None):
-    """The loss divided by the number of replicas (one)."""
-    return _np.sum(_t(regularization_loss))
+    """The loss divided by the number of replicas of the strategy running the step
+    (outside any strategy one replica).
+
+    >>> import eagertape.tf as tf
+    >>> float(tf.nn.scale_regularization_loss(tf.constant([1.0, 2.0])))
+    3.0
+    """
+    from .distribute import get_replica_context
+    ctx = get_replica_context()
+    if ctx is None:
+        raise RuntimeError("You are calling `scale_regularization_loss` in cross replica "
+                           "context, while it was expected to be called in replica context.")
+    loss = _np.sum(_t(regularization_loss))
+    n = ctx.num_replicas_in_sync
+    return loss if n == 1 else loss / _np.asarray(n, dtype=loss.dtype)
 
 
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):

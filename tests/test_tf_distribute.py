@@ -1,0 +1,83 @@
+"""tf.distribute (eagertape/tf/distribute.py) against real TensorFlow: a custom
+training loop as TF's distributed-training tutorial writes it, under the default
+strategy, MirroredStrategy (one device, and two CPU devices), and OneDeviceStrategy.
+Each side runs tests/distribute_program.py in a process of its own (Keras has one
+backend a process; two devices need the flag before JAX starts); TF's output is
+cached (tests/tf_oracle.py)."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import eagertape.tf as etf
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAM = os.path.join(HERE, "distribute_program.py")
+sys.path.insert(0, HERE)
+import distribute_program  # noqa: E402
+
+pytest.importorskip("keras")
+
+
+def _run(which, run):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("KERAS_BACKEND", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(HERE),
+                                                      env.get("PYTHONPATH")]))
+    r = subprocess.run([sys.executable, PROGRAM, which, run], capture_output=True, text=True,
+                       env=env, timeout=600)
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")]
+    assert r.returncode == 0 and lines, f"{which} {run}:\n{r.stderr[-3000:]}"
+    return json.loads(lines[-1][2:])
+
+
+def _close(got, want, where=""):
+    if isinstance(want, dict):
+        assert sorted(got) == sorted(want), where
+        for k in want:
+            _close(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), f"{where}: {got} vs {want}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            _close(g, w, f"{where}[{i}]")
+    elif isinstance(want, float):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6, err_msg=where)
+    else:
+        assert got == want, f"{where}: eagertape {got!r}, TF {want!r}"
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("run", sorted(distribute_program.RUNS))
+def test_a_distributed_training_loop_gives_tensorflows_numbers(run):
+    tf_oracle = pytest.importorskip("tf_oracle")
+    tf_oracle.require()
+    with open(PROGRAM) as f:
+        source = f.read()
+    want = tf_oracle.cached("distribute-program", [source, run], lambda: _run("tf", run))
+    got = _run("eagertape", run)
+    for kind in distribute_program.RUNS[run]:
+        assert want[kind]["replicas"] == (2 if kind == "mirrored_two" else 1)
+    _close(got, want)
+
+
+def test_several_replicas_cannot_all_reduce_inside_the_step_and_say_what_to_do():
+    # Replicas run one after another: a value of the later replicas is not at hand.
+    s = etf.distribute.get_strategy()
+    assert etf.distribute.get_replica_context().all_reduce("SUM", 1.0).numpy() == 1.0
+    ctx = etf.distribute.ReplicaContext(s, 0)
+    ctx.__class__ = type("Two", (etf.distribute.ReplicaContext,),
+                         {"num_replicas_in_sync": property(lambda self: 2)})
+    with pytest.raises(NotImplementedError, match="strategy.reduce"):
+        ctx.all_reduce("SUM", 1.0)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="argument `reduce_op`"):
+        etf.distribute.get_strategy().reduce("PRODUCT", etf.constant(1.0), axis=None)
+    with pytest.raises(ValueError, match="argument `devices`"):
+        etf.distribute.MirroredStrategy(["/gpu:7"])
+    with pytest.raises(NotImplementedError, match="jax.distributed"):
+        etf.distribute.experimental.ParameterServerStrategy(None)
