@@ -1,4 +1,4 @@
-"""TF's top-level namespaces that ``eagertape.tf`` leaves out (tf.distribute, tf.lite, ...):
+"""TF's top-level namespaces that ``eagertape.tf`` leaves out (tf.lite, tf.tpu, ...):
 each raises an AttributeError giving its own reason and what to use instead, not the
 hint meant for an op not written yet."""
 import pytest
@@ -15,7 +15,6 @@ GENERIC = ("is not supported by eagertape's TensorFlow facade yet; use the recor
 # can take (and, for those to come, that they are planned), so a reason edited into
 # something vague, or swapped with another's, fails.
 WANT = {
-    "distribute": ["jax.sharding", "jax.distributed"],
     "estimator": ["removed", "tf.keras", "GradientTape"],
     "lite": ["jax.export", "jax2tf"],
     "tpu": ["jax[tpu]"],
@@ -48,10 +47,12 @@ def test_a_left_out_namespace_says_its_own_reason(name):
 
 
 def test_none_is_planned_now():
-    # tf.io (the last one planned) and tf.audio are in: tf/io.py, tf/audio.py.
+    # tf.io (the last one planned), tf.audio and tf.distribute are in: tf/io.py,
+    # tf/audio.py, tf/distribute.py.
     assert {n for n, why in NAMESPACES.items() if PLANNED in why} == set()
     import eagertape.tf as tf
     assert tf.io.read_file is not None and tf.audio.decode_wav is not None
+    assert tf.distribute.get_strategy().num_replicas_in_sync == 1
 
 
 def test_a_name_not_done_yet_keeps_the_generic_hint():

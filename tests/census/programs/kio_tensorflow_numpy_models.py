@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/keras_recipes/tensorflow_numpy_models.py
 # commit: 403a34d1ca15441ad581765f3b7e2f7460bdba7e
 # families: 
-# expected: kept: tf.distribute.get_strategy is left out (eagertape shards with JAX); the program runs to there (tnp functions on a Keras model's variables)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
