@@ -26,6 +26,7 @@ import threading
 
 import jax
 
+from . import _jax_private
 from ._config import config
 
 SEEN = "seen"
@@ -182,6 +183,90 @@ class CompileCache:
         if self.churn is not None:
             self.churn.clear()
         self.hits = self.misses = self.deferred = self.untraceable = 0
+
+
+class Programs:
+    """XLA executables by what determines them: a program identical to one compiled
+    before in the process gets that executable, not a compile of its own.
+
+    JAX keeps its compiled programs per traced function (and per setting such as
+    x64): two call kinds of one computation (two Keras layers of one config, a
+    model built again), a replay of a new structure id that computes what an
+    earlier one does, or one function traced under both x64 settings compile the
+    same module again. JAX's compile step is wrapped once
+    (``share_identical_programs``) to look the module up first, keyed as JAX's
+    persistent compilation cache keys it (the module without debug information,
+    the compile options, the backend, XLA's flags), and by the devices it runs
+    on. A program with host callbacks is never shared (the callbacks are the
+    caller's); nothing is written to disk. ``hits``: compiles saved; ``misses``:
+    programs compiled.
+    """
+
+    def __init__(self, name, maxsize):
+        self.name = name
+        self.entries = Table(name, maxsize, register=False)
+        self.hits = self.misses = 0
+        _registry.append(self)
+
+    def compile(self, original, backend, computation, devices, compile_options, host_callbacks,
+                *args, **kwargs):
+        key = None
+        if not host_callbacks and not any(a is not None for a in args[1:]) and not kwargs.get(
+                "pgle_profiler"):
+            try:
+                key = (_jax_private.cache_key.get(computation, devices, compile_options, backend),
+                       id(backend), tuple(d.id for d in devices.flat))
+            except Exception:       # a module JAX cannot key: compiled as it is
+                key = None
+        if key is not None:
+            e = self.entries.get(key)
+            if e is not None:
+                self.hits += 1
+                return e
+        e = original(backend, computation, devices, compile_options, host_callbacks, *args,
+                     **kwargs)
+        if key is not None:
+            self.misses += 1
+            self.entries.put(key, e)
+        return e
+
+    def counters(self):
+        return {"hits": self.hits, "misses": self.misses, "size": len(self.entries),
+                "maxsize": self.entries.maxsize}
+
+    def clear(self):
+        self.entries.clear()
+        self.hits = self.misses = 0
+
+
+programs = Programs("identical programs", 1024)
+
+
+def share_identical_programs():
+    """Wrap JAX's compile step once (``Programs``); returns the wrapper.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from eagertape import _cache
+    >>> before = _cache.programs.hits
+    >>> x = jnp.ones(3)
+    >>> y = jax.jit(lambda v: v * 3.0 + 1.0)(x)     # compiled
+    >>> y = jax.jit(lambda v: v * 3.0 + 1.0)(x)     # another function: the same program
+    >>> _cache.programs.hits - before
+    1
+    """
+    compiler = _jax_private.compiler
+    current = compiler.compile_or_get_cached
+    if getattr(current, "_eagertape_programs", False):
+        return current
+
+    def compile_or_get_cached(*args, **kwargs):
+        return programs.compile(current, *args, **kwargs)
+    compile_or_get_cached._eagertape_programs = True
+    compiler.compile_or_get_cached = compile_or_get_cached
+    return compile_or_get_cached
+
+
+share_identical_programs()
 
 
 def clear_all():

@@ -29,6 +29,17 @@ EvalTrace      .trace``, ``EvalTrace``     jax.jit, eval_shape, Keras's compiled
                                            concrete there (``_primitive._run_now``);
                                            JAX has no public test of it, and the
                                            check runs on every eager call
+compiler,      ``jax._src.compiler         where JAX asks XLA for an executable:
+cache_key      .compile_or_get_cached``,   eagertape wraps it once so that a program
+               ``jax._src.cache_key.get``  identical to one compiled before in the
+                                           process (same module, options, devices)
+                                           gets that executable instead of a new
+                                           compile (``_cache.share_identical_programs``),
+                                           keyed as JAX's persistent cache keys it;
+                                           JAX's in-memory caches are keyed by the
+                                           traced function, so two call kinds, replays
+                                           or x64 contexts of one computation compile
+                                           it twice
 ============== =========================== ========================================
 """
 import importlib
@@ -57,6 +68,8 @@ x64_flag = _private("jax._src.config", "enable_x64", attrs=("value", "swap_local
 ArrayImpl = _private("jax._src.array", "ArrayImpl")
 trace_ctx = _private("jax._src.core", "trace_ctx", attrs=("trace",))
 EvalTrace = _private("jax._src.core", "EvalTrace")
+compiler = _private("jax._src", "compiler", attrs=("compile_or_get_cached",))
+cache_key = _private("jax._src", "cache_key", attrs=("get",))
 
 
 def tracing():

@@ -140,7 +140,10 @@ def _kind_for(key, fn, treedef, leaves, dyn, jit, name=None):
             # compiled, once as it is, makes two kinds).
             head = key[0]
             ckey = ((fkey, head[1]) if type(head) is tuple else fkey, jit, name) + key[1:]
-            same = _by_computation.get(ckey)
+            try:
+                same = _by_computation.get(ckey)
+            except TypeError:    # a key part that cannot be hashed after all
+                same = ckey = None
             if same is not None:
                 kind = same.alias(fn)
                 _kinds.put(key, kind)
@@ -189,7 +192,18 @@ _EMPTY_CELL = object()
 def computation_key(fn):
     """A hashable key equal for functions that compute the same thing on the same
     arguments (see above), or None where ``fn`` is keyed by identity alone (not a
-    Python function, functools.partial or bound method of one)."""
+    Python function, functools.partial or bound method of one).
+
+    >>> from eagertape._primitive import computation_key
+    >>> def scaled(s):
+    ...     return lambda v: v * s
+    >>> computation_key(scaled(2.0)) == computation_key(scaled(2.0))
+    True
+    >>> computation_key(scaled(2.0)) == computation_key(scaled(3.0))
+    False
+    >>> computation_key(scaled(2.0)) == computation_key(scaled(2))    # 2 is another constant
+    False
+    """
     try:
         return _function_key(fn, _DEPTH)
     except Exception:        # an attribute or captured value that will not be keyed

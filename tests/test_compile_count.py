@@ -202,3 +202,152 @@ def test_a_recursive_closure_and_unkeyable_functions():
     assert hash(k) is not None and k != _primitive.computation_key(outer())
     assert _primitive.computation_key(jnp.add) is None        # by identity, as before
     assert _primitive.computation_key(len) is None
+
+
+# -- identical programs of other call kinds, replays and settings -----------------
+# Functions that key differently (other code, a captured object compared by
+# identity: a layer) may still compute the same program: it is compiled once
+# (``_cache.Programs``), whichever kind, replay or x64 setting asks for it.
+
+def _programs():
+    from eagertape import introspect
+    return introspect.cache_info()["identical programs"]
+
+
+class _Dense:
+    """A layer-like object: its call is a closure over the object (keyed by
+    identity), its config (the activation) decides the program."""
+
+    def __init__(self, activation):
+        self.activation = activation
+        self.w = et.Variable(np.full((3, 2), 0.5, np.float32))
+
+    def __call__(self, x):
+        return extend.call(lambda w, v: self.activation(v @ w), (self.w, x), name="dense")
+
+
+
+
+def test_a_layer_built_again_compiles_nothing(compiles):
+    x = et.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+    from eagertape import numpy as tnp
+
+    def step(layer):
+        with et.GradientTape() as tape:
+            y = tnp.sum(layer(x))
+        return float(y), tape.gradient(y, layer.w).numpy()
+    from eagertape import introspect
+    with introspect.replay_policy("compiled"):      # a new structure compiles its replay
+        first = step(_Dense(jnp.tanh))
+        before, shared = compiles.n, _programs()["hits"]
+        again = step(_Dense(jnp.tanh))    # new object, new kind, new structure id
+    # Its call and its replay asked for programs; XLA compiled neither.
+    assert compiles.n - before == _programs()["hits"] - shared == 2
+    assert again[0] == pytest.approx(first[0])
+    np.testing.assert_allclose(again[1], first[1])
+    # Another config is another program, with its own values.
+    misses = _programs()["misses"]
+    other = step(_Dense(jax.nn.relu))
+    assert _programs()["misses"] > misses
+    pre = np.arange(12, dtype=np.float32).reshape(4, 3) / 10 @ np.full((3, 2), 0.5, np.float32)
+    assert other[0] == pytest.approx(float(np.maximum(pre, 0).sum()), rel=1e-6)
+    assert first[0] == pytest.approx(float(np.tanh(pre).sum()), rel=1e-6)
+
+
+def test_identical_programs_of_other_functions_share_one_executable(compiles):
+    # Two defs (two code objects): two kinds, one program.
+    x = et.constant([1.0, 2.0])
+
+    def f(v):
+        return jnp.sin(v) * 2.0
+
+    def g(v):
+        return jnp.sin(v) * 2.0
+    a = extend.call(f, (x,)).numpy()
+    hits = _programs()["hits"]
+    b = extend.call(g, (x,)).numpy()
+    assert _programs()["hits"] == hits + 1
+    np.testing.assert_allclose(a, b)
+    np.testing.assert_allclose(a, 2 * np.sin([1.0, 2.0]), rtol=1e-6)
+
+
+def test_programs_with_other_constants_or_shapes_are_not_shared(compiles):
+    x, x3 = et.constant([1.0, 2.0]), et.constant([1.0, 2.0, 3.0])
+    assert extend.call(lambda v: v * 2.0, (x,)).numpy().tolist() == [2.0, 4.0]
+    misses = _programs()["misses"]
+    assert extend.call(lambda v: v * 2.5, (x,)).numpy().tolist() == [2.5, 5.0]
+    assert extend.call(lambda v: v * 2.0, (x3,)).numpy().tolist() == [2.0, 4.0, 6.0]
+    assert _programs()["misses"] == misses + 2
+
+
+# -- Keras: a model built again, a layer of the same config -----------------------
+_KERAS_PROGRAM = r"""
+import json
+import jax
+import numpy as np
+import eagertape.tf as tf
+from eagertape import introspect
+
+requests = [0]
+def count(event, duration, **kwargs):
+    if event == "/jax/core/compile/backend_compile_duration":
+        requests[0] += 1
+jax.monitoring.register_event_duration_secs_listener(count)
+
+def hits():
+    return introspect.cache_info()["identical programs"]["hits"]
+
+rs = np.random.RandomState(0)
+x = tf.constant(rs.rand(8, 5).astype("float32"))
+weights = None
+out = {"model": [], "layer": []}
+with introspect.replay_policy("compiled"):
+    for i in range(2):          # a model built twice: its call and its replay
+        m = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu"),
+                                 tf.keras.layers.Dense(4)])
+        m.build((None, 5))
+        if weights is None:
+            weights = [rs.randn(*w.shape).astype("float32") for w in m.get_weights()]
+        m.set_weights(weights)
+        r0, h0 = requests[0], hits()
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(m(x) ** 2)
+        grads = tape.gradient(loss, m.trainable_variables)
+        out["model"].append([float(loss), requests[0] - r0, hits() - h0,
+                             [g.numpy().tolist() for g in grads]])
+    for i in range(2):          # a layer object of the same config, applied
+        layer = tf.keras.layers.Dense(3, activation="tanh")
+        layer.build((None, 5))
+        layer.set_weights([np.full((5, 3), 0.1, "float32"), np.zeros(3, "float32")])
+        r0, h0 = requests[0], hits()
+        y = layer(x)
+        out["layer"].append([y.numpy().tolist(), requests[0] - r0, hits() - h0])
+print("@@" + json.dumps(out))
+"""
+
+
+@pytest.mark.subprocess
+def test_a_keras_model_built_again_and_a_layer_of_the_same_config_compile_nothing():
+    pytest.importorskip("keras")
+    import json
+    import os
+
+    import program_server
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
+               EAGERTAPE_EXECUTION_MODE="eager")
+    env.pop("KERAS_BACKEND", None)
+    r = program_server.run(_KERAS_PROGRAM, ["eagertape"], env=env, timeout=600,
+                           preload="import numpy, eagertape.tf as tf; tf.keras.layers")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1][2:])
+    (loss0, asked0, shared0, g0), (loss1, asked1, shared1, g1) = out["model"]
+    assert asked0 > shared0            # the first build compiles its call and replay
+    assert asked1 >= 2 and shared1 == asked1     # the second compiles nothing
+    assert loss1 == pytest.approx(loss0, rel=1e-6)
+    for a, b in zip(g0, g1):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    (y0, _, _), (y1, asked, shared) = out["layer"]
+    assert asked >= 1 and shared == asked
+    np.testing.assert_allclose(y0, y1, rtol=1e-6)
+    x = np.random.RandomState(0).rand(8, 5).astype("float32")
+    np.testing.assert_allclose(y1, np.tanh(x @ np.full((5, 3), 0.1, "float32")), rtol=1e-5)

@@ -89,7 +89,7 @@ def _origin():
     frame = sys._getframe(2)
     while frame is not None:
         f = frame.f_code.co_filename.replace(os.sep, "/")
-        if "/eagertape/" in f and "/jax/" not in f:
+        if "/eagertape/" in f and "/jax/" not in f and not f.endswith("/_cache.py"):
             where = f"{f.split('/eagertape/', 1)[1]}:{frame.f_code.co_name}"
             kind = frame.f_locals.get("kind")
             name = getattr(kind, "name", None)
