@@ -49,6 +49,7 @@ from ..extend import foreign_variable_error as tf_variable_error
 from ..extend import wrap as _wrap
 from . import _keras_gather as _gather
 from . import _keras_host
+from ._keras_sparse import sparse_outputs
 
 _keras = None          # the keras module once joined
 _in_stateless_scope = None
@@ -651,7 +652,8 @@ def _make_layer_call(layer_call):
         for sub in self._flatten_layers(include_self=False):
             sub.__dict__.pop("_eagertape_losses", None)
         self.__dict__["_eagertape_losses"] = losses
-        return out
+        # A sparse output (JAX's BCOO) is TF's SparseTensor (tf/_keras_sparse.py).
+        return out if isinstance(out, _TensorLike) else sparse_outputs(out)
 
     __call__.__doc__ = layer_call.__doc__
     return __call__

@@ -226,12 +226,17 @@ def _flat_inputs(model, x):
     call matches them: a dict by input name)."""
     x = _host_values(x)
     if isinstance(x, dict):
-        missing = [t.name for t in model.inputs if t.name not in x]
+        # A model made with a dict of inputs matches by the dict's keys, another by
+        # the inputs' names (Keras's Functional._standardize_inputs).
+        struct = getattr(model, "_inputs_struct", None)
+        keys = {id(t): k for k, t in struct.items()} if isinstance(struct, dict) else {}
+        names = [keys.get(id(t), t.name) for t in model.inputs]
+        missing = [n for n in names if n not in x]
         if missing:
             raise ValueError(f"argument `x`: model {model.name!r} has an input named "
                              f"{missing[0]!r}, which the dict of inputs lacks (its keys: "
                              f"{sorted(x)})")
-        return [x[t.name] for t in model.inputs]
+        return [x[n] for n in names]
     if isinstance(x, (list, tuple)):
         return list(x)
     return [x]

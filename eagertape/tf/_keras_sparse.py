@@ -14,6 +14,13 @@ where a dense gradient gives the square of their sum.
 optimizer's code reads (its own module and the base optimizer's) is swapped
 for one that follows them on ``Rows`` (an IndexedSlices of JAX arrays), and
 the optimizer's ``assign`` methods take Rows.
+
+Sparse outputs. Where TF's Keras gives a ``tf.SparseTensor`` (``CategoryEncoding``
+and the lookup layers with ``sparse=True``), Keras's JAX backend gives a JAX
+``BCOO``: ``sparse_outputs`` makes each one the facade's ``tf.SparseTensor`` as
+TF's kernels give it (``tf.sparse``'s ``_of_bcoo``), so a program's ``tf.sparse``
+ops and Keras layers after it see one world of objects (a SparseTensor passed to
+a Keras layer is a BCOO inside its recorded call again: its pytree).
 """
 import contextlib
 import sys
@@ -22,6 +29,8 @@ import threading
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from ..extend import is_tensor_like
 
 _lock = threading.RLock()
 
@@ -188,3 +197,27 @@ def applying(optimizer):
                     optimizer.__dict__[k] = own[k]
                 else:
                     optimizer.__dict__.pop(k, None)
+
+
+def _is_bcoo(x):
+    return type(x).__name__ == "BCOO" and type(x).__module__.startswith("jax.experimental")
+
+
+def _leaf(x):
+    return _is_bcoo(x) or is_tensor_like(x)
+
+
+def sparse_outputs(out):
+    """A Keras call's outputs with each JAX ``BCOO`` the ``tf.SparseTensor`` TF's
+    Keras gives (a Tensor or a nest without one: as it is)."""
+    if _is_bcoo(out):
+        from .sparse import _of_bcoo
+        return _of_bcoo(out)
+    if not isinstance(out, (list, tuple, dict)):
+        return out
+    leaves = jax.tree_util.tree_leaves(out, is_leaf=_leaf)
+    if not any(_is_bcoo(x) for x in leaves):
+        return out
+    from .sparse import _of_bcoo
+    return jax.tree_util.tree_map(lambda x: _of_bcoo(x) if _is_bcoo(x) else x, out,
+                                  is_leaf=_leaf)

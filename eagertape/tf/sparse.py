@@ -393,6 +393,10 @@ def _check_parts(ishape, vshape, rank):
 
 
 def _sparse(x, what="sp_input"):
+    if _is_bcoo(x):
+        # JAX's sparse array (what Keras's JAX backend gives where TF's Keras gives a
+        # SparseTensor): the SparseTensor TF would have had.
+        return _of_bcoo(x)
     if not isinstance(x, SparseTensor):
         raise TypeError(f"Input must be a SparseTensor (argument `{what}`, got "
                         f"{type(x).__name__}); make one with tf.sparse.from_dense or "
@@ -1452,6 +1456,74 @@ def reset_shape(sp_input, new_shape=None):
                              f"sp_input.shape ({list(sp._shape)}).")
     indices, values = _call(_identity2_fn, (sp._indices, sp._values), name="reset_shape")
     return SparseTensor._make(indices, values, shape)
+
+
+# -- JAX's BCOO: the SparseTensor TF would have had ----------------------------------
+
+def _is_bcoo(x):
+    return type(x).__name__ == "BCOO" and type(x).__module__.startswith("jax.experimental")
+
+
+def _bcoo_parts_fn(indices, values, shape, n_batch, n_dense):
+    # A BCOO with batch or dense dimensions, as COO entries over every dimension
+    # (each batch's padding entries included: out of bounds, dropped after).
+    mat = _jax_sparse().BCOO((values, indices), shape=shape)
+    flat = _jax_sparse().bcoo_update_layout(mat, n_batch=0, n_dense=0,
+                                            on_inefficient="warn" if n_dense else None)
+    return flat.indices, flat.data
+
+
+def _of_bcoo(mat):
+    """The ``tf.SparseTensor`` of a JAX ``BCOO`` (what Keras's JAX backend makes where
+    TF's Keras makes a SparseTensor: ``CategoryEncoding(sparse=True)``, the lookup
+    layers' sparse outputs), as TF's kernels give it: each index once, in canonical
+    (row-major) order, the values of a repeated index summed, the BCOO's padding
+    entries (out of bounds) dropped, int64 indices. The values are one recorded call
+    of the BCOO's, so a gradient reaches them. Inside a ``tf.function`` (indices not
+    known) the entries are kept as they are: sorting and summing would change how
+    many there are, which JAX compiles statically.
+
+    >>> import jax.numpy as jnp
+    >>> from jax.experimental import sparse as jsparse
+    >>> import eagertape.tf as tf
+    >>> mat = jsparse.BCOO((jnp.array([1.0, 2.0, 4.0]), jnp.array([[0, 3], [0, 1], [0, 3]])),
+    ...                    shape=(1, 5))
+    >>> st = tf.sparse._of_bcoo(mat)
+    >>> st.indices.numpy().tolist(), st.values.numpy().tolist(), st.dense_shape.numpy().tolist()
+    ([[0, 1], [0, 3]], [2.0, 5.0], [1, 5])
+    """
+    if not _is_bcoo(mat):
+        raise TypeError(f"argument `mat` must be a jax.experimental.sparse.BCOO, got "
+                        f"{type(mat).__name__}; a SparseTensor is made with "
+                        "tf.SparseTensor(indices, values, dense_shape)")
+    shape = tuple(int(d) for d in mat.shape)
+    indices, values = mat.indices, mat.data
+    if not isinstance(values, _TensorLike):
+        values = convert_to_tensor(values)
+    if not isinstance(indices, _TensorLike):
+        indices = convert_to_tensor(indices)
+    if mat.n_batch or mat.n_dense:
+        indices, values = _call(_bcoo_parts_fn, (indices, values, shape, mat.n_batch,
+                                                 mat.n_dense), name="sparse_of_bcoo")
+    indices = _index_tensor(indices, "indices")
+    idx = _host(indices, "_of_bcoo")
+    if idx is None:         # traced: the entries as they are
+        return SparseTensor._make(indices, values, shape)
+    inside = np.all((idx >= 0) & (idx < np.asarray(shape, _I64)), axis=1) if idx.size \
+        else np.ones(idx.shape[0], bool)
+    if inside.all() and _canonical(idx):
+        return SparseTensor._make(indices, values, shape)
+    kept = idx[inside]
+    if kept.shape[0] and kept.shape[1]:
+        groups, segments = np.unique(kept, axis=0, return_inverse=True)
+    else:       # no entry, or a scalar: at most one
+        groups = kept[:1]
+        segments = np.zeros(kept.shape[0], _I64)
+    seg = np.full(idx.shape[0], groups.shape[0], _I64)     # padding: a segment dropped
+    seg[inside] = segments.reshape(-1)
+    values = _call(_segment_fn, (values, _const_indices(seg), int(groups.shape[0]), "sum",
+                                 None), name="sparse_of_bcoo")
+    return SparseTensor._make(_const_indices(groups.reshape(-1, len(shape))), values, shape)
 
 
 def _identity2_fn(indices, values):

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/migrate/migrating_feature_columns.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, sparse
-# expected: gap: tf.keras.layers.CategoryEncoding(sparse=True) returns a JAX BCOO, which tf.sparse.to_dense refuses (cell 40: TypeError: Input must be a SparseTensor (argument `sp_input`, got BCOO))
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
