@@ -53,32 +53,100 @@ def build_objects(spec, variables, functions, new_object, overloaded):
     return build(0)
 
 
-def match_overload(entries, args, kwargs, describe):
-    """The entry of ``entries`` (one function's exported signatures) that serves
-    this call, and its Tensor arguments in its order; None where none does (TF's
-    loaded function raises then). ``describe(x)``: ``(shape, dtype name)`` of a
-    Tensor, None for a Python value. A Python value must equal the one traced."""
-    def fits(tree, x, entry, tensors):
-        if "leaf" in tree:
-            d = describe(x)
-            want = entry["inputs"][tree["leaf"]]
-            if d is None or d[1] != want["dtype"] or len(d[0]) != len(want["shape"]) or any(
-                    w is not None and w != n for w, n in zip(want["shape"], d[0])):
-                return False
-            tensors.append(x)
-            return True
-        if "const" in tree:
-            return describe(x) is None and type(x) is type(tree["const"]) and x == tree["const"]
-        for kind, types in (("tuple", (tuple,)), ("list", (list, tuple))):
-            if kind in tree:
-                return isinstance(x, types) and len(x) == len(tree[kind]) and all(
-                    fits(t, v, entry, tensors) for t, v in zip(tree[kind], x))
-        if "dict" in tree:
-            keys = [k for k, _ in tree["dict"]]
-            return isinstance(x, dict) and sorted(map(str, x)) == sorted(keys) and all(
-                fits(t, x[k], entry, tensors) for k, t in tree["dict"])
-        return False
+def flatten_arguments(trees, values, split, n_inputs):
+    """The Tensors of ``values`` (one per tree of ``trees``: an entry's
+    ``signature``) in the exported function's order, and the RaggedTensor
+    arguments by their ``rows`` number (whose rows a RaggedTensor result keeps).
+    ``split(x, kind)``: ``(flat_values, ragged_rank)`` of a RaggedTensor
+    (``kind="ragged"``), ``(type name or None, {field: value})`` of an
+    ExtensionType (``"extension"``), else None. Raises TypeError for a value that
+    is not of its tree's kind."""
+    tensors, rows = [None] * n_inputs, {}
 
+    def walk(tree, x):
+        if not fill(tree, x, lambda i, t: tensors.__setitem__(i, t), rows, split, None):
+            raise TypeError(f"expected {shown_tree(tree)}, got {x!r}")
+    for tree, x in zip(trees, values):
+        walk(tree, x)
+    return tensors, rows
+
+
+def shown_tree(tree):
+    if "ragged" in tree:
+        return f"a RaggedTensor of ragged rank {tree['ragged']['ragged_rank']}"
+    if "extension" in tree:
+        return f"an ExtensionType {tree['extension']['name']}"
+    return "a Tensor" if "leaf" in tree else "a nest of Tensors"
+
+
+def fill(tree, x, put, rows, split, describe):
+    """Whether ``x`` fits ``tree`` (an argument's JSON tree); each Tensor found is
+    ``put(leaf index, x)``, each RaggedTensor ``rows[its rows number] = x``. With
+    ``describe`` (``(shape, dtype name)`` of a Tensor, None for a Python value)
+    the Tensors' dtypes and shapes are checked and Python values must equal the
+    traced ones (an overload's match); without, only the structure."""
+    if "leaf" in tree:
+        if describe is not None:
+            d = describe(x)
+            want = tree.get("_spec")
+            if d is None or want is None or d[1] != want["dtype"] or len(d[0]) != len(
+                    want["shape"]) or any(w is not None and w != n
+                                         for w, n in zip(want["shape"], d[0])):
+                return False
+        put(tree["leaf"], x)
+        return True
+    if "const" in tree:
+        if describe is None:
+            return True
+        return describe(x) is None and type(x) is type(tree["const"]) and x == tree["const"]
+    if "ragged" in tree:
+        r = tree["ragged"]
+        parts = split(x, "ragged")
+        if parts is None or parts[1] != r["ragged_rank"]:
+            return False
+        rows[r["rows"]] = x
+        return fill(r["values"], parts[0], put, rows, split, describe)
+    if "extension" in tree:
+        e = tree["extension"]
+        parts = split(x, "extension")
+        if parts is None or parts[0] not in (None, e["name"]):
+            return False
+        fields = parts[1]
+        tensor_fields = [(k, t) for k, t in e["fields"] if "const" not in t or parts[0]]
+        if parts[0] is None and sorted(fields) != sorted(k for k, _ in tensor_fields):
+            return False
+        return all(k in fields and fill(t, fields[k], put, rows, split, describe)
+                   for k, t in tensor_fields)
+    for kind, types in (("tuple", (tuple,)), ("list", (list, tuple))):
+        if kind in tree:
+            return isinstance(x, types) and len(x) == len(tree[kind]) and all(
+                fill(t, v, put, rows, split, describe) for t, v in zip(tree[kind], x))
+    if "dict" in tree:
+        keys = [k for k, _ in tree["dict"]]
+        return isinstance(x, dict) and sorted(map(str, x)) == sorted(keys) and all(
+            fill(t, x[k], put, rows, split, describe) for k, t in tree["dict"])
+    return False
+
+
+def _with_specs(tree, inputs):
+    # The tree with each leaf's TensorSpec (JSON) beside its index, for ``fill``.
+    if isinstance(tree, dict):
+        out = {k: _with_specs(v, inputs) for k, v in tree.items()}
+        if "leaf" in tree:
+            out["_spec"] = inputs[tree["leaf"]]
+        return out
+    if isinstance(tree, list):
+        return [_with_specs(v, inputs) for v in tree]
+    return tree
+
+
+def match_overload(entries, args, kwargs, describe, split=None):
+    """The entry of ``entries`` (one function's exported signatures) that serves
+    this call, its Tensor arguments in its order and its RaggedTensor arguments by
+    rows number; None where none does (TF's loaded function raises then).
+    ``describe(x)``: ``(shape, dtype name)`` of a Tensor, None for a Python value;
+    ``split``: as ``flatten_arguments``'. A Python value must equal the one traced."""
+    split = split or (lambda x, kind: None)
     for entry in entries:
         names = entry["all_params"]
         if len(args) > len(names) or set(kwargs) - set(names[len(args):]):
@@ -86,10 +154,11 @@ def match_overload(entries, args, kwargs, describe):
         bound = dict(entry.get("defaults", {}), **dict(zip(names, args)), **kwargs)
         if len(bound) != len(names):
             continue
-        tensors = []
-        if all(fits(tree, bound[n], entry, tensors)
-               for n, tree in zip(names, entry["arguments"])):
-            return entry, tensors
+        tensors, rows = [None] * len(entry["inputs"]), {}
+        trees = [_with_specs(t, entry["inputs"]) for t in entry["arguments"]]
+        if all(fill(tree, bound[n], lambda i, t: tensors.__setitem__(i, t), rows, split,
+                    describe) for n, tree in zip(names, trees)):
+            return entry, tensors, rows
     return None
 
 
@@ -101,6 +170,15 @@ def no_overload_error(entries, args, kwargs, show_spec):
             return show_spec(s["shape"], s["dtype"], s["name"])
         if "const" in tree:
             return repr(tree["const"])
+        if "ragged" in tree:
+            r = tree["ragged"]
+            shape = "Unknown" if r["shape"] is None else r["shape"]
+            return (f"RaggedTensorSpec(TensorShape({shape}), tf.{r['dtype']}, "
+                    f"{r['ragged_rank']}, tf.int64)")
+        if "extension" in tree:
+            e = tree["extension"]
+            return f"{e['name'].rsplit('.', 1)[-1]}.Spec(" + ", ".join(
+                f"{k}={shown(t, entry)}" for k, t in e["fields"]) + ")"
         for kind, (a, b) in (("tuple", "()"), ("list", "[]")):
             if kind in tree:
                 return a + ", ".join(shown(t, entry) for t in tree[kind]) + b
@@ -142,18 +220,39 @@ def _main(work, out):
     def tf_spec(s):
         return tf.TensorSpec(s["shape"], tf.as_dtype(s["dtype"]), name=s.get("name"))
 
-    def nest(tree, leaf):
+    def nest(tree, leaf, rows=None):
+        # A JSON tree as TF values: ``leaf(i)`` for each array; a RaggedTensor
+        # argument's spec (TF's RaggedTensorSpec) or, given ``rows``, a RaggedTensor
+        # result with the rows of the argument it keeps; an ExtensionType as the dict
+        # of its fields (the class is the program's: TF flattens it to them).
         if isinstance(tree, dict) and "leaf" in tree:
             return leaf(tree["leaf"])
+        if isinstance(tree, dict) and "ragged" in tree:
+            r = tree["ragged"]
+            values = nest(r["values"], leaf, rows)
+            if rows is not None:
+                return rows[r["rows"]].with_flat_values(values)
+            return tf.RaggedTensorSpec(r["shape"], tf.as_dtype(r["dtype"]), r["ragged_rank"],
+                                       tf.int64, flat_values_spec=values)
+        if isinstance(tree, dict) and "extension" in tree:
+            return {k: nest(v, leaf, rows) for k, v in tree["extension"]["fields"]
+                    if rows is not None or "const" not in v}
         if isinstance(tree, dict) and "dict" in tree:
-            return {k: nest(v, leaf) for k, v in tree["dict"]}
+            return {k: nest(v, leaf, rows) for k, v in tree["dict"]}
         if isinstance(tree, dict) and "tuple" in tree:
-            return tuple(nest(v, leaf) for v in tree["tuple"])
+            return tuple(nest(v, leaf, rows) for v in tree["tuple"])
         if isinstance(tree, dict) and "list" in tree:
-            return [nest(v, leaf) for v in tree["list"]]
+            return [nest(v, leaf, rows) for v in tree["list"]]
         if isinstance(tree, dict) and "const" in tree:
             return tree["const"]
         return tree
+
+    def split(x, kind):
+        if kind == "ragged" and isinstance(x, tf.RaggedTensor):
+            return x.flat_values, x.ragged_rank
+        if kind == "extension" and isinstance(x, dict):
+            return None, x
+        return None
 
     functions, raw = [], []
     for entry in spec["functions"]:
@@ -168,13 +267,17 @@ def _main(work, out):
         writes = [variables[i] for i in entry["writes"]]
         specs = [tf_spec(s) for s in entry["inputs"]]
 
-        def fn(*args, _converted=converted, _reads=reads, _writes=writes, _entry=entry):
-            flat = [tf.ensure_shape(a, shape) for a, shape in
-                    zip(tf.nest.flatten(args), _entry["ensure"])]
+        def core(tensors, rows, _converted=converted, _reads=reads, _writes=writes,
+                 _entry=entry):
+            flat = [tf.ensure_shape(a, shape) for a, shape in zip(tensors, _entry["ensure"])]
             arrays, new = _converted(list(_reads), list(flat))
             for v, value in zip(_writes, new):
                 v.assign(tf.cast(value, v.dtype))
-            return nest(_entry["outputs"], lambda i: arrays[i])
+            return nest(_entry["outputs"], lambda i: arrays[i], rows)
+
+        def fn(*args, _core=core, _entry=entry):
+            return _core(*flatten_arguments(_entry["signature"], args, split,
+                                            len(_entry["inputs"])))
 
         params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
                   for n in entry["params"]]
@@ -182,8 +285,8 @@ def _main(work, out):
         fn.__name__ = entry["name"]
         signature = [nest(tree, lambda i: specs[i]) for tree in entry["signature"]]
         functions.append(tf.function(fn, input_signature=signature, autograph=False))
-        fn._eagertape_specs = specs
-        raw.append(fn)
+        core._eagertape_specs = specs
+        raw.append(core)
 
     # The objects, each an AutoTrackable holding what the eagertape object held, by
     # name (as Keras's ExportArchive: no properties, tf.Module's `variables` or
@@ -201,11 +304,11 @@ def _main(work, out):
         names = max((e["all_params"] for e in entries), key=len)
 
         def dispatch(*args, **kwargs):
-            found = match_overload(entries, args, kwargs, describe)
+            found = match_overload(entries, args, kwargs, describe, split)
             if found is None:
                 raise no_overload_error(entries, args, kwargs, repr)
-            entry, tensors = found
-            return raw[indices[entries.index(entry)]](*tensors)
+            entry, tensors, rows = found
+            return raw[indices[entries.index(entry)]](tensors, rows)
         defaults = entries[0].get("defaults", {})
         dispatch.__signature__ = inspect.Signature(
             [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD,

@@ -43,6 +43,7 @@ import sys
 import tempfile
 import uuid
 import warnings
+import weakref
 
 import jax
 import numpy as np
@@ -261,10 +262,163 @@ def _signature_of(fn):
     Function without input_signature: nothing to export)."""
     if isinstance(fn, _Function):
         sig = fn.input_signature
-        return None if sig is None else (tuple(sig), {})
+        return None if sig is None else _composites_expanded((tuple(sig), {}))
     if fn._template is None:       # (a trace listed by the function: no signature kept)
         return None
-    return fn._args(dict(fn._specs))
+    return _composites_expanded(fn._args(dict(fn._specs)))
+
+
+# -- composite arguments and results (RaggedTensor, ExtensionType) ---------------
+#
+# TF flattens a composite to its Tensors in a SavedModel's function: a RaggedTensor
+# to its flat values and row splits, an ExtensionType to its fields. Here an
+# ExtensionType's Spec is its value with a TensorSpec in each Tensor field (a JAX
+# pytree, which the export flattens as it flattens the value); a RaggedTensorSpec is
+# a ``_RaggedArg`` whose one TensorSpec is the flat values'. eagertape's row splits
+# are host arrays fixed when traced (one trace per row structure), so the exported
+# function takes the flat values alone, traced with stand-in rows, and a
+# RaggedTensor result must keep the rows of a RaggedTensor argument (what
+# elementwise ops give): the SavedModel's function (TF's, and ``load``'s) gives it
+# the rows of that argument. A function whose result depends on the rows (a
+# reduction along a ragged axis, ``row_lengths()``) is refused, found by tracing
+# it with two different stand-ins and comparing the exported programs.
+
+
+class _RowsError(ValueError):
+    """A function of a RaggedTensor that a SavedModel cannot hold (said as is)."""
+
+
+class _RaggedArg:
+    """A RaggedTensorSpec argument in a signature: its flat values' spec the child.
+    ``rows``: its number among the function's RaggedTensor arguments."""
+
+    def __init__(self, spec, values, rows=None):
+        self.spec, self.values, self.rows = spec, values, rows
+
+    def __repr__(self):
+        return f"{self.spec!r}[{self.values!r}]"
+
+
+class _RaggedOut:
+    """A RaggedTensor result: its flat values, the rows of argument ``rows``."""
+
+    def __init__(self, values, rows):
+        self.values, self.rows = values, rows
+
+
+jax.tree_util.register_pytree_node(
+    _RaggedArg, lambda a: ((a.values,), (a.spec, a.rows)),
+    lambda aux, children: _RaggedArg(aux[0], children[0], aux[1]))
+jax.tree_util.register_pytree_node(
+    _RaggedOut, lambda r: ((r.values,), r.rows), lambda rows, children: _RaggedOut(
+        children[0], rows))
+
+
+def _composite_spec(x):
+    from ._extension_type import ExtensionTypeSpec
+    from ._ragged import RaggedTensorSpec
+    return isinstance(x, (ExtensionTypeSpec, RaggedTensorSpec))
+
+
+def _composites_expanded(signature):
+    """The signature with each composite spec as the export takes it (above)."""
+    from ._extension_type import ExtensionTypeSpec
+    from ._ragged import RaggedTensorSpec
+    from ._spec import TensorSpec
+
+    def expand(x):
+        if isinstance(x, RaggedTensorSpec):
+            if np.dtype(x.dtype).kind == "O":
+                raise ValueError("cannot export a function of a tf.string RaggedTensor: its "
+                                 "text ops run on the host, which JAX's export does not hold")
+            flat = x._flat_tensor_specs[0]
+            return _RaggedArg(x, TensorSpec(flat.shape, flat.dtype))
+        if isinstance(x, ExtensionTypeSpec):
+            return x._from_compatible_tensor_list(
+                [expand(s) for s in x._flat_tensor_specs])
+        return x
+    return jax.tree_util.tree_map(expand, signature, is_leaf=_composite_spec)
+
+
+def _ragged_args(tree):
+    return [a for a in jax.tree_util.tree_leaves(tree, is_leaf=_is_ragged_arg)
+            if _is_ragged_arg(a)]
+
+
+def _replace_ragged_args(tree, new):
+    return jax.tree_util.tree_map(lambda x: next(new) if _is_ragged_arg(x) else x, tree,
+                                  is_leaf=_is_ragged_arg)
+
+
+def _is_ragged_arg(x):
+    return isinstance(x, _RaggedArg)
+
+
+def _stand_in_rows(arg, values, variant):
+    """A RaggedTensor of ``values`` (the traced flat values) with stand-in rows of
+    ``arg``'s ragged rank: ``variant`` 0 or 1, two different row structures (a
+    known number of rows or uniform row length kept)."""
+    from ._ragged import RaggedTensor
+    shape = arg.spec.shape
+    dims = [None] * (arg.spec.ragged_rank + 1) if shape.rank is None else \
+        shape.as_list()[:arg.spec.ragged_rank + 1]
+    counts = [dims[0] if dims[0] is not None else 2 + variant]
+    for k, d in enumerate(dims[1:]):
+        counts.append(counts[-1] * d if d is not None else counts[-1] + 2 + variant + k)
+    levels = []
+    for k, d in enumerate(dims[1:]):
+        n, m = counts[k], counts[k + 1]
+        lengths = [m // n + (1 if i < m % n else 0) for i in range(n)] if n else []
+        splits = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
+        if variant:
+            lengths = lengths[::-1]
+            splits = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(
+                np.int64)
+        levels.append((splits, d))
+    v = values
+    for splits, d in reversed(levels):
+        v = RaggedTensor(v, splits, _internal=True, uniform=d)
+    return v
+
+
+def _with_stand_in_rows(function, variant):
+    """A function of ``function``'s arguments with each RaggedTensor argument as its
+    flat values (a ``_RaggedArg``): the RaggedTensor is remade inside, with
+    stand-in rows; a RaggedTensor result becomes a ``_RaggedOut``."""
+    from ._ragged import RaggedTensor
+    inner = function._python()
+
+    def with_rows(*args, **kwargs):
+        made = []
+
+        def remade(x):
+            if not _is_ragged_arg(x):
+                return x
+            rt = _stand_in_rows(x, x.values, variant)
+            made.append(rt)
+            return rt
+        args, kwargs = jax.tree_util.tree_map(remade, (args, kwargs), is_leaf=_is_ragged_arg)
+
+        def result(x):
+            if not isinstance(x, RaggedTensor):
+                return x
+            for j, rt in enumerate(made):
+                if x.ragged_rank == rt.ragged_rank and all(
+                        np.shares_memory(a, b) for a, b in zip(x._nested(), rt._nested())):
+                    return _RaggedOut(x.flat_values, j)
+            raise _RowsError(
+                "it returns a RaggedTensor whose rows it computes (a SavedModel's function "
+                "may return a RaggedTensor with the rows of a RaggedTensor argument, as "
+                "elementwise ops give: eagertape's row splits are host values, fixed when "
+                "traced, and JAX's export takes none); return rt.to_tensor(), or the "
+                "flat values and the row splits as Tensors")
+        out = inner(*args, **kwargs)
+        return jax.tree_util.tree_map(result, out,
+                                      is_leaf=lambda x: isinstance(x, RaggedTensor))
+    with_rows.__name__ = getattr(function, "__name__", "function")
+    wrapped = _function_of(with_rows)
+    wrapped._tensor_outputs = function._tensor_outputs
+    return wrapped
 
 
 # An unknown rank (tf.TensorSpec(None)) is exported for each rank up to this (and
@@ -291,7 +445,7 @@ def _signatures_to_export(fn):
             # One of strings is left out (its host ops are callbacks, which JAX's
             # export does not hold), the others kept.
             made = [(sig, True if _of_strings(sig) else opt) for sig, opt in made]
-            out += [m for m in made if repr(m[0]) not in {repr(o[0]) for o in out}]
+            out += [m for m in made if not any(_same_signature(m[0], o[0]) for o in out)]
         return out
     leaves, tree = jax.tree_util.tree_flatten(signature, is_leaf=_leaf_spec)
     unknown = [i for i, x in enumerate(leaves) if _leaf_spec(x) and x.shape is None]
@@ -314,6 +468,13 @@ def _signatures_to_export(fn):
             filled[i] = TensorSpec([None] * r, leaves[i].dtype, getattr(leaves[i], "name", None))
         out.append((jax.tree_util.tree_unflatten(tree, filled), rank not in traced))
     return out
+
+
+def _same_signature(a, b):
+    # (not by repr: an ExtensionType's own __repr__ may not take TensorSpec fields)
+    la, ta = jax.tree_util.tree_flatten(a, is_leaf=_leaf_spec)
+    lb, tb = jax.tree_util.tree_flatten(b, is_leaf=_leaf_spec)
+    return ta == tb and [repr(x) for x in la] == [repr(x) for x in lb]
 
 
 def _of_strings(signature):
@@ -342,7 +503,13 @@ def _traced_signatures(function):
             shape = trace.shapes.get(i) or value.shape
             leaves[i] = TensorSpec([d if isinstance(d, int) else None for d in shape],
                                    np.dtype(value.dtype))
-        args, kwargs = jax.tree_util.tree_unflatten(key[0], leaves)
+        try:
+            args, kwargs = jax.tree_util.tree_unflatten(key[0], leaves)
+        except ValueError:
+            # A RaggedTensor argument (its rows were this trace's: a trace for one
+            # row structure, which the SavedModel's functions do not take): left
+            # out, as are the calls on other values.
+            continue
         if params is not None:
             try:
                 bound = inspect.Signature(params).bind(*args, **kwargs)
@@ -356,7 +523,13 @@ def _traced_signatures(function):
 
 def _leaf_spec(x):
     return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(
-        x, (_extend.TensorLike, np.ndarray, jax.Array))
+        x, (_extend.TensorLike, np.ndarray, jax.Array, _RaggedArg)) and not (
+            _composite_spec(x) or _is_extension(x))
+
+
+def _is_extension(x):
+    from ._extension_type import ExtensionType
+    return isinstance(x, ExtensionType)
 
 
 def _exported(fn, name, export, signature=None):
@@ -366,6 +539,11 @@ def _exported(fn, name, export, signature=None):
     if any(_leaf_spec(x) for x in jax.tree_util.tree_leaves(kwargs, is_leaf=_leaf_spec)):
         raise ValueError(f"cannot export {name!r}: a Tensor argument given by keyword "
                          "(keyword-only parameter); make it positional")
+    ragged = _ragged_args(args)
+    for k, a in enumerate(ragged):
+        # (numbered in the order the exported function's wrapper meets them)
+        ragged[k] = _RaggedArg(a.spec, a.values, k)
+    args = _replace_ragged_args(args, iter(ragged))
     leaves, tree = jax.tree_util.tree_flatten(args, is_leaf=_leaf_spec)
     positions = [i for i, leaf in enumerate(leaves) if _leaf_spec(leaf)]
     specs = [leaves[i] for i in positions]
@@ -381,6 +559,9 @@ def _exported(fn, name, export, signature=None):
             try:
                 return _trace_and_serialize(function, name, tree, leaves, positions, specs,
                                             shared, export, constraints, kwargs)
+            except _RowsError as e:
+                raise ValueError(f"cannot export tf.function {name!r} for its input_signature "
+                                 f"{list(specs)}: {e}") from None
             except Exception as e:     # noqa: BLE001  (JAX's reasons vary: retried, then said)
                 failures.append(e)
                 found = _constraint(e)
@@ -484,17 +665,29 @@ def _trace_and_serialize(function, name, tree, leaves, positions, specs, shared,
     for p, st in zip(positions, structs):
         filled[p] = st
     args = jax.tree_util.tree_unflatten(tree, filled)
-    run, reads, writes, outputs = _extend.pure_trace(function, args, kwargs)
-    var_specs = [jax.ShapeDtypeStruct(np.shape(v._value), v._value.dtype) for v in reads]
-    platforms = _platforms()
-    exported = None
-    for ps in (platforms, platforms[:1]):
+    if _ragged_args(args):
+        # Traced with two stand-in row structures: the same program, or the function
+        # depends on the rows (which the SavedModel's function does not fix).
         try:
-            exported = jax.export.export(jax.jit(run), platforms=ps)(var_specs, structs)
-            break
-        except Exception:      # noqa: BLE001  (a backend that cannot lower an op: this one only)
-            if len(ps) == 1:
-                raise
+            variants = [_export_traced(_with_stand_in_rows(function, v), args, kwargs,
+                                       structs) for v in (0, 1)]
+        except _RowsError:
+            raise
+        except Exception as e:     # noqa: BLE001  (JAX's reasons vary: said)
+            raise _RowsError(
+                "JAX could not trace it with stand-in rows for its RaggedTensor argument: "
+                "a function that uses the rows (a reduction along a ragged axis, "
+                "row_lengths(), to_tensor()) cannot be a SavedModel's function here, as "
+                f"eagertape's row splits are host values fixed when traced ({e})") from e
+        if _program_text(variants[0][0]) != _program_text(variants[1][0]):
+            raise _RowsError(
+                "its result depends on the rows of its RaggedTensor argument (eagertape's "
+                "row splits are host values fixed when traced, where TF's graph reads "
+                "them): export a function of the flat values and the row splits as "
+                "Tensors, or of rt.to_tensor()")
+        exported, reads, writes, outputs = variants[0]
+    else:
+        exported, reads, writes, outputs = _export_traced(function, args, kwargs, structs)
     # The gradient is exported where every output is floating: jax2tf cannot yet take
     # a serialized function's gradient through an integer output (TF hands it an
     # int64 cotangent where JAX's VJP takes float0).
@@ -558,6 +751,27 @@ def _trace_and_serialize(function, name, tree, leaves, positions, specs, shared,
             "outputs": _describe(structure), "platforms": list(exported.platforms)}
 
 
+def _program_text(exported):
+    """The exported StableHLO without its source locations (which name the Python
+    lines that traced it, which differ between a first trace and a later one)."""
+    lines = [ln for ln in exported.mlir_module().splitlines() if not ln.startswith("#loc")]
+    return re.sub(r"\s*loc\((?:[^()]|\([^()]*\))*\)", "", "\n".join(lines))
+
+
+def _export_traced(function, args, kwargs, structs):
+    run, reads, writes, outputs = _extend.pure_trace(function, args, kwargs)
+    var_specs = [jax.ShapeDtypeStruct(np.shape(v._value), v._value.dtype) for v in reads]
+    platforms = _platforms()
+    for ps in (platforms, platforms[:1]):
+        try:
+            exported = jax.export.export(jax.jit(run), platforms=ps)(var_specs, structs)
+            break
+        except Exception:      # noqa: BLE001  (a backend that cannot lower an op: this one only)
+            if len(ps) == 1:
+                raise
+    return exported, reads, writes, outputs
+
+
 def _is_leaf(x):
     return isinstance(x, _Leaf)
 
@@ -573,6 +787,20 @@ def _describe(x):
     """A nest as JSON: its structure, with ``{"leaf": i}`` for the i-th array."""
     if isinstance(x, _Leaf):
         return {"leaf": x.i}
+    if isinstance(x, _RaggedArg):
+        shape = x.spec.shape
+        return {"ragged": {"values": _describe(x.values), "rows": x.rows,
+                           "ragged_rank": x.spec.ragged_rank,
+                           "shape": None if shape.rank is None else shape.as_list(),
+                           "dtype": np.dtype(x.spec.dtype).name}}
+    if isinstance(x, _RaggedOut):
+        return {"ragged": {"values": _describe(x.values), "rows": x.rows}}
+    if _is_extension(x):
+        from ._extension_type import _field_values
+        name = _extension_name(type(x))
+        _SAVED_EXTENSIONS[name] = type(x)
+        return {"extension": {"name": name, "fields": [
+            [k, _describe(v)] for k, v in _field_values(x).items()]}}
     if isinstance(x, dict):
         return {"dict": [[str(k), _describe(v)] for k, v in x.items()]}
     if isinstance(x, tuple):
@@ -582,6 +810,34 @@ def _describe(x):
     if x is None or isinstance(x, (bool, int, float, str)):
         return {"const": x}
     raise TypeError(f"cannot export a function returning {type(x).__name__}")
+
+
+def _extension_name(cls):
+    """The name an ExtensionType is saved under: TF's (the class's own ``__name__``
+    attribute where it sets one, else its module and qualified name)."""
+    own = cls.__dict__.get("__name__")
+    return own if isinstance(own, str) else f"{cls.__module__}.{cls.__qualname__}"
+
+
+# The ExtensionType classes this process saved, by name: a load here rebuilds their
+# values with the very class (a program may define several of one name).
+_SAVED_EXTENSIONS = weakref.WeakValueDictionary()
+
+
+def _extension_class(name):
+    """The ExtensionType class saved as ``name``: the one this process saved, else
+    the last defined of that name, or None."""
+    from ._extension_type import ExtensionType
+    if name in _SAVED_EXTENSIONS:
+        return _SAVED_EXTENSIONS[name]
+    found, todo = None, list(ExtensionType.__subclasses__())
+    while todo:
+        cls = todo.pop(0)
+        todo.extend(cls.__subclasses__())
+        if not cls.__dict__.get("_tf_extension_type_do_not_transform_this_class") and \
+                _extension_name(cls) == name:
+            found = cls
+    return found
 
 
 def _platforms():
@@ -904,12 +1160,15 @@ class _LoadedFunction:
         missing = [p for p in params if p not in bound]
         if missing:
             raise TypeError(f"{self.__name__}() is missing the arguments {missing}")
-        flat = []
-        for p in params:
-            flat += jax.tree_util.tree_leaves(bound[p], is_leaf=_extend.is_tensor_like)
-        return self._call_flat(flat)
+        try:
+            flat, rows = _saved_model_tf.flatten_arguments(
+                entry["signature"], [bound[p] for p in params], _split_argument,
+                len(entry["inputs"]))
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        return self._call_flat(flat, rows)
 
-    def _call_flat(self, flat):
+    def _call_flat(self, flat, rows=None):
         entry = self._entry
         if len(flat) != len(entry["inputs"]):
             raise TypeError(f"{self.__name__}() takes {len(entry['inputs'])} tensors, given "
@@ -934,7 +1193,18 @@ class _LoadedFunction:
         for v, new in zip(self._writes, outs[n:]):
             v.assign(new, read_value=False)
         arrays = list(outs[:n])
-        return _rebuild(entry["outputs"], arrays)
+        return _rebuild(entry["outputs"], arrays, rows or {})
+
+
+def _split_argument(x, kind):
+    """A composite argument's parts, for ``_saved_model_tf.flatten_arguments``."""
+    from ._ragged import RaggedTensor
+    if kind == "ragged" and isinstance(x, RaggedTensor):
+        return x.flat_values, x.ragged_rank
+    if kind == "extension" and _is_extension(x):
+        from ._extension_type import _field_values
+        return _extension_name(type(x)), _field_values(x)
+    return None
 
 
 def _describe_argument(x):
@@ -963,7 +1233,7 @@ class _Overloaded:
     def __call__(self, *args, **kwargs):
         entries = [f._entry for f in self._functions]
         match = _saved_model_tf.match_overload
-        found = match(entries, args, kwargs, _describe_argument)
+        found = match(entries, args, kwargs, _describe_argument, _split_argument)
         if found is None:
             def converted(x):
                 if isinstance(x, (list, tuple, int, float, bool)) and not any(
@@ -971,22 +1241,40 @@ class _Overloaded:
                     return _extend.convert_to_tensor(x)
                 return x
             found = match(entries, tuple(converted(a) for a in args),
-                          {k: converted(v) for k, v in kwargs.items()}, _describe_argument)
+                          {k: converted(v) for k, v in kwargs.items()}, _describe_argument,
+                          _split_argument)
         if found is None:
             raise _saved_model_tf.no_overload_error(entries, args, kwargs, _show_spec)
-        entry, tensors = found
-        return self._functions[entries.index(entry)]._call_flat(tensors)
+        entry, tensors, rows = found
+        return self._functions[entries.index(entry)]._call_flat(tensors, rows)
 
 
-def _rebuild(tree, arrays):
+def _rebuild(tree, arrays, rows):
+    """A result as the function gave it: a RaggedTensor with the rows of the
+    argument it keeps, an ExtensionType of its class (where this process has it)."""
     if "leaf" in tree:
         return arrays[tree["leaf"]]
+    if "ragged" in tree:
+        r = tree["ragged"]
+        return rows[r["rows"]].with_flat_values(_rebuild(r["values"], arrays, rows))
+    if "extension" in tree:
+        e = tree["extension"]
+        fields = {k: _rebuild(v, arrays, rows) for k, v in e["fields"]}
+        cls = _extension_class(e["name"])
+        if cls is None:
+            # TF's AnonymousExtensionType, here a plain object of the fields.
+            warnings.warn(f"The type {e['name']!r} is not defined in this program: its "
+                          "values are loaded as objects of their fields", stacklevel=3)
+            import types
+            return types.SimpleNamespace(**fields)
+        from ._extension_type import _make
+        return _make(cls, fields)
     if "dict" in tree:
-        return {k: _rebuild(v, arrays) for k, v in tree["dict"]}
+        return {k: _rebuild(v, arrays, rows) for k, v in tree["dict"]}
     if "tuple" in tree:
-        return tuple(_rebuild(v, arrays) for v in tree["tuple"])
+        return tuple(_rebuild(v, arrays, rows) for v in tree["tuple"])
     if "list" in tree:
-        return [_rebuild(v, arrays) for v in tree["list"]]
+        return [_rebuild(v, arrays, rows) for v in tree["list"]]
     return tree["const"]
 
 

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/extension_type.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
-# expected: gap: tf.saved_model.save exports a concrete function of MaskedTensor.Spec(shape=None) (get_concrete_function only) with its unknown-rank composite spec as one TensorSpec (cell 132: JAX could not trace it: 'Tensor' object has no attribute 'values')
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
