@@ -158,7 +158,7 @@ class _TensorLike:
         return _Ref(self)
 
     def __len__(self):
-        shape = self.shape
+        shape = self._aval().shape
         if not shape:
             raise TypeError("len() of a 0-d (scalar) tensor")
         return shape[0]
@@ -257,7 +257,7 @@ class _TensorLike:
     # Shape and dtype come from the abstract value: a pending (fused) Tensor
     # knows them without being computed.
     @property
-    def shape(self): return _new_shape(TensorShape, self._aval().shape)
+    def shape(self): return _shape(tuple(self._aval().shape))
 
     def get_shape(self):
         """The ``shape`` (TF's older spelling).
@@ -319,250 +319,295 @@ class _Ref:
     def __eq__(self, other): return isinstance(other, _Ref) and other._obj is self._obj
 
 
-def _dim(d, dims):
+def _dim(d):
+    """One dimension as TF's ``as_dimension(d).value``: an int >= 0, or None."""
     if d is None:
         return None
-    try:
-        v = operator.index(d)
-    except TypeError:
-        v = getattr(d, "value", d)      # a TF Dimension
-        if v is not None and not isinstance(v, int):
-            raise TypeError(f"Failed to convert {dims!r} to a shape: {d!r} could not be "
-                            "converted to a dimension (an int, None, or a value with "
-                            "__index__)") from None
-    if v is not None and v < 0:
-        raise ValueError(f"Dimension {v} must be >= 0")
-    return v
+    if type(d) is int:
+        if d < 0:
+            raise ValueError(f"Dimension {d} must be >= 0")
+        return d
+    from ._dimension import Dimension
+    return Dimension(d).value
 
 
-class TensorShape(tuple):
-    """``tf.TensorShape``: a tuple of ints (None for a size not known) with TF's
-    methods; what ``Tensor.shape`` and ``Variable.shape`` return. Being a tuple,
-    it goes wherever a shape tuple goes (``jnp.zeros(x.shape)``, unpacking,
-    hashing); ``==`` also takes a list, as TF's. ``TensorShape(None)`` is a
-    shape of unknown rank (``rank`` None; ``len`` and iteration raise).
+def _shape(dims):
+    """A TensorShape of ``dims`` (a tuple of ints and None, or None), unchecked."""
+    s = object.__new__(TensorShape)
+    s._dims = dims
+    return s
 
-    Kept difference from TF: ``bool(shape)`` is the tuple's (False for a
-    scalar's ``()``), where TF's is True for any known rank; core code tests
-    shapes so. Use ``shape.rank is not None`` for TF's meaning.
+
+class TensorShape:
+    """``tf.TensorShape``: the dimensions of a Tensor, each an int or None (a size
+    not known), or ``TensorShape(None)`` for a rank not known; what
+    ``Tensor.shape`` and ``Variable.shape`` return. As TF's, it is not a tuple
+    (``"%s" % shape`` formats it; ``bool`` is True for any known rank, a
+    scalar's ``()`` too) but a sequence of ints: it goes wherever JAX and NumPy
+    take a shape (``jnp.zeros(x.shape)``), unpacks, and hashes and compares
+    equal as the tuple of its dimensions (``==`` takes anything that converts to
+    a shape: a list, a tuple, an int). An unknown rank's ``len`` and iteration
+    raise ValueError, as TF's.
 
     >>> import eagertape.tf as tf
     >>> x = tf.zeros([2, 3])
-    >>> x.shape, x.shape.as_list(), x.shape.rank, x.shape[1:], x.shape == [2, 3]
+    >>> x.shape, x.shape.as_list(), x.shape.rank, x.shape[1:], x.shape == (2, 3)
     (TensorShape([2, 3]), [2, 3], 2, TensorShape([3]), True)
+    >>> "shape %s" % x.shape, bool(tf.TensorShape([])), str(tf.TensorShape(None))
+    ('shape (2, 3)', True, '<unknown>')
     >>> tf.TensorShape([None, 3]).merge_with([4, None])
     TensorShape([4, 3])
     """
 
-    __slots__ = ()
+    __slots__ = ("_dims",)
 
-    def __new__(cls, dims=()):
-        if dims is None:
-            return tuple.__new__(_UnknownShape)
-        if isinstance(dims, TensorShape):
-            return dims
-        if isinstance(dims, (list, tuple)):
-            pass
+    def __init__(self, dims):
+        if isinstance(dims, (tuple, list)):
+            self._dims = tuple(_dim(d) for d in dims)
+        elif dims is None:
+            self._dims = None
+        elif isinstance(dims, TensorShape):
+            self._dims = dims._dims
         else:
             try:
-                dims = list(dims)
+                it = iter(dims)
             except TypeError:
-                dims = [dims]       # one dimension
-        return tuple.__new__(TensorShape, [_dim(d, dims) for d in dims])
+                self._dims = (_dim(dims),)       # one dimension
+                return
+            out = []
+            for d in it:
+                try:
+                    out.append(_dim(d))
+                except TypeError as e:
+                    raise TypeError(
+                        f"Failed to convert '{dims!r}' to a shape: '{d!r}'could not be "
+                        "converted to a dimension. A shape should either be single "
+                        "dimension (e.g. 10), or an iterable of dimensions (e.g. [1, 10, "
+                        "None]).") from e
+            self._dims = tuple(out)
 
-    def __getnewargs__(self):
-        return (None if self.rank is None else tuple(self),)
+    def __reduce__(self):
+        return _shape, (self._dims,)
 
     # -- TF's accessors ---------------------------------------------------------
     @property
     def rank(self):
         """The number of dimensions (None for an unknown rank)."""
-        return tuple.__len__(self)
+        return None if self._dims is None else len(self._dims)
 
-    ndims = rank
+    @property
+    def ndims(self):
+        """``rank`` (TF's older name)."""
+        return self.rank
 
     @property
     def dims(self):
         """The dimensions as a list of ``Dimension`` objects (``value`` None where
         unknown), as TF's; None for an unknown rank. ``as_list()`` gives ints."""
         from ._dimension import Dimension
-        return None if self.rank is None else [Dimension(d) for d in tuple.__iter__(self)]
+        return None if self._dims is None else [Dimension(d) for d in self._dims]
 
     def as_list(self):
         """The dimensions as a list of ints (None where unknown)."""
-        if self.rank is None:
+        if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
-        return list(tuple.__iter__(self))
+        return list(self._dims)
 
     def num_elements(self):
         """The number of elements, or None if a dimension is not known."""
         if not self.is_fully_defined():
             return None
         n = 1
-        for d in tuple.__iter__(self):
+        for d in self._dims:
             n *= d
         return n
 
     def is_fully_defined(self):
-        return self.rank is not None and None not in tuple.__iter__(self)
+        """True if the rank and every dimension are known."""
+        return self._dims is not None and None not in self._dims
 
     def assert_is_fully_defined(self):
+        """Raise ValueError unless ``is_fully_defined()``."""
         if not self.is_fully_defined():
             raise ValueError(f"Shape {self} is not fully defined")
 
+    # -- a sequence of dimensions ---------------------------------------------------
+    def __len__(self):
+        if self._dims is None:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
+        return len(self._dims)
+
+    def __bool__(self):
+        return self._dims is not None      # TF's: True when the shape holds information
+
+    def __iter__(self):
+        if self._dims is None:
+            raise ValueError("Cannot iterate over a shape with unknown rank.")
+        return iter(self._dims)
+
     def __getitem__(self, key):
-        if isinstance(key, slice):
-            return tuple.__new__(TensorShape, tuple.__getitem__(self, key))
-        return tuple.__getitem__(self, key)
+        if self._dims is not None:
+            if isinstance(key, slice):
+                return _shape(self._dims[key])
+            return self._dims[key]
+        if not isinstance(key, slice):
+            return None
+        start = 0 if key.start is None else key.start
+        if key.step is not None:
+            raise ValueError("Steps are not yet handled")
+        if key.stop is None or start < 0 or key.stop < 0:
+            return _shape(None)
+        return _shape((None,) * (key.stop - start))
 
     # -- comparing and combining ---------------------------------------------------
     def __eq__(self, other):
-        # As TF's: anything that converts to a shape (a list, an int, an array).
-        if not isinstance(other, tuple) or type(other) is not TensorShape:
-            if isinstance(other, str):
+        # As TF's: anything that converts to a shape (a list, a tuple, an int, None).
+        if not isinstance(other, TensorShape):
+            if isinstance(other, (str, bytes)):
                 return NotImplemented
             try:
                 other = TensorShape(other)
             except (TypeError, ValueError):
                 return NotImplemented
-        return self.rank == other.rank and tuple.__eq__(self, other)
+        return self._dims == other._dims
 
-    def __ne__(self, other):
-        eq = self.__eq__(other)
-        return eq if eq is NotImplemented else not eq
-
-    __hash__ = tuple.__hash__
+    def __hash__(self):
+        return hash(self._dims)       # a tuple's: a shape finds a tuple's dict entry
 
     def is_compatible_with(self, other):
         """True if some fully defined shape is both ``self`` and ``other`` (None
         dimensions and an unknown rank match anything)."""
-        other = TensorShape(other)
-        if self.rank is None or other.rank is None:
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
             return True
-        return self.rank == other.rank and all(
-            a is None or b is None or a == b for a, b in zip(self, other))
+        return len(self._dims) == len(other._dims) and all(
+            a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
     def assert_is_compatible_with(self, other):
+        """Raise ValueError unless ``is_compatible_with(other)``."""
         if not self.is_compatible_with(other):
-            raise ValueError(f"Shapes {self} and {TensorShape(other)} are incompatible")
+            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
 
     def most_specific_compatible_shape(self, other):
-        other = TensorShape(other)
-        if self.rank is None or other.rank is None or self.rank != other.rank:
-            return TensorShape(None)
-        return TensorShape([a if a == b else None for a, b in zip(self, other)])
+        """The most specific shape compatible with both (None where they differ;
+        ``TensorShape(None)`` where the ranks differ or one is unknown)."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None or self.rank != other.rank:
+            return _shape(None)
+        return _shape(tuple(a if a == b else None for a, b in zip(self._dims, other._dims)))
+
+    def is_subtype_of(self, other):
+        """True if ``other`` (a TensorShape) can stand for this shape: its rank is
+        unknown, or each of its dimensions is None or this one's."""
+        if not isinstance(other, TensorShape):
+            return False
+        if other._dims is None:
+            return True
+        return self.rank == other.rank and all(
+            o is None or s == o for s, o in zip(self._dims, other._dims))
+
+    def most_specific_common_supertype(self, others):
+        """The most specific shape that all of ``self`` and ``others`` are subtypes
+        of (None if one of ``others`` is no TensorShape)."""
+        if any(not isinstance(o, TensorShape) for o in others):
+            return None
+        if self._dims is None or any(o._dims is None or self.rank != o.rank for o in others):
+            return _shape(None)
+        return _shape(tuple(d if all(d == o._dims[i] for o in others) else None
+                            for i, d in enumerate(self._dims)))
 
     def merge_with(self, other):
         """The shape with the dimensions known in either (ValueError where both
         know different ones)."""
-        other = TensorShape(other)
-        if self.rank is None:
+        other = as_shape(other)
+        if self._dims is None:
             return other
-        if other.rank is None:
+        if other._dims is None:
             return self
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {other} are not compatible")
-        return TensorShape([b if a is None else a for a, b in zip(self, other)])
+        return _shape(tuple(b if a is None else a for a, b in zip(self._dims, other._dims)))
 
     def concatenate(self, other):
-        other = TensorShape(other)
-        if self.rank is None or other.rank is None:
-            return TensorShape(None)
-        return tuple.__new__(TensorShape, tuple(self) + tuple(other))
+        """The dimensions of ``self`` then of ``other`` (``TensorShape(None)`` if
+        either rank is unknown)."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
+            return _shape(None)
+        return _shape(self._dims + other._dims)
 
-    # A tuple's + where the other is no shape: code builds reshape targets as
-    # ``x.shape[:k] + (-1,)``.
+    # TF's + is concatenate. Kept leniency: where the other is a tuple that is no
+    # shape, a tuple's + (code builds reshape targets as ``x.shape[:k] + (-1,)``;
+    # TF's raises).
     def __add__(self, other):
         try:
             return self.concatenate(other)
         except (TypeError, ValueError):
-            return tuple(self) + other
+            if isinstance(other, tuple) and self._dims is not None:
+                return self._dims + other
+            raise
 
     def __radd__(self, other):
         try:
-            return TensorShape(other).concatenate(self)
+            return as_shape(other).concatenate(self)
         except (TypeError, ValueError):
-            return other + tuple(self)
+            if isinstance(other, tuple) and self._dims is not None:
+                return other + self._dims
+            raise
 
     def assert_same_rank(self, other):
-        other = TensorShape(other)
+        """Raise ValueError if both ranks are known and differ."""
+        other = as_shape(other)
         if self.rank is not None and other.rank is not None and self.rank != other.rank:
             raise ValueError(f"Shapes {self} and {other} must have the same rank")
 
     def assert_has_rank(self, rank):
+        """Raise ValueError if the rank is known and is not ``rank``."""
         if self.rank not in (None, rank):
             raise ValueError(f"Shape {self} must have rank {rank}")
 
     def with_rank(self, rank):
-        if self.rank is None:
-            return TensorShape([None] * rank)
+        """This shape, its rank made ``rank`` if unknown (ValueError if another)."""
+        if self._dims is None:
+            return _shape((None,) * rank)
         if self.rank != rank:
             raise ValueError(f"Shape {self} must have rank {rank}")
         return self
 
     def with_rank_at_least(self, rank):
+        """This shape (ValueError if its rank is known and below ``rank``)."""
         if self.rank is not None and self.rank < rank:
             raise ValueError(f"Shape {self} must have rank at least {rank}")
         return self
 
     def with_rank_at_most(self, rank):
+        """This shape (ValueError if its rank is known and above ``rank``)."""
         if self.rank is not None and self.rank > rank:
             raise ValueError(f"Shape {self} must have rank at most {rank}")
         return self
 
     def __repr__(self):
-        return f"TensorShape({list(tuple.__iter__(self))})"
-
-    __str__ = tuple.__repr__
-
-
-class _UnknownShape(TensorShape):
-    """``TensorShape(None)``: the rank is not known (an empty tuple underneath)."""
-
-    __slots__ = ()
-
-    rank = ndims = None
-
-    def __len__(self):
-        raise ValueError("Cannot take the length of shape with unknown rank.")
-
-    def __bool__(self):
-        return False        # TF's: a shape holds information only with a known rank
-
-    def __iter__(self):
-        raise ValueError("Cannot iterate over a shape with unknown rank.")
-
-    def __getitem__(self, key):
-        if not isinstance(key, slice):
-            return None
-        if key.step is not None:
-            raise ValueError("Steps are not yet handled")
-        start = 0 if key.start is None else key.start
-        if key.stop is None or start < 0 or key.stop < 0:
-            return TensorShape(None)
-        return TensorShape([None] * (key.stop - start))
-
-    def __eq__(self, other):
-        return other is None or isinstance(other, _UnknownShape) or (
-            False if isinstance(other, (list, tuple)) else NotImplemented)
-
-    def __hash__(self):
-        return hash(None)
-
-    def __repr__(self):
-        return "TensorShape(None)"
+        return "TensorShape(None)" if self._dims is None else f"TensorShape({list(self._dims)})"
 
     def __str__(self):
-        return "<unknown>"
+        if self._dims is None:
+            return "<unknown>"
+        if len(self._dims) == 1:
+            return f"({self._dims[0]},)"
+        return "(" + ", ".join(str(d) for d in self._dims) + ")"
 
 
-_new_shape = tuple.__new__
-# A shape flattens as the tuple it was (its ints are leaves), so the pytrees
-# of the core and of JAX see no change; rebuilt unchecked (leaves may be traced).
+def as_shape(shape):
+    """``shape`` as a TensorShape (a TensorShape as it is), as TF's ``as_shape``."""
+    return shape if isinstance(shape, TensorShape) else TensorShape(shape)
+
+
+# A shape flattens to its dimensions (ints are leaves), as when it was a tuple, so
+# the pytrees of the core and of JAX see no change; rebuilt unchecked (leaves may
+# be traced). Unknown rank: no leaves.
 jax.tree_util.register_pytree_node(
-    TensorShape, lambda s: (tuple(s), None), lambda _, c: _new_shape(TensorShape, c))
-jax.tree_util.register_pytree_node(
-    _UnknownShape, lambda s: ((), None), lambda _, c: _new_shape(_UnknownShape))
+    TensorShape, lambda s: (() if s._dims is None else s._dims, s._dims is None),
+    lambda unknown, c: _shape(None if unknown else tuple(c)))
 
 
 class Tensor(_TensorLike):
@@ -851,6 +896,11 @@ def _to_array(value, dtype, argname):
                         "tensors); pass numbers, nested lists of numbers, or arrays")
     if isinstance(value, jax.Array):
         return value if dtype is None or value.dtype == dtype else value.astype(dtype)
+    if isinstance(value, TensorShape):         # TF's conversion: its sizes, if all known
+        if not value.is_fully_defined():
+            raise ValueError(f"argument `{argname}`: Cannot convert a partially known "
+                             f"TensorShape {value} to a Tensor.")
+        value = value.as_list()
     try:
         arr = np.asarray(value)
     except ValueError as e:    # a ragged list: TF's class too

@@ -100,7 +100,7 @@ def test_tensor_shape_is_a_tuple_for_jax_and_numpy():
     import jax.numpy as jnp
     import pickle
     s = etf.ones([2, 3]).shape
-    assert isinstance(s, tuple) and type(s) is etf.TensorShape
+    assert not isinstance(s, tuple) and type(s) is etf.TensorShape     # as TF's
     assert jnp.zeros(s).shape == (2, 3) and np.zeros(s).shape == (2, 3)
     assert {s: 1}[(2, 3)] == 1
     leaves, treedef = jax.tree_util.tree_flatten((s, 1))

@@ -92,7 +92,7 @@ class TracedText(StringTensor):
                         "is traced")
 
     def __len__(self):
-        if not self.shape:
+        if self.shape.rank == 0:
             raise TypeError("len() of a scalar string tensor")
         return self.shape[0]
 
@@ -121,7 +121,7 @@ class TracedText(StringTensor):
         return traced(out._value, self._call, example)
 
     def __iter__(self):
-        if not self.shape:
+        if self.shape.rank == 0:
             raise TypeError("Cannot iterate over a scalar tensor.")
         return (self[i] for i in range(self.shape[0]))
 
