@@ -9,6 +9,7 @@ op, whose pullback is the ``jax.vjp`` of the compiled call.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import weakref
@@ -947,6 +948,7 @@ class ConcreteFunction:
         self = cls.__new__(cls)
         self._function, self._trace, self._template = function, trace, None
         self._tensor_names, self._specs = [], {}
+        self._in_tree = key[0]      # the arguments' structure (a pytree treedef)
         return self
 
     def _args(self, tensors):
@@ -1033,27 +1035,36 @@ class ConcreteFunction:
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         """Its parameters and outputs, as TF prints them."""
         lines = ["Input Parameters:"]
+        params = self._function._parameters()
         if self._template is not None:
-            for k, v in self._template.items():
-                shown = self._specs[k] if k in self._specs else f"Literal[{v!r}]"
-                lines.append(f"  {k} (POSITIONAL_OR_KEYWORD): {_show_spec(shown)}")
+            shown = {k: _Shown(_show_spec(self._specs[k]) if k in self._specs
+                               else _show_value(v)) for k, v in self._template.items()}
+            args, kwargs = self._args(shown)
+            lines += _parameter_lines(params, args, kwargs)
         elif self._trace is not None:
             t = self._trace
+            leaves = []
             for i, (k, v) in enumerate(getattr(t, "inputs", ())):
                 if i in t.values:
                     val = t.values[i]
                     shape = t.shapes.get(i) or val.shape
-                    shown = _show_spec(HostSpec(shape, val.dtype))
+                    leaves.append(_show_spec(HostSpec(shape, val.dtype)))
                 elif isinstance(v, _TensorLike):
-                    shown = (f"VariableSpec(shape={tuple(v.shape)}, "
-                             f"dtype=tf.{np.dtype(v.dtype).name}, trainable={v.trainable})")
+                    leaves.append(f"VariableSpec(shape={tuple(v.shape)}, "
+                                  f"dtype=tf.{np.dtype(v.dtype).name}, trainable={v.trainable})")
                 else:
-                    shown = f"Literal[{v!r}]"
-                lines.append(f"  {k} (POSITIONAL_OR_KEYWORD): {shown}")
+                    leaves.append(f"Literal[{v!r}]")
+            tree = getattr(self, "_in_tree", None)
+            if tree is not None and tree.num_leaves == len(leaves):
+                args, kwargs = _show_tree(tree, iter(leaves))
+                lines += _parameter_lines(params, args, kwargs)
+            else:
+                lines += [f"  {k} (POSITIONAL_OR_KEYWORD): {s}"
+                          for (k, _), s in zip(getattr(t, "inputs", ()), leaves)]
         lines.append("Output Type:")
         if self._trace is not None:
-            outs = jax.tree_util.tree_leaves(self._trace.specs())
-            lines += [f"  {_show_spec(o)}" for o in outs] or ["  None"]
+            outs = self._trace.specs()
+            lines.append("  " + (_show_value(outs) if outs is not None else "None"))
         lines += ["Captures:", "  None"]
         return "\n".join(lines)
 
@@ -1276,6 +1287,98 @@ def _show_spec(s):
         return f"TensorSpec(shape=<unknown>, dtype=tf.{_dtype_name(s.dtype)}, name=None)"
     shape = tuple(d if type(d) is int else None for d in s.shape)
     return f"TensorSpec(shape={shape}, dtype=tf.{_dtype_name(s.dtype)}, name=None)"
+
+
+class _Shown(str):
+    """A value's text in a printed signature (told apart from a parameter's default)."""
+
+
+def _show_nest(kind, items, keys=None):
+    """TF's text of a list, tuple, dict or namedtuple of shown values."""
+    if keys is None:
+        return f"{kind}[{', '.join(items)}]"
+    return f"{kind}[{', '.join(f'[{k!r}, {v}]' for k, v in zip(keys, items))}]"
+
+
+def _nest_kind(typ):
+    if issubclass(typ, tuple) and hasattr(typ, "_fields"):
+        return typ.__name__
+    if issubclass(typ, dict):
+        return "Dict"
+    return "List" if issubclass(typ, list) else "Tuple" if issubclass(typ, tuple) else None
+
+
+def _show_tree(tree, leaves):
+    """The value of ``tree`` (a treedef) with its lists, tuples, dicts and namedtuples
+    rebuilt (their items shown as TF shows them) and each leaf the next of ``leaves``."""
+    data = tree.node_data()
+    if data is None:
+        return _Shown(next(leaves))
+    typ, aux = data
+    children = [_show_tree(c, leaves) for c in tree.children()]
+    if typ is type(None):
+        return None
+    if typ in (tuple, list):
+        return typ(children)
+    if issubclass(typ, dict):     # (a defaultdict's aux data is its factory and keys)
+        return dict(zip(aux[1] if issubclass(typ, collections.defaultdict) else aux,
+                        children))
+    shown = [_show_value(c) for c in children]
+    kind = _nest_kind(typ)
+    if kind is not None:          # a namedtuple
+        return _Shown(_show_nest(kind, shown, typ._fields))
+    return _Shown(_show_nest(typ.__name__, shown))     # another pytree node
+
+
+def _show_value(v):
+    """``v`` in a printed signature as TF shows it: a Tensor or spec as its
+    TensorSpec, a list, tuple, dict or namedtuple item by item, anything else as
+    a Literal."""
+    if isinstance(v, _Shown):
+        return str(v)
+    if isinstance(v, (_TensorLike,) + _ARRAYS):
+        return _show_spec(jax.ShapeDtypeStruct(tuple(v.shape), v.dtype))
+    if _is_spec(v) or isinstance(v, (jax.ShapeDtypeStruct, HostSpec)):
+        return _show_spec(v)
+    kind = _nest_kind(type(v)) if isinstance(v, (list, tuple, dict)) else None
+    if kind is None:
+        return f"Literal[{v!r}]"
+    if isinstance(v, dict):
+        return _show_nest(kind, [_show_value(x) for x in v.values()], list(v))
+    return _show_nest(kind, [_show_value(x) for x in v],
+                      getattr(type(v), "_fields", None) if kind not in ("List", "Tuple") else None)
+
+
+def _parameter_lines(params, args, kwargs):
+    """The ``Input Parameters`` lines of a signature: each parameter of the Python
+    function bound to the arguments (its default where none was given), as TF
+    binds them (``*args`` as ``args_0``, ``args_1``, ...; ``**kwargs`` by key)."""
+    if params is None:
+        return [f"  arg{i} (POSITIONAL_OR_KEYWORD): {_show_value(a)}"
+                for i, a in enumerate(args)] + [
+            f"  {k} (KEYWORD_ONLY): {_show_value(v)}" for k, v in sorted(kwargs.items())]
+    try:
+        bound = inspect.Signature(params).bind(*args, **kwargs)
+    except TypeError:
+        return [f"  arg{i} (POSITIONAL_OR_KEYWORD): {_show_value(a)}"
+                for i, a in enumerate(args)] + [
+            f"  {k} (KEYWORD_ONLY): {_show_value(v)}" for k, v in sorted(kwargs.items())]
+    bound.apply_defaults()
+    P = inspect.Parameter
+    varargs = any(p.kind is P.VAR_POSITIONAL for p in params)
+    lines = []
+    for p in params:
+        v = bound.arguments.get(p.name, ())
+        if p.kind is P.VAR_POSITIONAL:
+            lines += [f"  {p.name}_{i} (POSITIONAL_ONLY): {_show_value(a)}"
+                      for i, a in enumerate(v)]
+        elif p.kind is P.VAR_KEYWORD:
+            lines += [f"  {k} (KEYWORD_ONLY): {_show_value(a)}" for k, a in sorted(v.items())]
+        else:
+            kind = ("KEYWORD_ONLY" if p.kind is P.KEYWORD_ONLY else "POSITIONAL_ONLY"
+                    if varargs or p.kind is P.POSITIONAL_ONLY else "POSITIONAL_OR_KEYWORD")
+            lines.append(f"  {p.name} ({kind}): {_show_value(v)}")
+    return lines
 
 
 def _host_only_argument(leaf, arg, name):

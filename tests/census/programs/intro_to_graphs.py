@@ -3,7 +3,6 @@
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
 # timings: execution:
-# expected: gap: pretty_printed_concrete_signatures shows a list argument leaf by leaf (arg0: Literal[1], arg1: Literal[-1]; TF: x: List[Literal[1], Literal[-1]])
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
