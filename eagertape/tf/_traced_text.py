@@ -91,6 +91,29 @@ class TracedText(StringTensor):
                         "string tensor inside a tf.function has no value while the function "
                         "is traced")
 
+    # -- no value while traced: code that reads one (NumPy, a library given the array)
+    # gets TF's error, not the placeholder's empty elements --
+    def _no_value(self):
+        return NotImplementedError(
+            f"Cannot convert a symbolic tf.Tensor ({self._name()}) to a numpy array. This "
+            "error may indicate that you're trying to pass a Tensor to a NumPy call, which "
+            "is not supported. (eagertape: a string tensor inside a tf.function has no "
+            "value while the function is traced; run the code that reads it through the "
+            "tf.strings ops, or before the function)")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._no_value()
+
+    def _read(self):
+        raise self._no_value()
+
+    @property
+    def device(self):
+        return ""
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
     def __len__(self):
         if self.shape.rank == 0:
             raise TypeError("len() of a scalar string tensor")
@@ -357,6 +380,29 @@ def call_host(fn, args, kwargs, name):
         else:
             out.append(ex)
     return tree_unflatten(out_tree, out)
+
+
+def on_host(fn, args, kwargs, name):
+    """``fn(*args, **kwargs)``, code that reads the values of its text (a Keras text
+    layer's call: Keras runs TF's kernels on the strings' NumPy values): given a string
+    tensor (or a number: an inverted StringLookup's ids) traced inside a
+    ``tf.function``, at each call of the function on that call's values
+    (``call_host``), as TF's graph runs the layer's ops; else now.
+
+    >>> import eagertape.tf as tf
+    >>> lookup = tf.keras.layers.StringLookup(vocabulary=["a", "b"])
+    >>> @tf.function
+    ... def ids(words):
+    ...     return lookup(words)
+    >>> ids(tf.constant(["b", "z"])).numpy()
+    array([2, 0])
+    >>> ids(tf.constant(["a", "b"])).numpy()        # the same trace, this call's text
+    array([1, 2])
+    """
+    leaves, _ = tree_flatten((args, kwargs), is_leaf=_is_leaf)
+    if not _traced_leaves(leaves):
+        return fn(*args, **kwargs)
+    return call_host(fn, args, kwargs, name)
 
 
 def call_effect(fn, args, kwargs):

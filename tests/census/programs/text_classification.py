@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/keras/text_classification.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings
-# expected: gap: TextVectorization with a custom standardize in Dataset.map gives [1, 0, ...] for every review (the whole text one OOV token) since de57b25 (string tensors in a traced function), so fit trains on other data (cell 54: TF 0.9148, eagertape 1.64); fit's Embedding gradient, the cause before, is TF's IndexedSlices now (tests/test_keras_fit_parity.py; this program's model on ids like its own agrees with TF's)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
