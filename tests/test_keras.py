@@ -48,10 +48,12 @@ _PRELOAD = {"tf": "import numpy, tensorflow as tf; tf.keras.layers",
             "eagertape": "import numpy, eagertape.tf as tf; tf.keras.layers"}
 
 
-def _run(program, which, **env_vars):
+def _run(program, which, prelude=None, **env_vars):
+    """A program (after ``prelude``, by default this module's) in TF or eagertape, in
+    a child of a program server; what it emitted."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", **env_vars)
     env.pop("KERAS_BACKEND", None)
-    code = _PRELUDE + textwrap.dedent(program) + "\nprint('@@' + json.dumps(_out))\n"
+    code = (prelude or _PRELUDE) + textwrap.dedent(program) + "\nprint('@@' + json.dumps(_out))\n"
     r = program_server.run(code, [which], preload=_PRELOAD[which], env=env, timeout=600)
     if r.returncode != 0:
         raise AssertionError(f"{which} failed:\n{r.stderr[-3000:]}")

@@ -18,13 +18,12 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 import eagertape.tf as tf
-import program_server
+import test_keras
 import tf_oracle
 
 tnp = tf.experimental.numpy
@@ -176,20 +175,8 @@ def weights_like(model, seed=0):
     rs = np.random.RandomState(seed)
     return [(rs.randn(*w.shape) * 0.5).astype(w.dtype) for w in model.get_weights()]
 """
-_PRELOAD = {"tf": "import numpy, tensorflow as tf; tf.keras.layers",
-            "eagertape": "import numpy, eagertape.tf as tf; tf.keras.layers"}
-
-
 def _run(program, which, mode="eager"):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
-               EAGERTAPE_EXECUTION_MODE=mode)
-    env.pop("KERAS_BACKEND", None)
-    code = _PRELUDE + textwrap.dedent(program) + "\nprint('@@' + json.dumps(_out))\n"
-    r = program_server.run(code, [which], preload=_PRELOAD[which], env=env, timeout=600)
-    if r.returncode != 0:
-        raise AssertionError(f"{which} failed:\n{r.stderr[-3000:]}")
-    line = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1]
-    return json.loads(line[2:])
+    return test_keras._run(program, which, prelude=_PRELUDE, EAGERTAPE_EXECUTION_MODE=mode)
 
 
 def _same_as_tf(program, mode="eager", rtol=2e-4, atol=2e-5):
