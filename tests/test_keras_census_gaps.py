@@ -8,7 +8,11 @@
    would have had a SparseTensor (census: migrate_feature_columns);
 2. a functional model made with a dict of Inputs, called on a dict with its
    string layers run on the host, matches the dict's keys, not the Inputs' names
-   (census: migrate_feature_columns's preprocessing model in Dataset.map).
+   (census: migrate_feature_columns's preprocessing model in Dataset.map);
+3. ``keras.ops.cond`` outside Keras's own traces is ``tf.cond``, as in TF's Keras:
+   a LossScaleOptimizer's ``apply_gradients``, eagerly and in a tf.function, checks
+   the gradients, unscales them, grows or halves its scale (census:
+   mixed_precision_guide's custom training loop).
 
 Each program runs in real TF's Keras and through the facade, each in a process of
 its own (Keras has one backend a process): tests/test_keras.py's ``_same_as_tf``.
@@ -144,4 +148,51 @@ def test_a_model_of_a_dict_of_inputs_with_a_string_layer_matches_the_dicts_keys(
     for k in sorted(x):
         emit(k, x[k])
     emit("y", y)
+    """)
+
+
+# -- 3. keras.ops.cond: a LossScaleOptimizer's apply_gradients --------------------------------
+_LOSS_SCALE_LOOP = """
+model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3)])
+model.set_weights(weights_like(model))
+optimizer = tf.keras.mixed_precision.LossScaleOptimizer(
+    tf.keras.optimizers.Adam(0.01), initial_scale=2.0 ** 10, dynamic_growth_steps=2)
+rs = np.random.RandomState(1)
+x, y = rs.randn(8, 4).astype("float32"), rs.randn(8, 3).astype("float32")
+
+def train_step(x, y, poison):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x) - y) ** 2) * poison
+        scaled = optimizer.scale_loss(loss)
+    grads = tape.gradient(scaled, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+step = tf.function(train_step) if TRACED else train_step
+# Finite steps (the scale doubles every second one), then a step whose
+# gradients are inf (nothing applied, the scale halved, the counter reset).
+for i, poison in enumerate([1.0, 1.0, 1.0, float("inf"), 1.0]):
+    step(x, y, tf.constant(poison))
+    emit(f"scale{i}", optimizer.dynamic_scale)
+    emit(f"counter{i}", optimizer.step_counter)
+    emit(f"kernel{i}", model.trainable_variables[0])
+    emit(f"iterations{i}", optimizer.iterations)
+"""
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "tf_function"])
+def test_loss_scale_optimizer_apply_gradients_as_tfs_keras(traced):
+    got = _same_as_tf(f"TRACED = {traced}\n" + _LOSS_SCALE_LOOP)
+    assert [got[f"scale{i}"] for i in range(5)] == [1024.0, 2048.0, 2048.0, 1024.0, 1024.0]
+    assert got["kernel3"] == got["kernel2"] != got["kernel1"]
+
+
+def test_keras_ops_cond_on_the_programs_values_is_tf_cond():
+    _same_as_tf("""
+    v = tf.Variable(0.0)
+    def f(x):
+        return tf.keras.ops.cond(x > 0, lambda: v.assign_add(x) * 2.0,
+                                 lambda: v.assign_sub(1.0) * 3.0)
+    g = tf.function(f)
+    emit("eager", [f(tf.constant(2.0)), f(tf.constant(-1.0)), v])
+    emit("traced", [g(tf.constant(2.0)), g(tf.constant(-1.0)), v])
     """)

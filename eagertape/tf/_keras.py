@@ -313,6 +313,7 @@ def _rows():
         ("keras.src.dtype_policies.dtype_policy:DTypePolicy", "convert_input",
          _make_convert_input),
         ("keras.src.ops.operation:Operation", "__call__", _make_operation_call),
+        ("keras.src.ops.core:Cond", "__call__", _make_cond_call),
         ("keras.src.ops.core", "is_tensor", _make_ops_is_tensor),
         ("keras.src.losses.loss:Loss", "__call__", _make_loss_call),
         (KV, "_eagertape_variable", lambda _: property(_standin)),
@@ -848,6 +849,21 @@ def _make_operation_call(original):
             return original(self, *args, **kwargs)
         fn = _op_of(self, "_eagertape_op", lambda: _quiet_fn(functools.partial(original, self)))
         return call(fn, args, kwargs, jit=False)
+    return __call__
+
+
+def _make_cond_call(original):
+    # keras.ops.cond outside Keras's own traces (a LossScaleOptimizer's
+    # apply_gradients called eagerly or in a tf.function) is tf.cond, as in TF's
+    # Keras: one branch runs eagerly, and traced, the Variables its branches assign
+    # are written. (Keras's JAX cond is lax.cond, whose branches' assignments leak.)
+    def __call__(self, pred, true_fn, false_fn):
+        if (_in_stateless_scope() or _in_symbolic_scope()
+                or type(pred).__name__ == "KerasTensor"
+                or (isinstance(pred, jax.core.Tracer) and extend.function_trace() is None)):
+            return original(self, pred, true_fn, false_fn)
+        from ._control_flow import cond
+        return cond(pred, true_fn, false_fn)
     return __call__
 
 
@@ -1834,7 +1850,8 @@ _NOT_OPS = frozenset({"serialize", "deserialize", "floatx", "set_floatx", "epsil
                       "set_epsilon", "image_data_format", "set_image_data_format",
                       "clear_session", "backend", "is_keras_tensor", "standardize_dtype",
                       "result_type", "is_float_dtype", "is_int_dtype", "name_scope",
-                      "device", "SeedGenerator", "shape", "dtype", "is_tensor"})
+                      "device", "SeedGenerator", "shape", "dtype", "is_tensor",
+                      "cond"})     # (tf.cond, as TF's Keras's: _make_cond_call)
 
 
 def _op(fn):
