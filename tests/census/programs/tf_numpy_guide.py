@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/tf_numpy.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: a TensorShape formatted by % prints as a tuple of its sizes (cell 12: "narray.reshape(-1) has shape %s" % ones.reshape(-1).shape: TF 'has shape (15,)', eagertape 'has shape 15'): eagertape's TensorShape is a tuple (eagertape/_tensor.py), so % takes it as its argument tuple
 # timings: ms$
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
