@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/nlp/text_classification_from_scratch.py
 # commit: 01ae2db402523e96f804c6fc3b0a59582e6a671e
 # families: strings
-# expected: gap: (cause not found yet) fit's first-epoch accuracy differs (TF 0.53125, eagertape 0.375) while its first loss agrees, and every later loss differs (loss[1] TF 0.69116, eagertape 0.69318; evaluate 0.69405 against 0.69315); the same with SGD in place of Adam (checked), so not the Embedding's sparse Adam moments of text_classification; every value before fit (the texts, labels, batch counts) is TF's
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
