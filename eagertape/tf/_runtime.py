@@ -9,6 +9,7 @@ the variable enums, and small queries (``get_static_value``, ``inside_function``
 >>> tf.get_static_value(v * 2).tolist()
 [4.0, 4.0]
 """
+import builtins
 import contextlib
 import enum
 import logging
@@ -28,7 +29,7 @@ from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _
 @contextlib.contextmanager
 def control_dependencies(control_inputs):
     """A no-op context, as in TF's eager mode: eager ops run in program order."""
-    if control_inputs is not None and not isinstance(control_inputs, (list, tuple)):
+    if control_inputs is not None and not isinstance(control_inputs, (list, builtins.tuple)):
         raise TypeError("argument `control_inputs` must be a list of tensors or None")
     yield
 
@@ -139,7 +140,7 @@ class _Initializer:
 def _shape(shape):
     if isinstance(shape, _TensorLike):
         shape = shape.numpy()
-    return tuple(int(s) for s in np.reshape(np.asarray(shape, np.int64), -1))
+    return builtins.tuple(int(s) for s in np.reshape(np.asarray(shape, np.int64), -1))
 
 
 class constant_initializer(_Initializer):  # noqa: N801  (TF's name)

@@ -409,6 +409,11 @@ def summarize(array, summarize_n=3, quote_scalar=True):
 # -- the generic ops on strings (HOST_OPS) ------------------------------------------
 
 def _index(key):
+    if isinstance(key, _TensorLike) and key.dtype == np.bool_:
+        key = np.asarray(key.numpy())
+    if isinstance(key, np.ndarray) and key.dtype == np.bool_ and key.ndim:
+        return key      # TF's boolean_mask: a bool array (or tensor) as the whole index
+
     def one(k):
         if isinstance(k, _TensorLike):
             v = np.asarray(k.numpy())

@@ -24,6 +24,8 @@ worker processes would not share. Differences from TF: the random order of
 ``prefetch`` and ``deterministic`` are accepted and run sequentially; strings,
 ragged and sparse elements are not supported.
 """
+import enum
+import functools
 import itertools
 import os
 import types
@@ -398,11 +400,23 @@ def _traced_now(fn):
     return snap
 
 
+def _list_as_tuple(fn):
+    """``fn`` returning a list as the tuple of its items, as TF's dataset functions
+    take it: components, not one tensor to stack (a py_function's outputs are a
+    list, of tensors that need not stack)."""
+    @functools.wraps(fn)
+    def call(*args):
+        out = fn(*args)
+        return tuple(out) if type(out) is list else out
+    return call
+
+
 class _UserFn:
     def __init__(self, fn, what):
         fn = _traced_now(fn)
         self.fn, self.what = fn, what
         name = getattr(fn, "__name__", what)
+        fn = self.call = _list_as_tuple(fn)
         self.compiled = _function(fn, name=name)
         self.eager = False
         # ``map`` then ``batch``: the function vectorised over the batch (one XLA
@@ -425,10 +439,10 @@ class _UserFn:
                         # trace them (TF has AutoGraph for the first; a ragged
                         # constructor reads its row lengths). Run eagerly; if that
                         # works, from now on.
-                        out = self.fn(*args)
+                        out = self.call(*args)
                         self.eager = True
                         return out
-                return self.fn(*args)
+                return self.call(*args)
             except Exception as e:
                 raise _at_element(e, f"Dataset.{self.what}'s function", index) from e
 
@@ -1827,9 +1841,26 @@ class _Anything:
         return None
 
 
+class AutoShardPolicy(enum.IntEnum):
+    """``tf.data.experimental.AutoShardPolicy``: how TF shards a dataset among the
+    workers of a ``tf.distribute`` strategy (``Options().experimental_distribute``);
+    taken, no effect: eagertape's strategies have one worker, which reads it all.
+
+    >>> import eagertape.tf as tf
+    >>> int(tf.data.experimental.AutoShardPolicy.DATA)
+    2
+    """
+    OFF = -1
+    AUTO = 0
+    FILE = 1
+    DATA = 2
+    HINT = 3
+
+
 class _Experimental:
     """``tf.data.experimental``: the names TF programs still use."""
     AUTOTUNE = AUTOTUNE
+    AutoShardPolicy = AutoShardPolicy
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
 

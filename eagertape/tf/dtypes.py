@@ -9,6 +9,8 @@ dtype), ``as_dtype``, ``cast``, ``saturate_cast`` and ``complex``.
 >>> tf.dtypes.cast(tf.constant([1.7]), tf.dtypes.int8).numpy()
 array([1], dtype=int8)
 """
+import builtins as _builtins
+
 import jax as _jax
 import numpy as np
 import jax.numpy as _jnp
@@ -146,7 +148,7 @@ def _python_constant(value, dtype):
     >>> _python_constant(0.3, np.float64) == np.float64(np.float32(0.3))
     np.True_
     """
-    if type(value) in (bool, int, float):
+    if type(value) in (_builtins.bool, int, float):     # (bool: here tf.bool)
         # In NumPy: inside a tf.function a recorded cast would be a traced value.
         alone = _python_default_dtype(np.asarray(value), value)
         return alone.astype(_as_dtype(dtype))[()]

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/data_performance.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: (cause not found yet) cell 58's timelined_benchmark of Dataset.range(2).flat_map(dataset_generator_fun).map(naive_map) raises TypeError: isinstance() arg 2 must be a type, a tuple of types, or a union, in Dataset.map's function (naive_map: tf.concat of the generator's string steps with [["Map"]]); each part alone works. (Its earlier cause, tf.py_function(func, [], Tout=()) of a func returning None, gives TF's [] now.)
 # timings: ^Execution time
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
