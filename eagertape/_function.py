@@ -538,6 +538,21 @@ class Function:
                          input_signature=self._signature, remat=self._remat,
                          reduce_retracing=self._reduce_retracing)
         bound._fn, bound._method_of = method, unbound
+        # What it shows is the method bound to obj, as TF's (whose __wrapped__ is the
+        # bound method): inspect.signature without self (Keras's Layer.__call__ binds
+        # its inputs by it). __wrapped__ is `method` (it holds obj weakly), not the
+        # unbound function update_wrapper set, whose signature has self.
+        for attr in ("__module__", "__qualname__", "__doc__"):
+            if hasattr(self.python_function, attr):
+                setattr(method, attr, getattr(self.python_function, attr))
+        from types import MethodType
+        try:
+            signature = inspect.signature(MethodType(self.python_function, obj))
+        except (TypeError, ValueError):     # no signature to read (a builtin)
+            signature = None
+        if signature is not None:
+            method.__signature__ = bound.__signature__ = signature
+        bound.__wrapped__ = method
         bound._tensor_outputs = self._tensor_outputs
         bound._host_values = self._host_values
         return bound

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/effective_tf2.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: a tf.function method's bound Function shows inspect.signature the unbound (self, input_data) (TF's: (input_data)): eagertape/_function.py's Function._bind makes it with update_wrapper's __wrapped__ the unbound function, so Keras 3's Layer.__call__ binds the input to self: TypeError "missing a required argument: 'input_data'" (cell 26, DynamicRNN.call); the 6 values before are TF's
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
