@@ -205,6 +205,13 @@ def _getitem(a, idx):
     return a[idx]
 
 
+def _bound(b):
+    # A Tensor bound's int; a size JAX knows only symbolically where the Tensor
+    # holds one (``_symbolic_size``: eagertape.tf's tf.shape of a None dimension).
+    size = getattr(b, "_symbolic_size", None)
+    return operator.index(b) if size is None else size
+
+
 def _concrete_slices(idx):
     # slice objects are opaque to pytrees; Tensor bounds inside them become ints. A
     # tuple inside the index is a sequence index, as a list (NumPy's rule; JAX asserts
@@ -213,7 +220,7 @@ def _concrete_slices(idx):
         if type(s) is tuple:
             return list(s)
         if isinstance(s, slice) and any(isinstance(b, _TensorLike) for b in (s.start, s.stop, s.step)):
-            return slice(*(operator.index(b) if b is not None else None for b in (s.start, s.stop, s.step)))
+            return slice(*(_bound(b) if b is not None else None for b in (s.start, s.stop, s.step)))
         return s
     if isinstance(idx, tuple):
         return tuple(fix(s) for s in idx)

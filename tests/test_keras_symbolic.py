@@ -9,6 +9,15 @@
    train/test/predict function TF traces (Keras on JAX builds there by its
    ``_symbolic_build`` or a call in a StatelessScope, outside any trace).
 
+2. ``tf.shape`` in Keras's symbolic call of a functional model, whose Input has a
+   None batch: Keras on JAX traces it with a JAX symbolic size where TF's Keras has
+   None. ``tf.shape(x)`` keeps the known sizes static and the None one symbolic
+   (tf/_shape_dims.py), so that ``tf.reshape``, ``tf.range``, ``tf.tile``,
+   ``tf.zeros``/``fill`` and slice bounds take it; where JAX's symbolic sizes cannot
+   meet (a slice of a static axis to the batch: JAX's ``min(n, batch)``), the output
+   spec is found with sizes, as TF's None meets any size (tf/_keras.py). The models'
+   output shapes and their values after a call are TF's.
+
 Each program runs in TF and through eagertape (tests/test_keras.py's runner).
 """
 import pytest
@@ -112,4 +121,105 @@ x = np.arange(24, dtype=np.float32).reshape(6, 4) / 10.0
 h = m.fit(x, x[:, :2], epochs=3, batch_size=3, shuffle=False, verbose=0)
 emit("loss", h.history["loss"])
 emit("weights", [m.inner.s, m.inner.w])
+""")
+
+
+# Layers whose call takes sizes from tf.shape of its input, each in a functional
+# model on an Input with a None batch (census kio_vq_vae, kio_text_generation_with_
+# miniature_gpt, kio_vae): the model's output shapes (None as -1), then its values.
+_SIZES = """
+keras, layers = tf.keras, tf.keras.layers
+def shape_of(t):
+    return [-1 if d is None else d for d in t.shape]
+def check(name, inputs, outputs, data):
+    model = keras.Model(inputs, outputs)
+    emit(name + "_shapes", [shape_of(o) for o in tf.nest.flatten(model.outputs)])
+    emit(name, tf.nest.flatten(model(data)))
+rs = np.random.RandomState(0)
+"""
+
+
+def test_tf_shape_of_a_none_batch_shapes_reshape_range_tile_and_fills():
+    _same_as_tf(_SIZES + """
+class Quantize(layers.Layer):                 # kio_vq_vae's VectorQuantizer
+    def call(self, x):
+        input_shape = tf.shape(x)
+        flat = tf.reshape(x, [-1, 4])
+        return tf.reshape(tf.round(flat * 4.0) / 4.0, input_shape)
+i = keras.Input((3, 4))
+check("reshape_to_shape", i, Quantize()(i), rs.rand(2, 3, 4).astype("float32"))
+
+class Positions(layers.Layer):                # kio_text_generation's embedding
+    def __init__(self):
+        super().__init__(); self.emb = layers.Embedding(20, 3, embeddings_initializer="ones")
+    def call(self, x):
+        maxlen = tf.shape(x)[-1]
+        return tf.cast(x, "float32")[..., None] + self.emb(tf.range(start=0, limit=maxlen, delta=1))
+i = keras.Input((20,), dtype="int32")
+check("range_of_a_static_size", i, Positions()(i), rs.randint(0, 5, (2, 20)).astype("int32"))
+
+class Heads(layers.Layer):                    # kio_text_generation's attention
+    def call(self, x):
+        batch_size = tf.shape(x)[0]
+        h = tf.transpose(tf.reshape(x, (batch_size, -1, 2, 3)), perm=[0, 2, 1, 3])
+        shape = tf.shape(h)
+        n_dest, n_src = shape[2], shape[3]
+        mask = tf.cast(tf.range(n_dest)[:, None] >= tf.range(n_src) - n_src + n_dest, h.dtype)
+        # (TF's static shape of this reshape is (None, None, 6): its shape inference
+        # leaves a -1 beside an unknown size unknown, where JAX's symbolic sizes give
+        # 3; the residual sum gives both (None, 3, 6), as in the census program.)
+        return tf.reshape(tf.transpose(h * mask, perm=[0, 2, 1, 3]), (batch_size, -1, 6)) + x
+i = keras.Input((3, 6))
+check("reshape_with_the_batch", i, Heads()(i), rs.rand(2, 3, 6).astype("float32"))
+
+class Sized(layers.Layer):                    # the batch as a size, computed on
+    def call(self, x):
+        b = tf.shape(x)[0]
+        mult = tf.concat([tf.expand_dims(b, -1), [1, 1]], 0)
+        mask = tf.tile(tf.ones((1, 2, 2)), mult)
+        filled = tf.zeros([b, 3]) + tf.fill([b, 1], 1.5) + tf.ones(tf.stack([b, 1]))
+        steps = tf.cast(tf.reshape(tf.range(b * 2 - 1)[: b], (-1, 1)), "float32")
+        return mask, tf.concat([filled, steps, x], -1)
+i = keras.Input((4,))
+check("batch_arithmetic", i, Sized()(i), rs.rand(3, 4).astype("float32"))
+""")
+
+
+def test_a_slice_of_a_constant_to_the_batch_meets_the_batch_as_tfs_none_does():
+    # kio_vae's Sampling (its noise a table sliced to the batch): JAX's size of the
+    # slice is min(256, batch), which it cannot broadcast with the batch; TF's None
+    # meets it, and so does the output spec found with sizes here.
+    _same_as_tf(_SIZES + """
+EPS = np.arange(512, dtype=np.float32).reshape(256, 2) / 100
+class Sampling(layers.Layer):
+    def call(self, inputs):
+        z_mean, z_log_var = inputs
+        batch, dim = tf.shape(z_mean)[0], tf.shape(z_mean)[1]
+        return z_mean + tf.exp(0.5 * z_log_var) * tf.constant(EPS)[:batch, :dim]
+a, b = keras.Input((2,)), keras.Input((2,))
+z = Sampling()([a, b])
+check("sampling", [a, b], [z, layers.Dense(3, kernel_initializer="ones")(z)],
+      [rs.rand(3, 2).astype("float32"), rs.rand(3, 2).astype("float32")])
+m = keras.Model([a, b], z)
+m.compile(loss="mse", optimizer=tf.keras.optimizers.SGD(0.1))
+x2 = [rs.rand(8, 2).astype("float32"), rs.rand(8, 2).astype("float32")]
+emit("evaluated", m.evaluate(x2, x2[0], batch_size=4, verbose=0))
+""")
+
+
+def test_tf_shape_of_a_none_size_in_a_relaxed_tf_function():
+    # eagertape's tf.function traces a signature with a None size with JAX's
+    # symbolic sizes too: tf.shape there shapes tensors, with TF's values.
+    _same_as_tf("""
+@tf.function(reduce_retracing=True)
+def f(x):
+    s = tf.shape(x)
+    b = s[0]
+    y = tf.reshape(tf.reshape(x, [-1]) * 2.0, s)
+    r = tf.cast(tf.range(b * 2 - 1), tf.float32)
+    z = tf.zeros([b, 2]) + tf.fill([b, 1], 0.5)
+    t = tf.constant(np.arange(12, dtype=np.float32))[:b]
+    return y, r, z, t
+for n in (2, 3, 4, 5):
+    emit(f"f{n}", list(f(tf.ones((n, 3)) * float(n))))
 """)

@@ -346,9 +346,10 @@ def shape(input, out_type="int32", name=None):
     dims = input.shape if isinstance(input, _SparseTensor) else _t(input).shape
     if all(type(d) is int for d in dims):
         return _constant_now(np.array(dims, dtype=_as_dtype(out_type)))
-    import jax
-    from ..extend import wrap as _wrap
-    return _wrap(jax.numpy.asarray(tuple(dims), _as_dtype(out_type)))
+    # A size JAX knows only symbolically (a None dimension, Keras's symbolic call):
+    # a Tensor that keeps the sizes, so that it can shape tensors (tf/_shape_dims.py).
+    from ._shape_dims import shape_tensor
+    return shape_tensor(dims, _as_dtype(out_type))
 
 
 def rank(input, name=None):

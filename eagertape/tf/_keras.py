@@ -1410,10 +1410,56 @@ def _make_compute_output_spec(compute_output_spec):
             finally:
                 _symbolic[:] = depth, refuses
         args, kwargs = jax.tree_util.tree_map(_as_spec, (args, kwargs), is_leaf=_leaf)
-        return compute_output_spec(unwrapped, *args, **kwargs)
+        if _symbolic[0]:          # inside another's call: the outermost one retries
+            return compute_output_spec(unwrapped, *args, **kwargs)
+        try:
+            return compute_output_spec(unwrapped, *args, **kwargs)
+        except Exception as e:
+            if _SYMBOLIC_DIM not in str(e) or not _has_none((args, kwargs)):
+                raise
+            # JAX's symbolic size met one it cannot prove equal (t[:tf.shape(x)[0]]
+            # of a static axis has JAX's size min(n, batch), which JAX does not
+            # broadcast with the batch); TF's None sizes meet any size: its shapes
+            # are found with sizes, two of them, a size that follows them None.
+            try:
+                specs = [compute_output_spec(unwrapped, *a, **k) for a, k in
+                         (_with_sizes((args, kwargs), n) for n in _SIZES)]
+            except Exception:
+                raise e from None
+            return jax.tree_util.tree_map(_same_or_none, *specs, is_leaf=_is_keras_tensor)
 
     compute_output_spec_.__doc__ = compute_output_spec.__doc__
     return compute_output_spec_
+
+
+_SYMBOLIC_DIM = "dynamic_dimension"     # the name Keras's JAX backend gives None sizes
+_SIZES = (2, 3)                         # (Keras's symbolic size is >= 2)
+
+
+def _is_keras_tensor(x):
+    return isinstance(x, _keras.KerasTensor)
+
+
+def _has_none(tree):
+    return any(_is_keras_tensor(x) and None in x.shape
+               for x in jax.tree_util.tree_leaves(tree, is_leaf=_is_keras_tensor))
+
+
+def _with_sizes(tree, n):
+    def sized(x):
+        if _is_keras_tensor(x) and None in x.shape:
+            return _keras.KerasTensor(tuple(n if d is None else d for d in x.shape),
+                                      dtype=x.dtype, sparse=x.sparse)
+        return x
+    return jax.tree_util.tree_map(sized, tree, is_leaf=_is_keras_tensor)
+
+
+def _same_or_none(a, *others):
+    if not _is_keras_tensor(a):
+        return a
+    shape = tuple(d if all(o.shape[i] == d for o in others) else None
+                  for i, d in enumerate(a.shape))
+    return _keras.KerasTensor(shape, dtype=a.dtype, sparse=a.sparse)
 
 
 def _make_rnn(rnn):

@@ -195,10 +195,19 @@ def concrete(x, what=None):
     return np.asarray(v)
 
 
+# The sizes a shape argument holds where JAX knows one only symbolically, else None
+# (set by tf/_shape_dims.py's install: tf.shape of a None dimension).
+SYMBOLIC_DIMS = lambda shape: None  # noqa: E731
+
+
 def ints(shape, what="shape"):
     """A shape or sizes argument as a tuple of ints. JAX compiles static shapes, so
     inside a tf.function it must be known when tracing (a Python value, or
-    tf.shape(...) of a tensor)."""
+    tf.shape(...) of a tensor). Sizes JAX knows only symbolically (tf.shape of a
+    None dimension, tf/_shape_dims.py) are given as they are."""
+    dims = SYMBOLIC_DIMS(shape)
+    if dims is not None:
+        return dims
     if isinstance(shape, _TensorLike):
         shape = concrete(shape, what)
     elif isinstance(shape, (list, tuple)) and any(isinstance(d, _TensorLike) for d in shape):
