@@ -119,7 +119,10 @@ class Graph:
     @x64
     def materialize(self):
         """Run the graph; every pending value still referenced gets its array."""
-        with self.lock:
+        # Its values are concrete arrays even when the first read comes from inside
+        # a JAX trace (a Dataset.map function, a tf.function capturing a pending
+        # value): computed there they would be that trace's tracers, kept afterwards.
+        with self.lock, jax.ensure_compile_time_eval():
             if self.done:
                 return
             self.seal()

@@ -58,6 +58,28 @@ def test_every_way_of_reading_a_value_computes_it(fused, read):
     np.testing.assert_allclose(y.numpy(), np.exp([0.5, 1.5]) + 1.0, rtol=1e-6)
 
 
+@pytest.mark.parametrize("first_read", ["dataset_map", "tf_function", "jax_jit"])
+def test_a_pending_value_first_read_inside_a_trace_is_computed_outside_it(fused, first_read):
+    # A value computed at the top level and captured by a traced function (a
+    # Dataset.map function: keras-io's speaker recognition) is read first inside
+    # the trace; its array must be concrete, not that trace's tracer kept after it.
+    import eagertape.tf as tf
+    noises = tf.constant(np.arange(3.0, dtype=np.float32)) * 2.0
+    assert _pending(noises)
+    if first_read == "dataset_map":
+        ds = tf.data.Dataset.from_tensor_slices(np.ones(5, np.float32)).batch(2)
+        got = [e.numpy().tolist() for e in ds.map(lambda x: x + noises[1])]
+        assert got == [[3.0, 3.0], [3.0, 3.0], [3.0]]
+    elif first_read == "tf_function":
+        f = tf.function(lambda x: x + noises[1])
+        assert float(f(tf.constant(1.0))) == 3.0 and float(f(tf.constant(2.0))) == 4.0
+    else:
+        assert float(jax.jit(lambda x: x + noises.jax()[1])(1.0)) == 3.0
+    assert not _pending(noises)
+    assert isinstance(noises.jax(), jax.Array) and not isinstance(noises.jax(), jax.core.Tracer)
+    np.testing.assert_allclose((noises + 1.0).numpy(), [1.0, 3.0, 5.0])
+
+
 def test_shape_errors_are_raised_at_the_call_site_as_in_eager_mode(fused):
     a, b = et.constant(np.ones((2, 3))), et.constant(np.ones((2, 3)))
     pending = tnp.sin(a)
