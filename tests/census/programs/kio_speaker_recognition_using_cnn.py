@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/audio/speaker_recognition_using_cnn.py
 # commit: 3a8622d94d7685d84435388a20316a1544d0af5c
 # families: strings, io, audio
-# expected: gap in fused mode: a tensor computed at the top level (cell 4's noises = tf.stack(noises)), captured by a Dataset.map function (train_ds's add_noise), raises JAX's UnexpectedTracerError in fit ("in Dataset.map's function, on element 11 of its input"); in eager mode every value is TF's. Reproduced in a few lines: `noises = tf.constant(np.arange(3.0)) * 2.0; ds = tf.data.Dataset.from_tensor_slices(np.ones(5)).batch(2).map(lambda x: x + noises[0])` fails on its element 2 in fused mode
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
