@@ -49,6 +49,7 @@ from ..extend import foreign_variable_error as tf_variable_error
 from ..extend import wrap as _wrap
 from . import _keras_gather as _gather
 from . import _keras_host
+from . import _keras_numerics
 from ._keras_sparse import sparse_outputs
 
 _keras = None          # the keras module once joined
@@ -369,6 +370,10 @@ def _rows():
     # a comparison of it, would give None).
     rows += [("keras.src.backend.jax.nn", name, lambda original: reading_inputs(original))
              for name in ("relu", "relu6", "leaky_relu")]
+    # TF's Keras crossentropy where Keras's JAX backend's formula gives other values
+    # (tf/_keras_numerics.py): sparse_categorical_crossentropy of non-probabilities.
+    rows += [("keras.src.backend.jax.nn", "sparse_categorical_crossentropy",
+              _keras_numerics.make_sparse_categorical_crossentropy)]
     rows += [(KV, f"__{name}__", _make_operator) for name in _OPERATORS]
     rows += _metric_rows()
     rows += _function_rows()
