@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/generative/vae.py
 # commit: 09e02e17d5cbf21ecf8a47f10d91587f963fc80a
 # families: 
-# expected: gap in fused mode: plot_label_clusters's vae.encoder.predict(data) (cell 8) raises (TracerArrayConversionError, shown as JAX's error built with a str: 'str' object has no attribute '_error_repr'): in fused mode, under Keras's jitted predict step, tf.shape(z_mean)[0] is a pending value of the fused graph, traced there, not the static size eager mode keeps (the core's static shape arithmetic under a JAX trace, _primitive._run_now, is eager mode's only), so Sampling's slice tf.constant(_EPS)[:batch, :dim] has no int bound; in eager mode every value is TF's (Keras's symbolic call of Sampling: tf/_shape_dims.py, and the output spec found with sizes where JAX's min(256, batch) meets the batch: tf/_keras.py)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
