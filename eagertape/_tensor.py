@@ -187,8 +187,12 @@ class _TensorLike:
         return bool(v)
 
     def __array__(self, dtype=None, copy=None):
+        # As TF's: np.array(t) (NumPy asks for a copy) is the program's own writable
+        # array; np.asarray(t) may be a read-only view of the tensor's buffer.
         a = np.asarray(self._read())
-        return a if dtype is None else a.astype(dtype, copy=False)
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
 
     def __format__(self, spec):
         # TF's: the NumPy value formats itself, so f"{t}" is its text and

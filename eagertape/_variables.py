@@ -275,6 +275,14 @@ class Variable(_TensorLike):
     def numpy(self):
         return _host(self._value)
 
+    def __array__(self, dtype=None, copy=None):
+        # TF's: a Variable's array is always the program's own copy (np.asarray too).
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested: a "
+                             "Variable's value is copied out (TF's behaviour)")
+        a = np.array(self._read())
+        return a if dtype is None else a.astype(dtype, copy=False)
+
     def jax(self):
         """The current ``jax.Array`` (not a recorded read).
 

@@ -124,7 +124,23 @@ def random_choice_of_squeezed_probabilities(tf):
     return _kind(tf, p), int(np.random.default_rng(0).choice(4, p=p))
 
 
-@pytest.mark.parametrize("program", [texts, variable_texts, scalar_formats,
+def writable_arrays(tf):
+    # np.array(x) is the program's own array (keras-io's DQN writes into it);
+    # np.asarray of a tensor may be a read-only view, of a Variable a copy.
+    t, v = tf.constant([1.0, 2.0]), tf.Variable([1.0, 2.0])
+    out = {}
+    for xn, x in (("tensor", t), ("variable", v)):
+        for name, make in (("array", np.array), ("asarray", np.asarray),
+                           ("numpy", lambda x: x.numpy()),
+                           ("array_f64", lambda x: np.array(x, dtype=np.float64))):
+            out[f"{name} of a {xn}"] = make(x).flags.writeable
+    a = np.array(t)
+    a[0] = 5.0
+    out["the tensor after its array is written"] = t
+    return out
+
+
+@pytest.mark.parametrize("program", [texts, variable_texts, scalar_formats, writable_arrays,
                                      random_choice_of_squeezed_probabilities])
 def test_same_as_tensorflow(program):
     tf_oracle.check(program)
