@@ -6,7 +6,6 @@ device count). It prints one line, ``@@`` and a JSON of what it saw: the losses 
 a custom training loop as TF's distributed-training tutorial writes it (in a
 tf.function and eagerly), the replicas' values, reductions, and datasets."""
 import json
-import os
 import sys
 
 # Two runs: the one-replica strategies in one process, two replicas in another.
@@ -17,15 +16,14 @@ def main(which, run):
     kind = RUNS[run][0]
     if which == "tf":
         import tensorflow as tf
-        if kind == "mirrored_two":
-            cpu = tf.config.list_physical_devices("CPU")[0]
-            tf.config.set_logical_device_configuration(
-                cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
     else:
-        if kind == "mirrored_two":
-            os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
-                                       + " --xla_force_host_platform_device_count=2")
         import eagertape.tf as tf
+    if kind == "mirrored_two":
+        # TF's virtual CPUs, as TF's distributed-input tutorial makes them: before the
+        # first operation (eagertape: JAX's jax_num_cpu_devices, before JAX starts)
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
     print("@@" + json.dumps({k: program(tf, k) for k in RUNS[run]}))
 
 
@@ -119,6 +117,57 @@ def program(tf, kind):
         out["tpu"] = "ok"
     except ValueError:
         out["tpu"] = "ValueError"
+    out.update(input_tutorial(tf, strategy))
+    return out
+
+
+def input_tutorial(tf, strategy):
+    """What TF's distributed-input tutorial (site/en/tutorials/distribute/input.ipynb)
+    and distributed-training guide do, by value."""
+    import numpy as np
+
+    def local(v):
+        return [np.asarray(t).tolist() for t in strategy.experimental_local_results(v)]
+
+    out = {"devices": [d.name for d in tf.config.list_logical_devices("CPU")],
+           "physical": [d.name for d in tf.config.list_physical_devices("CPU")],
+           "default_replicas": tf.distribute.MirroredStrategy().num_replicas_in_sync}
+    # get_next_as_optional, eagerly: the steps of 9 elements in global batches of 4
+    it = iter(strategy.experimental_distribute_dataset(tf.data.Dataset.range(9).batch(4)))
+    steps = []
+    while True:
+        opt = it.get_next_as_optional()
+        if not bool(opt.has_value()):
+            break
+        steps.append(local(strategy.run(lambda x: x * 2, args=(opt.get_value(),))))
+    out["optional_steps"] = steps
+    # an index with each element (enumerate), gathered back by index
+    ds = strategy.experimental_distribute_dataset(tf.data.Dataset.range(12).enumerate().batch(6))
+    out["indexed"] = [[local(i), local(x)] for i, x in ds]
+    vals = strategy.experimental_distribute_values_from_function(
+        lambda ctx: tf.constant(ctx.replica_id_in_sync_group) * 10)
+    out["values_from_function"] = local(strategy.run(lambda x: x + 1, args=(vals,)))
+    layer = tf.keras.layers.StringLookup(vocabulary=["a", "b", "c", "d", "f"])
+
+    def dataset_fn(ctx):
+        d = tf.data.Dataset.from_tensor_slices(["a", "c", "e"]).repeat()
+        d = d.batch(ctx.get_per_replica_batch_size(4)).shard(ctx.num_input_pipelines,
+                                                             ctx.input_pipeline_id)
+        return d.map(lambda s: layer(s))
+    dit = iter(strategy.distribute_datasets_from_function(dataset_fn))
+    out["string_lookup"] = [local(next(dit)) for _ in range(3)]
+    # devices a machine lacks are placed on the CPU (soft placement): replicas all the same
+    soft = tf.distribute.MirroredStrategy(devices=["/gpu:0", "/gpu:1"])
+    out["soft"] = [soft.num_replicas_in_sync, list(soft.extended.worker_devices),
+                   [float(v) for v in soft.experimental_local_results(
+                       soft.run(lambda: tf.constant(2.0) * 3.0))]]
+    central = tf.distribute.experimental.CentralStorageStrategy()
+    out["central"] = [central.num_replicas_in_sync,
+                      float(central.reduce("SUM", central.run(lambda: tf.constant(1.5)),
+                                           axis=None))]
+    opts = tf.distribute.experimental.CommunicationOptions(
+        implementation=tf.distribute.experimental.CommunicationImplementation.NCCL)
+    out["communication"] = opts.implementation.name
     return out
 
 

@@ -78,6 +78,24 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="argument `reduce_op`"):
         etf.distribute.get_strategy().reduce("PRODUCT", etf.constant(1.0), axis=None)
     with pytest.raises(ValueError, match="argument `devices`"):
-        etf.distribute.MirroredStrategy(["/gpu:7"])
+        etf.distribute.MirroredStrategy(["/abacus:0"])
+    with pytest.raises(ValueError, match="argument `implementation`"):
+        etf.distribute.experimental.CommunicationOptions(implementation=3)
+
+
+def test_get_next_as_optional_in_a_tf_function_raises_naming_what_to_do():
+    # A JAX loop fixes its values' shapes: a new element each step cannot enter it.
+    s = etf.distribute.get_strategy()
+    it = iter(s.experimental_distribute_dataset(etf.data.Dataset.range(3).batch(2)))
+
+    @etf.function
+    def step(it):
+        return it.get_next_as_optional().get_value()
+    with pytest.raises(NotImplementedError, match="for x in dist_dataset"):
+        step(it)
+    opt = it.get_next_as_optional()      # eagerly: TF's values, then an empty optional
+    assert bool(opt.has_value()) and opt.get_value().numpy().tolist() == [0, 1]
+    assert it.get_next_as_optional().get_value().numpy().tolist() == [2]
+    assert not bool(it.get_next_as_optional().has_value())
     with pytest.raises(NotImplementedError, match="jax.distributed"):
         etf.distribute.experimental.ParameterServerStrategy(None)

@@ -96,7 +96,12 @@ def list_physical_devices(device_type=None):
     [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
     """
     want = _wanted(device_type)
-    return [PhysicalDevice(f"/physical_device:{k}:{i}", k) for k, i in _jax_devices() if want(k)]
+    if device_type is not None and str(device_type).upper() == "CPU":
+        # TF's one physical CPU, however many CPU devices it is split into; asked
+        # without starting JAX, so that set_logical_device_configuration may follow.
+        return [PhysicalDevice("/physical_device:CPU:0", "CPU")]
+    return [PhysicalDevice(f"/physical_device:{k}:{i}", k) for k, i in _jax_devices()
+            if want(k) and (k != "CPU" or i == 0)]
 
 
 def list_logical_devices(device_type=None):
@@ -150,22 +155,36 @@ def get_logical_device_configuration(device):
 
 
 def set_logical_device_configuration(device, logical_devices):
-    """Raises RuntimeError (TF's, once its runtime is initialised): JAX cannot
-    split a device into virtual devices. For several CPU devices set
-    ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` before starting; for
-    a GPU memory cap, ``XLA_PYTHON_CLIENT_MEM_FRACTION``.
+    """Split the CPU into ``len(logical_devices)`` CPU devices, as TF's virtual
+    devices (what a program does to try a ``tf.distribute`` strategy with several
+    replicas on one machine): JAX's ``jax_num_cpu_devices``, which takes effect only
+    before JAX's first operation, as TF's only before its runtime is initialised;
+    after it, or for a GPU (JAX cannot split one: ``XLA_PYTHON_CLIENT_MEM_FRACTION``
+    caps its memory), this raises TF's RuntimeError.
 
     >>> import eagertape.tf as tf
+    >>> _ = tf.constant(1.0)        # JAX's runtime has started
     >>> tf.config.set_logical_device_configuration(
-    ...     tf.config.list_physical_devices()[0], [tf.config.LogicalDeviceConfiguration()])
+    ...     tf.config.list_physical_devices()[0], [tf.config.LogicalDeviceConfiguration()] * 2)
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     RuntimeError: Virtual devices cannot be modified after being initialized ...
     """
+    n = builtins.len(logical_devices)
+    kind = getattr(device, "device_type", None)
+    if kind == "CPU" and n >= 1 and all(getattr(c, "memory_limit", None) is None
+                                        for c in logical_devices):
+        try:
+            jax.config.update("jax_num_cpu_devices", n)
+            return
+        except RuntimeError:    # started: the split it has is kept, another refused
+            if builtins.len(jax.devices("cpu")) == n:
+                return
     raise RuntimeError("Virtual devices cannot be modified after being initialized (JAX cannot "
-                       "split its devices: set XLA_FLAGS=--xla_force_host_platform_device_count"
-                       "=N for CPU devices, XLA_PYTHON_CLIENT_MEM_FRACTION for GPU memory, "
-                       "before starting Python)")
+                       "split its devices once it has started: call this before any TF "
+                       "operation, or set XLA_FLAGS=--xla_force_host_platform_device_count=N "
+                       "for CPU devices, XLA_PYTHON_CLIENT_MEM_FRACTION for GPU memory, before "
+                       "starting Python)")
 
 
 _soft_placement = [True]

@@ -368,6 +368,41 @@ class DistributedIterator:
             from .errors import OutOfRangeError
             raise OutOfRangeError("End of sequence") from None
 
+    def get_next_as_optional(self):
+        """The next step's element as an optional value (``has_value()``,
+        ``get_value()``): empty at the end, where ``get_next`` raises. Eager only: in
+        a ``tf.function`` the steps' elements differ in shape at the end (TF's
+        graph takes that; a JAX trace fixes shapes), so there it raises, naming what
+        to do."""
+        if _ext.function_trace() is not None:
+            raise NotImplementedError(
+                "DistributedIterator.get_next_as_optional inside a tf.function: eagertape "
+                "traces the function to JAX, whose loops fix their values' shapes, so a loop "
+                "cannot take a new element each step; iterate the distributed dataset "
+                "(`for x in dist_dataset`) or call get_next_as_optional outside the function "
+                "(docs/differences.md, tf.distribute)")
+        try:
+            return _OptionalElement(next(self), self.element_spec)
+        except StopIteration:
+            return _OptionalElement(None, self.element_spec)
+
+
+class _OptionalElement:
+    """A step's element or none (TF's ``tf.experimental.Optional`` of an iterator)."""
+
+    def __init__(self, value, element_spec):
+        self._value = value
+        self.element_spec = element_spec
+
+    def has_value(self, name=None):
+        return _ext.constant(np.bool_(self._value is not None))
+
+    def get_value(self, name=None):
+        if self._value is None:
+            from .errors import InvalidArgumentError
+            raise InvalidArgumentError("The optional does not have a value")
+        return self._value
+
 
 # -- strategies ---------------------------------------------------------------------
 
@@ -378,38 +413,41 @@ def _device_name(d):
 
 
 def _jax_device(name):
-    """A JAX device from TF's device name ('/gpu:0', 'GPU:1', '/device:CPU:0', ...)."""
+    """(TF's full name, a JAX device) from TF's device name ('/gpu:0', 'GPU:1',
+    '/device:CPU:0', ...). A device this process does not have is placed on the CPU,
+    as TF's soft placement places it (the strategy keeps its replica and its name)."""
     if isinstance(name, jax.Device):
-        return name
+        return _device_name(name), name
     if hasattr(name, "name") and not isinstance(name, str):     # a LogicalDevice
         name = name.name
     s = str(name).lower().rsplit("device:", 1)[-1].lstrip("/")
     kind, _, idx = s.partition(":")
     kind = {"gpu": "gpu", "cpu": "cpu", "tpu": "tpu"}.get(kind.split("/")[-1])
-    if kind is None:
+    if kind is None or (idx and not idx.isdigit()):
         raise ValueError(f"argument `devices`: cannot read a device from {name!r}; give TF's "
                          f"names ('/gpu:0', '/cpu:0') or jax.Device objects")
+    i = int(idx) if idx else 0
+    full = f"/job:localhost/replica:0/task:0/device:{kind.upper()}:{i}"
     try:
         devs = jax.local_devices(backend=kind)
     except RuntimeError:
         devs = []
-    i = int(idx) if idx.isdigit() else 0
-    if i >= len(devs):
-        raise ValueError(f"argument `devices`: {name!r} is not among this process's devices "
-                         f"({', '.join(_device_name(d) for d in jax.local_devices())})")
-    return devs[i]
+    return full, (devs[i] if i < len(devs) else jax.local_devices(backend="cpu")[0])
 
 
 class StrategyExtended:
     """A strategy's devices and its lower-level operations (TF's
     ``StrategyExtended``)."""
 
-    def __init__(self, strategy, devices):
+    def __init__(self, strategy, devices, names=None):
         self._strategy = strategy
         self._devices = tuple(devices)
+        self._names = tuple(names) if names is not None else None
 
     @property
     def worker_devices(self):
+        if self._names is not None:
+            return self._names
         return tuple(_device_name(d) for d in self._devices)
 
     @property
@@ -525,7 +563,7 @@ class Strategy:
 
         >>> import eagertape.tf as tf
         >>> s = tf.distribute.get_strategy()
-        >>> s.reduce("SUM", tf.constant([1.0, 2.0]), axis=0).numpy()
+        >>> float(s.reduce("SUM", tf.constant([1.0, 2.0]), axis=0))
         3.0
         """
         op = _reduce_op(reduce_op)
@@ -673,7 +711,7 @@ _DefaultStrategy = _DefaultDistributionStrategy
 
 class MirroredStrategy(Strategy):
     """Data parallelism on this process's devices: one replica per device (by default
-    every GPU, else the CPU), variables the same on each.
+    every GPU, else every CPU device), variables the same on each.
 
     >>> import eagertape.tf as tf
     >>> tf.distribute.MirroredStrategy().num_replicas_in_sync
@@ -682,16 +720,20 @@ class MirroredStrategy(Strategy):
 
     def __init__(self, devices=None, cross_device_ops=None):
         if devices is None:
+            # TF's: every (logical) GPU, else every CPU device (one, unless the CPU is
+            # split: tf.config.set_logical_device_configuration)
             devs = [d for d in jax.local_devices() if d.platform != "cpu"] or \
-                jax.local_devices(backend="cpu")[:1]
+                jax.local_devices(backend="cpu")
+            names = None
         else:
             if isinstance(devices, str):
                 devices = [devices]
-            devs = [_jax_device(d) for d in devices]
+            named = [_jax_device(d) for d in devices]
+            names, devs = [n for n, _ in named], [d for _, d in named]
             if not devs:
                 raise ValueError("argument `devices`: empty; give at least one device, or None "
                                  "for every GPU (else the CPU)")
-        super().__init__(StrategyExtended(self, devs))
+        super().__init__(StrategyExtended(self, devs, names))
         self._cross_device_ops = cross_device_ops
 
     _context_class = _MirroredReplicaContext
@@ -708,7 +750,8 @@ class OneDeviceStrategy(Strategy):
     _context_class = _OneDeviceReplicaContext
 
     def __init__(self, device):
-        super().__init__(StrategyExtended(self, [_jax_device(device)]))
+        name, dev = _jax_device(device)
+        super().__init__(StrategyExtended(self, [dev], [name]))
 
 
 class MultiWorkerMirroredStrategy(MirroredStrategy):
@@ -845,10 +888,84 @@ class _TPUClusterResolver:
 cluster_resolver = _Namespace(TPUClusterResolver=_TPUClusterResolver)
 _TPUClusterResolver.__name__ = _TPUClusterResolver.__qualname__ = "TPUClusterResolver"
 
+class _CentralStorageStrategy(MirroredStrategy):
+    """TF's ``tf.distribute.experimental.CentralStorageStrategy``: a replica per
+    compute device (every GPU, else the first CPU device), variables kept on one parameter device.
+    eagertape's variable is one value already, so this is ``MirroredStrategy``'s
+    replicas with TF's parameter device named.
+
+    >>> import eagertape.tf as tf
+    >>> tf.distribute.experimental.CentralStorageStrategy().num_replicas_in_sync
+    1
+    """
+
+    def __init__(self, compute_devices=None, parameter_device=None):
+        if compute_devices is None:     # TF's: every GPU, else the first CPU only
+            compute_devices = [d for d in jax.local_devices() if d.platform != "cpu"] or \
+                jax.local_devices(backend="cpu")[:1]
+        super().__init__(compute_devices)
+        if parameter_device is None:
+            parameter_device = "/cpu:0" if len(self._extended._devices) > 1 or \
+                self._extended._devices[0].platform == "cpu" else "/gpu:0"
+        self._parameter_device = _jax_device(parameter_device)[0]
+        ext = self._extended
+        ext.__class__ = _CentralStorageExtended
+        ext._parameter_device = self._parameter_device
+
+
+class _CentralStorageExtended(StrategyExtended):
+    @property
+    def parameter_devices(self):
+        return (self._parameter_device,)
+
+
+_CentralStorageStrategy.__name__ = _CentralStorageStrategy.__qualname__ = \
+    "CentralStorageStrategy"
+
+
+class CommunicationImplementation(enum.Enum):
+    """How a multi-worker strategy's collectives communicate (TF's: AUTO, RING,
+    NCCL); taken, no effect (XLA chooses the collective).
+
+    >>> import eagertape.tf as tf
+    >>> tf.distribute.experimental.CommunicationImplementation.NCCL.value
+    'NCCL'
+    """
+    AUTO = "AUTO"
+    RING = "RING"
+    NCCL = "NCCL"
+
+
+class CommunicationOptions:
+    """Options of a multi-worker strategy's collectives (TF's
+    ``tf.distribute.experimental.CommunicationOptions``); taken, no effect.
+
+    >>> import eagertape.tf as tf
+    >>> tf.distribute.experimental.CommunicationOptions(timeout_seconds=5).timeout_seconds
+    5
+    """
+
+    def __init__(self, bytes_per_pack=0, timeout_seconds=None,
+                 implementation=CommunicationImplementation.AUTO):
+        if bytes_per_pack < 0:
+            raise ValueError(f"argument `bytes_per_pack`: must be non-negative, got "
+                             f"{bytes_per_pack}")
+        if isinstance(implementation, str):
+            implementation = CommunicationImplementation(implementation.upper())
+        if not isinstance(implementation, CommunicationImplementation):
+            raise ValueError("argument `implementation`: expected a "
+                             "tf.distribute.experimental.CommunicationImplementation, got "
+                             f"{implementation!r}")
+        self.bytes_per_pack = bytes_per_pack
+        self.timeout_seconds = timeout_seconds
+        self.implementation = implementation
+
+
 experimental = _Namespace(
     TPUStrategy=TPUStrategy, MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
     ParameterServerStrategy=ParameterServerStrategy,
-    CentralStorageStrategy=_not_here("experimental.CentralStorageStrategy",
-                                     "use MirroredStrategy"),
+    CentralStorageStrategy=_CentralStorageStrategy,
     ValueContext=_ValueContext,
-    CommunicationOptions=CrossDeviceOps)
+    CommunicationImplementation=CommunicationImplementation,
+    CollectiveCommunication=CommunicationImplementation,
+    CommunicationOptions=CommunicationOptions)
