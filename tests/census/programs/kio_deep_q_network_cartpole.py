@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/rl/deep_q_network_cartpole.py
 # commit: 74da57ba7456eefe489d7994655f21bbef73c2a5
 # families: 
-# expected: gap: np.array(tensor) is a read-only array (eagertape/_tensor.py's Tensor.__array__ ignores NumPy 2's copy=True and returns np.asarray of the JAX buffer), where TF's np.array of an EagerTensor is a writable copy: cell 3's `q_value = np.array(model(sampled_state))[0]; q_value[sampled_action] = q_update` raises ValueError (assignment destination is read-only); with a copy there (checked), every value is TF's
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
