@@ -3,7 +3,6 @@
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
 # timings: ^Time taken
-# expected: gap: Keras's sparse_categorical_crossentropy with from_logits=False on values that are not probabilities (cell 22's SparseCategoricalCrossentropy metrics, fed logits) is the JAX backend's (keras/src/backend/jax/nn.py divides by the sum, then clips and takes the log), TF's backend clips, takes the log and renormalizes (softmax cross-entropy); eagertape patches no Keras loss (eagertape/tf/_keras.py): the first val_loss is 9.255 where TF's is 1.144, so cell 26's early stopping breaks after epoch 5 where TF's runs 12 epochs (what was recorded differs from #40; the 39 values before, fit's and the loop's, are TF's)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
