@@ -588,6 +588,25 @@ class Dataset:
                        TensorSpec((), dtype))
 
     @staticmethod
+    def counter(start=0, step=1, dtype="int64", name=None):
+        """``start``, ``start + step``, ... forever, as ``dtype`` scalars (int64 by
+        default); also ``tf.data.experimental.Counter``.
+
+        >>> import eagertape.tf as tf
+        >>> [int(x) for x in tf.data.Dataset.counter(10, -3).take(4)]
+        [10, 7, 4, 1]
+        """
+        start, step = _count(start, "start"), _count(step, "step")
+        dtype = _as_dtype(dtype)
+        np_dtype = np.dtype(dtype)
+        if np_dtype.kind not in "iuf":
+            raise TypeError(f"Dataset.counter: argument `dtype` must be a number type, "
+                            f"got {np_dtype.name}")
+        return Dataset(lambda: _Slices(lambda i: np.asarray(start + i * step).astype(np_dtype),
+                                       float("inf")),
+                       INFINITE_CARDINALITY, TensorSpec((), dtype))
+
+    @staticmethod
     def zip(*datasets, name=None):
         """Elements of several datasets side by side (a nest of datasets), as long as
         the shortest."""
@@ -938,10 +957,11 @@ class Dataset:
         return transformation_func(self)
 
     def reduce(self, initial_state, reduce_func, name=None):
-        """``reduce_func(state, element)`` over all elements, from ``initial_state``."""
+        """``reduce_func(state, element)`` over all elements, from ``initial_state``
+        (a tuple element is one argument, not unpacked: TF's two arguments)."""
         state = initial_state
         for element in self._make():
-            state = reduce_func(state, *_as_args(_map(_to_tensor, element)))
+            state = reduce_func(state, _map(_to_tensor, element))
         return _map(lambda x: x if isinstance(x, _TensorLike) else convert_to_tensor(x), state)
 
     def get_single_element(self, name=None):
@@ -1916,6 +1936,16 @@ class _Experimental:
             return out
         return apply
 
+    @staticmethod
+    def Counter(start=0, step=1, dtype="int64"):  # noqa: N802  (TF's name)
+        """``tf.data.experimental.Counter``: ``Dataset.counter``, counting forever.
+
+        >>> import eagertape.tf as tf
+        >>> [int(x) for x in tf.data.experimental.Counter(start=2, step=5).take(3)]
+        [2, 7, 12]
+        """
+        return Dataset.counter(start, step, dtype)
+
     def __getattr__(self, name):
         return _Unsupported("tf.data.experimental")(name)
 
@@ -2082,3 +2112,12 @@ def _keras_inputs(x):
         items = [_keras_inputs(v) for v in x]
         return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
     return x
+
+
+# -- CSV files (tf/_csv.py reads them) ---------------------------------------------------
+from . import _csv  # noqa: E402  (its CsvDataset is a Dataset: defined after it)
+
+_CsvDataset = _csv._make_csv_dataset_class()
+_CsvDataset.__module__ = __name__
+_Experimental.CsvDataset = _CsvDataset
+_Experimental.make_csv_dataset = staticmethod(_csv.make_csv_dataset)
