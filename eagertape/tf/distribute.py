@@ -593,9 +593,10 @@ class Strategy:
 
     def gather(self, value, axis):
         """The replicas' values concatenated along ``axis``."""
-        from . import concat
+        from .. import numpy as _enp      # (not tf.concat: tf imports tf.nn, which imports this)
         locals_ = self.experimental_local_results(value)
-        return locals_[0] if len(locals_) == 1 else concat(list(locals_), axis)
+        return locals_[0] if len(locals_) == 1 else _enp.concatenate(
+            [_ext.convert_to_tensor(v) for v in locals_], axis=axis)
 
     def experimental_local_results(self, value):
         """The replicas' values of ``value``, as a tuple (one per replica)."""
