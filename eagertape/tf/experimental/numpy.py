@@ -108,6 +108,22 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return _np.pad(array, pad_width, mode=mode, **kwargs)
 
 
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``num`` evenly spaced numbers from ``start`` to ``stop``; float64 by default
+    (float32 for Python numbers after ``experimental_enable_numpy_behavior(prefer_float32=True)``,
+    as TF-NumPy's).
+
+    >>> import eagertape.tf as tf
+    >>> tf.experimental.numpy.linspace(0, 1, 3).numpy()
+    array([0. , 0.5, 1. ])
+    """
+    if dtype is None and _PREFER_FLOAT32[0] and isinstance(start, (int, _onp.float32)) and (
+            isinstance(stop, (int, _onp.float32))):
+        dtype = "float32"
+    return _np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype,
+                        axis=axis)
+
+
 def take(a, indices, axis=None, out=None, mode="clip"):
     """Entries of ``a`` at ``indices`` (a list taken as an array)."""
     return _np.take(a, _np.asarray(indices), axis=axis, mode=mode)
@@ -127,9 +143,28 @@ def _converted(a):
     return _convert_to_tensor(a)
 
 
+# experimental_enable_numpy_behavior(prefer_float32=True): TF's np_dtypes.is_prefer_float32.
+_PREFER_FLOAT32 = [False]
+
+
+def _float32_scalars(a):
+    # TF-NumPy's result_type with prefer_float32: a Python float (np.float64 too, a
+    # subclass of float) is np.float32, a complex np.complex64; in lists as well.
+    if isinstance(a, float):
+        return _onp.float32(a)
+    if isinstance(a, complex):
+        return _onp.complex64(a)
+    if type(a) in (list, tuple):
+        return type(a)(map(_float32_scalars, a))
+    return a
+
+
 def _taking(fn):
     @_functools.wraps(fn)
     def wrapped(*args, **kwargs):
+        if _PREFER_FLOAT32[0]:
+            args = map(_float32_scalars, args)
+            kwargs = {k: _float32_scalars(v) for k, v in kwargs.items()}
         return fn(*map(_converted, args), **{k: _converted(v) for k, v in kwargs.items()})
     return wrapped
 
@@ -226,6 +261,11 @@ def _promote(t, o, op=False):
         if d.name not in _BOOL_TAKERS:
             raise TypeError(f"Cannot convert {o!r} to EagerTensor of dtype {d.name}")
         return t, (_onp.asarray(o, d) if type(o) is bool else o)
+    if _MODE[0] == "legacy" and _PREFER_FLOAT32[0] and isinstance(o, (float, complex)):
+        # prefer_float32: TF-NumPy's result_type takes a Python float (np.float64 too, a
+        # subclass) as np.float32, a complex as np.complex64: a strong dtype (float16 +
+        # 1.0 is float32).
+        dtype, kind = _onp.dtype("float32" if isinstance(o, float) else "complex64"), None
     if _MODE[0] == "legacy":        # TF-NumPy's legacy rule: NumPy's, float64 for a float scalar
         r = _weak_result(d, kind) if dtype is None else _onp.result_type(d, dtype)
     else:
@@ -254,7 +294,12 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
     TypeError) or ``"legacy"`` (NumPy's rule). The NumPy-style methods (``.T``,
     ``.reshape``, ``.astype``, ``.ravel``, ``.clip``) are there without it. Kept
     difference: TF's weak tensors (``tf.constant(5)``) are strong here. The switch
-    does not touch JAX's configuration.
+    does not touch JAX's configuration. ``prefer_float32=True`` is TF's: the
+    functions of ``tf.experimental.numpy`` and (in ``"legacy"`` mode) the operators
+    take a Python float (``np.float64`` too, a subclass of float) as float32 and a
+    complex as complex64 (``tnp.asarray(1.)`` is float32, ``tnp.add(1., 2.)`` float32,
+    a float16 tensor + 1.0 float32); the defaults that are no Python value stay
+    float64 (``tnp.ones(2)``, ``tnp.random.randn(2)``, NumPy's float64 arrays).
 
     >>> import eagertape.tf as tf
     >>> tnp = tf.experimental.numpy
@@ -262,17 +307,23 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
     >>> (tf.constant(10, tf.int32) + tf.constant(5.0)).dtype
     tf.float32
     >>> tnp._disable_numpy_behavior()     # (the tests' way back; TF has none)
+    >>> tnp.experimental_enable_numpy_behavior(prefer_float32=True)
+    >>> tnp.asarray(1.).dtype, tnp.add(1., 2.).dtype, tnp.ones(2).dtype
+    (tf.float32, tf.float32, tf.float64)
+    >>> tnp._disable_numpy_behavior()
     """
     if dtype_conversion_mode not in ("legacy", "safe", "all"):
         raise ValueError(f"argument `dtype_conversion_mode`: {dtype_conversion_mode!r} is not "
                          f"one of 'legacy', 'safe', 'all'")
     _MODE[0] = dtype_conversion_mode
+    _PREFER_FLOAT32[0] = bool(prefer_float32)
     _operator_promotion(_promote)
 
 
 def _disable_numpy_behavior():
     # TF has no way back (its tests' ops.disable_numpy_behavior is private); tests use this.
     _MODE[0] = None
+    _PREFER_FLOAT32[0] = False
     _operator_promotion(None)
 
 
