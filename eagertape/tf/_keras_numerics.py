@@ -1,9 +1,9 @@
 """TF's Keras numerics where Keras's JAX backend computes a loss by another formula.
 
 ``tf.keras`` is Keras 3 on its JAX backend (tf/_keras.py); TF programs run through
-``eagertape.tf`` get TF's Keras numbers, so where the two backends'
-``keras.src.backend.<backend>.nn`` functions give different values on inputs that
-programs meet, the JAX function is replaced (a row of tf/_keras.py's table) by TF's
+``eagertape.tf`` get TF's Keras numbers, so where the two backends' ``nn``
+functions (Keras's private modules, named in tf/_keras.py's table) give different
+values on inputs that programs meet, the JAX function is replaced (a row of tf/_keras.py's table) by TF's
 formula, written in ``jax.numpy`` (differentiable, one choke point as before: Keras's
 ops call it inside the recorded loss or metric).
 
@@ -33,8 +33,8 @@ import jax.numpy as jnp
 
 
 def make_sparse_categorical_crossentropy(original):
-    """``keras.src.backend.jax.nn.sparse_categorical_crossentropy`` with TF's formula
-    for probabilities (``from_logits=False``): clip, log, then the softmax
+    """Keras's JAX-backend ``sparse_categorical_crossentropy`` (its row in
+    tf/_keras.py's join table) with TF's formula for probabilities (``from_logits=False``): clip, log, then the softmax
     cross-entropy of those logs (which renormalises them), as Keras's TF backend.
     ``original`` (Keras's JAX function) checks the shapes and computes the rest."""
     import keras
