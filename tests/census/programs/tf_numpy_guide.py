@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/tf_numpy.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: tnp.experimental_enable_numpy_behavior(prefer_float32=True) is not followed (cell 20: tnp.asarray(1.) and tnp.add(1., 2.) give float64, TF's float32; eagertape/tf/experimental/numpy.py); then cells 24 and 26 print a tensor's class (kept: class-names, docs/differences.md)
+# expected: kept: the class names of tensors (docs/differences.md, class-names): cells 24 and 26 print type(x), eagertape's Tensor (TF: EagerTensor); every other value is TF's (prefer_float32 followed since cell 20)
 # timings: ms$
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
