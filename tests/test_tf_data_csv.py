@@ -259,3 +259,43 @@ def test_csv_iterator_checkpoint_resumes_mid_file():
     assert int(next(it)[0]) == 6
     ckpt.restore(prefix)
     assert [int(e[0]) for e in it] == [6, 11]
+
+
+def _sample_program(tf, weights, stop):
+    a, b = tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)
+    return _facts(tf, tf.data.Dataset.sample_from_datasets([a, b], weights, seed=1,
+                                                           stop_on_empty_dataset=stop))
+
+
+def _sample_cardinality_program(tf, weights, stop, repeat):
+    a, b = tf.data.Dataset.range(3), tf.data.Dataset.range(10)
+    b = b.repeat() if repeat else b
+    return int(tf.data.Dataset.sample_from_datasets([a, b], weights,
+                                                    stop_on_empty_dataset=stop).cardinality())
+
+
+@pytest.mark.parametrize("weights", [[1.0, 0.0], [0.0, 2.0]])
+def test_sample_from_datasets_deterministic_weights_as_tensorflow(weights):
+    tf_oracle.check(_sample_program, weights, True, tf_raises=False, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("args", [(None, True, False), ([0.5, 0.5], False, False),
+                                  (None, True, True), (None, False, True)])
+def test_sample_from_datasets_cardinality_as_tensorflow(args):
+    tf_oracle.check(_sample_cardinality_program, *args, tf_raises=False)
+
+
+def test_sample_from_datasets_draws_by_weight_and_a_seed_repeats_them():
+    a, b = etf.data.Dataset.range(0, 4000), etf.data.Dataset.range(10000, 14000)
+    ds = etf.data.Dataset.sample_from_datasets([a.repeat(), b.repeat()], [0.8, 0.2], seed=5)
+    got = np.array([int(x) for x in ds.take(2000)])
+    share = (got < 10000).mean()
+    assert 0.76 < share < 0.84, share                       # 0.8 within 4.5 sigma
+    first = etf.data.Dataset.sample_from_datasets([a, b], seed=5)
+    assert [int(x) for x in first.take(50)] == [int(x) for x in etf.data.Dataset.sample_from_datasets(
+        [a, b], seed=5).take(50)]                          # a seed repeats the draws
+    again = etf.data.Dataset.sample_from_datasets([a, b], seed=5)
+    assert sorted(int(x) for x in again) == list(range(4000)) + list(range(10000, 14000))
+    assert int(ds.cardinality()) == etf.data.INFINITE_CARDINALITY
+    with pytest.raises(ValueError, match="weights"):
+        etf.data.Dataset.sample_from_datasets([a, b], [1.0])

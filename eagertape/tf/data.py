@@ -607,6 +607,64 @@ class Dataset:
                        INFINITE_CARDINALITY, TensorSpec((), dtype))
 
     @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Elements drawn from ``datasets`` at random, each from dataset ``i`` with
+        probability ``weights[i]`` (uniform by default; a list, or a Dataset of weight
+        vectors, one per draw). An exhausted dataset drops out of the draws (or ends
+        the result when ``stop_on_empty_dataset``). The draws are eagertape's
+        generator's, not TF's (as for ``shuffle``); a seed repeats them.
+
+        >>> import eagertape.tf as tf
+        >>> a, b = tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)
+        >>> got = [int(x) for x in tf.data.Dataset.sample_from_datasets([a, b], seed=1)]
+        >>> sorted(got)
+        [0, 1, 2, 10, 11, 12]
+        """
+        datasets = list(datasets)
+        if not datasets or not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError("sample_from_datasets: argument `datasets` must be a non-empty "
+                            "list of datasets")
+        n = len(datasets)
+        if weights is None:
+            fixed = np.full(n, 1.0 / n)
+        elif isinstance(weights, Dataset):
+            fixed = None
+        else:
+            fixed = np.asarray(_to_numpy(weights), np.float64).reshape(-1)
+            if fixed.shape != (n,) or (fixed < 0).any() or not fixed.sum() > 0:
+                raise ValueError(f"sample_from_datasets: argument `weights` must hold {n} "
+                                 "non-negative numbers (one per dataset) not all 0, got "
+                                 f"{fixed.tolist()}")
+            keep = [i for i in range(n) if fixed[i] > 0]
+            if len(keep) == 1:          # TF drops the datasets of weight 0: one left is it
+                return datasets[keep[0]]
+            datasets, fixed, n = [datasets[i] for i in keep], fixed[keep], len(keep)
+        seeds = _Seeds(_seed(seed))
+
+        def make():
+            rng = np.random.default_rng(seeds.next())
+            passes = [d._make() for d in datasets]
+            live = [True] * n
+            weight_pass = None if fixed is not None else weights._make()
+            while any(live):
+                w = fixed if fixed is not None else np.asarray(
+                    next(weight_pass), np.float64).reshape(-1)
+                w = np.where(live, w, 0.0)
+                if not w.sum() > 0:
+                    return
+                i = int(rng.choice(n, p=w / w.sum()))
+                try:
+                    yield next(passes[i])
+                except StopIteration:
+                    if stop_on_empty_dataset:
+                        return
+                    live[i] = False
+        cards = [d._cardinality for d in datasets]
+        card = INFINITE_CARDINALITY if INFINITE_CARDINALITY in cards else UNKNOWN_CARDINALITY
+        return Dataset(make, card, datasets[0]._spec)
+
+    @staticmethod
     def zip(*datasets, name=None):
         """Elements of several datasets side by side (a nest of datasets), as long as
         the shortest."""
@@ -1935,6 +1993,17 @@ class _Experimental:
             out = ds._batched(n, False, combine)
             return out
         return apply
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+        """``tf.data.experimental.sample_from_datasets``: ``Dataset.sample_from_datasets``.
+
+        >>> import eagertape.tf as tf
+        >>> ds = tf.data.experimental.sample_from_datasets([tf.data.Dataset.range(2)])
+        >>> [int(x) for x in ds]
+        [0, 1]
+        """
+        return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
 
     @staticmethod
     def Counter(start=0, step=1, dtype="int64"):  # noqa: N802  (TF's name)
