@@ -154,6 +154,7 @@ class CompileCache:
         with self._lock:
             if e.state is SEEN:
                 self.misses += 1
+                share_programs()
                 e.fn = jax.jit(make())       # keeps the function's attributes (by_dependence)
                 e.state = COMPILED
                 e.used = next(self._stamps)
@@ -247,6 +248,7 @@ def share_identical_programs():
 
     >>> import jax, jax.numpy as jnp
     >>> from eagertape import _cache
+    >>> _ = _cache.share_identical_programs()
     >>> before = _cache.programs.hits
     >>> x = jnp.ones(3)
     >>> y = jax.jit(lambda v: v * 3.0 + 1.0)(x)     # compiled
@@ -254,8 +256,10 @@ def share_identical_programs():
     >>> _cache.programs.hits - before
     1
     """
+    global sharing
     compiler = _jax_private.compiler
     current = compiler.compile_or_get_cached
+    sharing = True
     if getattr(current, "_eagertape_programs", False):
         return current
 
@@ -266,7 +270,17 @@ def share_identical_programs():
     return compile_or_get_cached
 
 
-share_identical_programs()
+# Not at import (no side effects there): on eagertape's first compile request (a
+# recorded call's kind, a replay, a tf.function), through ``share_programs``. From then
+# on the wrapper serves the process's other jax.jit programs too: the same
+# executables for the same modules, no result changed (docs/performance.md).
+sharing = False
+
+
+def share_programs():
+    """``share_identical_programs`` once (a flag test after that)."""
+    if not sharing:
+        share_identical_programs()
 
 
 def clear_all():

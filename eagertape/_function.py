@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from . import _host_errors
+from . import _cache, _host_errors
 from ._primitive import call
 from ._config import config
 from ._dtypes import DType
@@ -233,6 +233,7 @@ class _Trace:
                 # recompute_grad: the pullback computes the forward again rather than
                 # keeping its intermediates.
                 run = jax.checkpoint(run)
+            _cache.share_programs()
             if relaxed is None:
                 return jax.jit(run)
             # One trace for every size of the None dimensions: JAX's shape

@@ -17,7 +17,7 @@ import jax
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from . import _fused, _graph
+from . import _cache, _fused, _graph
 from ._cache import Table
 from ._connected import NO_GRADIENT
 from .debug import call_site, check_outputs
@@ -51,6 +51,8 @@ class _Kind:
         d = set(dyn)
         # Values are dropped: a kind outlives the tapes (and the replays) it serves.
         self.template = [None if i in d else leaf for i, leaf in enumerate(leaves)]
+        if jit and not _cache.sharing:
+            _cache.share_programs()
         self.jitted = jax.jit(self.apply) if jit else None
         self.traceable = True     # False once tracing it failed where running it worked
         # Fused mode may defer it: jitted kinds, and functions jitted already.

@@ -33,7 +33,7 @@ import jax.numpy as jnp
 from jax.tree_util import tree_flatten, tree_unflatten
 
 from . import _connected, _fused, _graph
-from ._cache import COMPILED, CompileCache, Table, clear_all
+from ._cache import COMPILED, CompileCache, Table, clear_all, share_programs
 from ._config import config
 from ._custom import Cotangent
 from ._custom import dense as _dense
@@ -449,6 +449,7 @@ def _recorded_replay(key, fn, n):
     if flat is None:
         def replay(*args):
             return fn(list(args[:n]), list(args[n:]))
+        share_programs()
         flat = jax.jit(replay)
         flat.by_dependence = True
         _recorded.put(key, flat)

@@ -351,3 +351,18 @@ def test_a_keras_model_built_again_and_a_layer_of_the_same_config_compile_nothin
     np.testing.assert_allclose(y0, y1, rtol=1e-6)
     x = np.random.RandomState(0).rand(8, 5).astype("float32")
     np.testing.assert_allclose(y1, np.tanh(x @ np.full((5, 3), 0.1, "float32")), rtol=1e-5)
+
+
+def test_importing_eagertape_leaves_jaxs_compile_step_alone():
+    # No side effect at import: the sharing wrapper is installed at eagertape's first
+    # compile request, not before (a process that imports eagertape and only uses
+    # jax.jit keeps JAX's own compile step).
+    import subprocess
+    import sys
+    code = ("import eagertape, eagertape.tf, eagertape._jax_private as p; "
+            "print(getattr(p.compiler.compile_or_get_cached, '_eagertape_programs', False)); "
+            "eagertape.numpy.sin(eagertape.constant([1.0])).numpy(); "
+            "print(getattr(p.compiler.compile_or_get_cached, '_eagertape_programs', False))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["False", "True"]
