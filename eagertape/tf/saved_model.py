@@ -1286,6 +1286,45 @@ class _Signature:
         self._function = function
         self.__name__ = function.__name__
 
+    @property
+    def structured_input_signature(self):
+        """TF's: ``((), {name: TensorSpec})``, a signature takes keyword arguments only.
+
+        >>> import tempfile, eagertape.tf as tf
+        >>> class M(tf.Module):
+        ...     @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32, name="x")])
+        ...     def f(self, x):
+        ...         return {"y": tf.reduce_sum(x, axis=1)}
+        >>> path = tempfile.mkdtemp()
+        >>> m = M(); tf.saved_model.save(m, path, signatures=m.f)
+        >>> sig = tf.saved_model.load(path).signatures["serving_default"]
+        >>> sig.structured_input_signature
+        ((), {'x': TensorSpec(shape=(None, 3), dtype=tf.float32, name='x')})
+        >>> sig.structured_outputs
+        {'y': TensorSpec(shape=(None,), dtype=tf.float32, name='y')}
+        """
+        from ._spec import TensorSpec
+        return ((), {s["name"]: TensorSpec(s["shape"], s["dtype"], name=s["name"])
+                     for s in self._function._entry["inputs"]})
+
+    @property
+    def structured_outputs(self):
+        """TF's: ``{name: TensorSpec}`` of what a call returns (the names a call's
+        dict has: a dict's keys, else ``output_0``, ``output_1``, ...), a size that
+        depends on an input's ``None`` size None."""
+        from ._spec import TensorSpec
+        avals = self._function._exported.out_avals
+
+        def spec(i, name):
+            a = avals[i]
+            return TensorSpec([d if isinstance(d, int) else None for d in a.shape],
+                              np.dtype(a.dtype).name, name=name)
+        tree = self._function._entry["outputs"]
+        if "dict" in tree and all("leaf" in v for _, v in tree["dict"]):
+            return {k: spec(v["leaf"], k) for k, v in tree["dict"]}
+        n = len(avals) - len(self._function._writes)
+        return {f"output_{i}": spec(i, f"output_{i}") for i in range(n)}
+
     def __call__(self, **kwargs):
         names = [s["name"] for s in self._function._entry["inputs"]]
         unknown = sorted(set(kwargs) - set(names))
