@@ -299,3 +299,30 @@ def test_sample_from_datasets_draws_by_weight_and_a_seed_repeats_them():
     assert int(ds.cardinality()) == etf.data.INFINITE_CARDINALITY
     with pytest.raises(ValueError, match="weights"):
         etf.data.Dataset.sample_from_datasets([a, b], [1.0])
+
+
+def _resample_program(tf, target, initial):
+    ds = tf.data.Dataset.from_tensor_slices(([0, 1, 1, 0, 2, 1], [10., 11., 12., 13., 14., 15.]))
+    out = ds.rejection_resample(lambda x, y: x, target, initial, seed=3)
+    return [_walk(e) for e in out]
+
+
+@pytest.mark.parametrize("target,initial", [
+    ([0.5, 0.3, 0.2], [0.5, 0.3, 0.2]),      # the dataset as it is, classes added
+    ([0.0, 1.0, 0.0], [0.3, 0.5, 0.2]),      # only class 1 accepted
+])
+def test_rejection_resample_deterministic_cases_as_tensorflow(target, initial):
+    tf_oracle.check(_resample_program, target, initial, tf_raises=False, rtol=0, atol=0)
+
+
+def test_rejection_resample_balances_the_classes():
+    order = np.random.RandomState(0).permutation(3000)
+    labels = (order < 300).astype(np.int64)
+    ds = etf.data.Dataset.from_tensor_slices(({"x": order}, labels))
+    out = ds.rejection_resample(lambda f, y: y, [0.5, 0.5], [0.9, 0.1], seed=2)
+    got = [(int(c), int(e[1]), int(e[0]["x"])) for c, e in out]
+    classes = np.array([c for c, _, _ in got])
+    assert all(c == y and (x < 300) == (y == 1) for c, y, x in got)
+    assert 0.44 < classes.mean() < 0.56, classes.mean()
+    with pytest.raises(NotImplementedError, match="initial_dist"):
+        ds.rejection_resample(lambda f, y: y, [0.5, 0.5])

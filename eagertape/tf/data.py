@@ -1014,6 +1014,55 @@ class Dataset:
         """``transformation_func(self)``: a reusable chain of transformations."""
         return transformation_func(self)
 
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None,
+                           name=None):
+        """``(class, element)`` pairs resampled so that the classes
+        (``class_func(element)``, an int scalar) follow ``target_dist``, given the
+        classes' ``initial_dist``: TF's recipe (a mix of the dataset as it is and a
+        rejection-filtered pass of it, by TF's acceptance probabilities); the draws are
+        eagertape's generator's, not TF's. ``initial_dist`` is needed here (TF can
+        estimate it; eagertape does not yet).
+
+        >>> import eagertape.tf as tf
+        >>> ds = tf.data.Dataset.from_tensor_slices([0, 0, 0, 1])
+        >>> out = ds.rejection_resample(lambda x: x, [0.5, 0.5], [0.75, 0.25], seed=1)
+        >>> all(int(c) == int(x) for c, x in out)
+        True
+        """
+        if initial_dist is None:
+            raise NotImplementedError(
+                "rejection_resample: give argument `initial_dist` (the classes' fractions "
+                "in the dataset); eagertape does not estimate it as TF does")
+        target = np.asarray(_to_numpy(target_dist), np.float32).reshape(-1)
+        initial = np.asarray(_to_numpy(initial_dist), np.float32).reshape(-1)
+        if target.shape != initial.shape:
+            raise ValueError("rejection_resample: arguments `target_dist` and `initial_dist` "
+                             f"must have one entry per class, got {target.size} and "
+                             f"{initial.size}")
+        ratio = target / (initial + np.finfo(np.float32).tiny)
+        m = ratio.min()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            accept = (ratio - m) / (ratio.max() - m)
+            prob_original = np.min(target / initial)
+
+        def add_class_value(*x):
+            return (class_func(*x), x[0]) if len(x) == 1 else (class_func(*x), x)
+        mapped = self.map(add_class_value)
+        if prob_original == 1:
+            return mapped
+        seeds = _Seeds(_seed(seed))
+
+        def make():
+            rng = np.random.default_rng(seeds.next())
+            for c, element in mapped._make():
+                if rng.random() < float(accept[int(np.asarray(c))]):
+                    yield (c, element)
+        filtered = Dataset(make, UNKNOWN_CARDINALITY, mapped._spec)
+        if prob_original == 0:
+            return filtered
+        return Dataset.sample_from_datasets([mapped, filtered], [float(m), 1.0 - float(m)],
+                                            seed=seed, stop_on_empty_dataset=True)
+
     def reduce(self, initial_state, reduce_func, name=None):
         """``reduce_func(state, element)`` over all elements, from ``initial_state``
         (a tuple element is one argument, not unpacked: TF's two arguments)."""
