@@ -108,11 +108,6 @@ def test_a_traced_string_tensors_value_is_tfs_error_not_its_placeholder():
     tf_oracle.check(program)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "census pandas_dataframe's cause (not a string pipeline): TF's train step builds a "
-    "subclassed model by Layer._maybe_build's compute_output_spec(self.call), whose "
-    "StatelessScope reads draw each initializer and whose exit draws it again (kept); "
-    "eagertape's fit build draws each once (tf/_keras.py's _deferred)"))
 def test_a_subclassed_models_initializers_are_drawn_in_fit_as_tfs_keras_draws_them():
     # The initializers draw from one seeded NumPy generator (as the census prelude's
     # do): the weights after fit show which draws were kept.

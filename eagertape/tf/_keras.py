@@ -1022,8 +1022,42 @@ def _deferred(variable):
     in the scope and the exit each drawing) Keras's draws stand, as TF's do."""
     if (variable._value is None and getattr(variable, "_initializer", None) is not None
             and (getattr(_building, "depth", 0) or getattr(_building, "fit_build", 0))):
+        made = getattr(_building, "spec_made", None)
+        if made is not None:        # kept at the spec's end: _spec_of_call
+            made.append(variable)
+            return
         with init_scope():
             _draw_once(variable)
+
+
+def _spec_of_call(fn):
+    """In a fit/evaluate/predict build, Keras's compute_output_spec of a layer's own
+    ``call`` (Layer._maybe_build of a layer without a build method: a subclassed
+    model) is TF's build in its train step, in a StatelessScope of its own: the
+    variables made there are drawn at each read inside it (Keras's deferred
+    initializers), and once more, kept, at its end (the scope's exit). A context
+    (None when it is not such a call, or is inside one) whose exit keeps that draw."""
+    owner = getattr(fn, "__self__", None)
+    if (not getattr(_building, "fit_build", 0) or getattr(_building, "depth", 0)
+            or getattr(_building, "spec_made", None) is not None
+            or getattr(fn, "__name__", None) != "call"
+            or not isinstance(owner, _keras.layers.Layer)):
+        return None
+    return _keeping_draws()
+
+
+@contextlib.contextmanager
+def _keeping_draws():
+    _building.spec_made = made = []
+    try:
+        yield
+    finally:
+        _building.spec_made = None
+        with init_scope():
+            for variable in made:
+                if (variable._value is None
+                        and getattr(variable, "_initializer", None) is not None):
+                    _draw_once(variable)
 
 
 def _make_variable_init(init):
@@ -1415,6 +1449,13 @@ def _make_compute_output_spec(compute_output_spec):
             finally:
                 _symbolic[:] = depth, refuses
         args, kwargs = jax.tree_util.tree_map(_as_spec, (args, kwargs), is_leaf=_leaf)
+        keeping = _spec_of_call(fn)
+        if keeping is not None:
+            with keeping:
+                return _spec(unwrapped, args, kwargs)
+        return _spec(unwrapped, args, kwargs)
+
+    def _spec(unwrapped, args, kwargs):
         if _symbolic[0]:          # inside another's call: the outermost one retries
             return compute_output_spec(unwrapped, *args, **kwargs)
         try:

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/load_data/pandas_dataframe.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings
-# expected: gap: the fit of MyModel (cell 48, a subclassed model with a nested Sequential, built by fit) gives loss 0.918 where TF's is 0.878 (record 0017): not a string pipeline; its Dense kernels' initial draws differ. TF's train step builds the model by Layer._maybe_build's compute_output_spec(self.call) (a default build), in a StatelessScope whose reads draw each initializer once and whose exit draws it again, the kept value (MyModel's kernels are the census generator's uniforms 480-640); eagertape's fit build draws each once when made (tf/_keras.py's _deferred under _building.fit_build: uniforms 320-480). Checked: letting Keras's reads draw inside a layer's own compute_output_spec(call) in fit's build, then one kept draw each at its end, gives TF's draws and the whole program passes. The first fits (cells 31, 35: Sequentials, whose build TF runs without a scope) agree.
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
