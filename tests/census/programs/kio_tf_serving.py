@@ -2,7 +2,7 @@
 # source: keras-team/keras-io examples/keras_recipes/tf_serving.py
 # commit: 1a97b85c4f4b0918659a59fca77be672acdb3ea3
 # families: strings, saved_model
-# expected: gap: a loaded SavedModel's signature has no structured_input_signature (eagertape/tf/saved_model.py's _Signature; cell 10: loaded_model.signatures["serving_default"].structured_input_signature[1].keys()), every value before it TF's (the predictions, the SavedModel's files); past it (checked with the key given), cell 11's tf.saved_model.save of a signature with input_signature TensorSpec([None, None, None, 3]) whose function calls tf.image.resize raises ValueError (JAX cannot trace it for every size of the None dimensions: float() of a _DimExpr)
+# expected: gap: cell 11's tf.saved_model.save of a signature with input_signature TensorSpec([None, None, None, 3]) whose function calls tf.image.resize(image, (32, 32)) raises ValueError (JAX cannot trace it for every size of the None dimensions): eagertape/tf/image.py's resize builds its interpolation weights on the host in NumPy from the input's height and width (_bilinear_weights(h, 32): float() of a symbolic _DimExpr); a fix builds them with jnp from the symbolic size. Every value before it is TF's (cell 10's structured_input_signature too)
 # changes (everything else is the source's code, its prose blocks left out, and with them the
 #   REST/gRPC requests to a TensorFlow Serving server, which the source shows in prose blocks; each
 #   block of code between two prose blocks is a cell):
