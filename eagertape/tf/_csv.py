@@ -344,8 +344,16 @@ def _indices(value, argname):
     return out
 
 
-def _make_csv_dataset_class():
-    from .data import Dataset, UNKNOWN_CARDINALITY, _record_filenames
+# tf.data's module, given by tf/data.py when it installs the CSV readers (it imports
+# this module, so this one takes it as an argument rather than importing it back).
+_data = None
+
+
+def _make_csv_dataset_class(data):
+    global _data
+    _data = data
+    Dataset, UNKNOWN_CARDINALITY, _record_filenames = (
+        data.Dataset, data.UNKNOWN_CARDINALITY, data._record_filenames)
 
     class CsvDataset(Dataset):
         """``tf.data.experimental.CsvDataset``: the records of CSV files, one tuple
@@ -581,8 +589,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     >>> [({k: v.numpy().tolist() for k, v in f.items()}, y.numpy().tolist()) for f, y in ds]
     [({'a': [1, 2], 'b': [b'x', b'']}, [0.5, 1.5]), ({'a': [3], 'b': [b'z']}, [2.5])]
     """
-    from .data import Dataset, AUTOTUNE
-    from . import data as _data
+    Dataset, AUTOTUNE = _data.Dataset, _data.AUTOTUNE
     reads = 1 if num_parallel_reads is None else int(num_parallel_reads)
     names = _file_names(file_pattern)
     na = na_value.decode() if isinstance(na_value, bytes) else na_value

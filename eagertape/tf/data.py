@@ -28,6 +28,7 @@ import enum
 import functools
 import itertools
 import os
+import sys
 import types
 
 import jax
@@ -2235,7 +2236,7 @@ def _keras_inputs(x):
 # -- CSV files (tf/_csv.py reads them) ---------------------------------------------------
 from . import _csv  # noqa: E402  (its CsvDataset is a Dataset: defined after it)
 
-_CsvDataset = _csv._make_csv_dataset_class()
+_CsvDataset = _csv._make_csv_dataset_class(sys.modules[__name__])
 _CsvDataset.__module__ = __name__
 _Experimental.CsvDataset = _CsvDataset
 _Experimental.make_csv_dataset = staticmethod(_csv.make_csv_dataset)
