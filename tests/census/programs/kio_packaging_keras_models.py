@@ -26,18 +26,6 @@ print("Keras is running on", keras.config.backend())
 # [cell 2]
 import tensorflow as tf  # only for tf.data
 import numpy as np
-def _mnist_like(n_train, n_test):
-    # MNIST's load_data format: uint8 images (n, 28, 28) in 0..255 and uint8 labels;
-    # each class a blob at its own place, with noise
-    rs = np.random.RandomState(0)
-    def part(n):
-        y = rs.randint(0, 10, n).astype("uint8")
-        x = rs.randint(0, 60, (n, 28, 28))
-        for i, c in enumerate(y):
-            r, q = 4 + 2 * (c % 5), 6 + 8 * (c // 5)
-            x[i, r:r + 8, q:q + 8] += 180
-        return x.clip(0, 255).astype("uint8"), y
-    return part(n_train), part(n_test)
 
 # tf.data is a great API for putting together a data stream.
 # It works wether you use the TensorFlow, PyTorch or Jax backend,

@@ -106,18 +106,6 @@ class VAE(keras.Model):
         return self.decoder(z)
 
 # [cell 6]
-def _mnist_like(n_train, n_test):
-    # MNIST's load_data format: uint8 images (n, 28, 28) in 0..255 and uint8 labels;
-    # each class a blob at its own place, with noise
-    rs = np.random.RandomState(0)
-    def part(n):
-        y = rs.randint(0, 10, n).astype("uint8")
-        x = rs.randint(0, 60, (n, 28, 28))
-        for i, c in enumerate(y):
-            r, q = 4 + 2 * (c % 5), 6 + 8 * (c // 5)
-            x[i, r:r + 8, q:q + 8] += 180
-        return x.clip(0, 255).astype("uint8"), y
-    return part(n_train), part(n_test)
 (x_train, _), (x_test, _) = _mnist_like(256, 64)
 mnist_digits = np.concatenate([x_train, x_test], axis=0)
 mnist_digits = np.expand_dims(mnist_digits, -1).astype("float32") / 255

@@ -98,18 +98,6 @@ model.compile(loss='sparse_categorical_crossentropy',
               metrics=['accuracy'])
 
 import numpy as np
-def _mnist_like(n_train, n_test):
-    # MNIST's load_data format: uint8 images (n, 28, 28) in 0..255 and uint8 labels;
-    # each class a blob at its own place, with noise
-    rs = np.random.RandomState(0)
-    def part(n):
-        y = rs.randint(0, 10, n).astype("uint8")
-        x = rs.randint(0, 60, (n, 28, 28))
-        for i, c in enumerate(y):
-            r, q = 4 + 2 * (c % 5), 6 + 8 * (c // 5)
-            x[i, r:r + 8, q:q + 8] += 180
-        return x.clip(0, 255).astype("uint8"), y
-    return part(n_train), part(n_test)
 (x_train, y_train), (x_test, y_test) = _mnist_like(512, 128)  # keras.datasets.mnist.load_data()
 x_train = x_train.reshape(512, 784).astype('float32') / 255
 x_test = x_test.reshape(128, 784).astype('float32') / 255
