@@ -109,6 +109,21 @@ DIFFERENCES = (
     (("tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.keras.layers.Embedding"),
      "indexed-slices", "a table's gradient is an IndexedSlices as in TF, but dense inside "
      "a tf.function, after tf.identity/tf.cast, and for an Embedding not first in its call"),
+    (("tf.distribute.*",),
+     "distribute", "replicas run one after another on the calling thread; all_reduce and "
+     "merge_call inside a multi-replica step raise; fit under a strategy trains as on one "
+     "device (BatchNormalization's statistics are not per replica)"),
+    (("tf.keras.mixed_precision.*", "tf.float16"),
+     "float16", "float16 arithmetic is XLA's CPU rounding, not TF's kernels: values "
+     "differ in the last bits of float16"),
+    (("tf.keras.losses.*crossentropy*", "tf.keras.metrics.*crossentropy*",
+      "tf.keras.losses.*Crossentropy", "tf.keras.metrics.*Crossentropy"),
+     "keras-softmax-logits", "of a softmax or sigmoid output, the loss is computed from "
+     "the clipped probabilities (TF's Keras uses the logits it keeps): a saturated "
+     "prediction's loss is capped at -log(epsilon)"),
+    (("tf.shape",),
+     "keras-symbolic-sizes", "in Keras's symbolic call of a functional model, a size "
+     "carrying JAX's symbolic batch; static shapes can be more precise than TF's"),
 )
 
 # The differences found by a pattern of use rather than by a name: key -> (line, anchor).

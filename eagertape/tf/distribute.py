@@ -970,3 +970,9 @@ experimental = _Namespace(
     CommunicationImplementation=CommunicationImplementation,
     CollectiveCommunication=CommunicationImplementation,
     CommunicationOptions=CommunicationOptions)
+
+# Imported on first use (tf.distribute), after the facade scoped its modules: its public
+# functions run with TF's 64-bit types on as the others do (tf/_x64.py).
+from . import _x64  # noqa: E402
+
+_x64.scope([__name__])
