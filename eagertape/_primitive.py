@@ -97,14 +97,32 @@ class _Kind:
 
 
 # Keys hold id(fn): an entry leaves with the kind that keeps fn alive.
-_kinds = Table("call kinds", 8192)
+class _Kinds(Table):
+    """The call kinds by key, with a second index: the same keys with id(fn)
+    replaced by what determines fn's computation (``computation_key``), so that a
+    new function object computing what an earlier one computes (a lambda made
+    again at each call, a closure over equal constants, a bound method got again)
+    gets that function's kind, under its own id(fn): its compiled call, its
+    pullbacks, and the structure ids of the tapes it is on. One cache: emptying it
+    empties both."""
+
+    __slots__ = ("by_computation",)
+
+    def __init__(self, name, maxsize):
+        super().__init__(name, maxsize)
+        self.by_computation = Table(name + " by computation", maxsize, register=False)
+
+    def clear(self):
+        super().clear()
+        self.by_computation.clear()
+
+    def counters(self):
+        return {"size": len(self), "by computation": len(self.by_computation)}
+
+
+_kinds = _Kinds("call kinds", 8192)
 _kinds_get = _kinds.get
-# The same keys with id(fn) replaced by what determines fn's computation
-# (``computation_key``): a new function object that computes what an earlier one
-# computes (a lambda made again at each call, a closure over equal constants, a
-# bound method got again) gets that function's kind, under its own id(fn): its
-# compiled call, its pullbacks, and the structure ids of the tapes it is on.
-_by_computation = Table("call kinds by computation", 8192)
+_by_computation = _kinds.by_computation
 # Kinds JAX could not trace (name -> why), which run at once, uncompiled, and
 # make any tape holding them replay op by op: listed so that such an op shows
 # itself (``introspect.cache_info()["untraceable kinds"]``, and a debug log line).
