@@ -147,6 +147,10 @@ def dims_of(x):
 
 def symbolic_dims(x):
     """The sizes ``x`` holds where one is symbolic (for ``_util.ints``), else None."""
+    # Only a Dims holds a symbolic size: a shape argument without one (every shape in
+    # eager code) is answered without reading its values.
+    if not (isinstance(x, Dims) or (isinstance(x, (list, tuple)) and _holds_dims(x))):
+        return None
     d = dims_of(x)
     if d is None:
         return None
