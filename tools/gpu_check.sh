@@ -23,9 +23,21 @@ echo "== machine"
 if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L; else echo "nvidia-smi: not found"; fi
 
 if compgen -G ".whl/*.whl" >/dev/null; then
+    # One wheel at a time: .whl/ may hold a compiled wheel for each of several Pythons
+    # (the GPU machine's is not this one's), and pip refuses a whole list for one that
+    # does not fit. A wheel that does not fit this Python is passed over.
     site=$(mktemp -d)
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target "$site" .whl/*.whl && echo "installed into $site: $(cd .whl && ls -- *.whl)"
+    fitted=() skipped=()
+    for w in .whl/*.whl; do
+        if python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+                --upgrade --target "$site" "$w" 2>/dev/null; then
+            fitted+=("${w#.whl/}")
+        else
+            skipped+=("${w#.whl/}")
+        fi
+    done
+    echo "installed into $site: ${fitted[*]}"
+    [ ${#skipped[@]} -gt 0 ] && echo "not for this Python: ${skipped[*]}"
     export PYTHONPATH="$site:$PWD"
 else
     export PYTHONPATH="$PWD"
