@@ -14,7 +14,7 @@ import threading
 import jax
 from jax.tree_util import tree_flatten
 
-from . import _keys
+from . import _jax_private, _keys
 from ._cache import COMPILED, CompileCache
 from ._jax_private import ArrayImpl as _ArrayImpl
 from ._state import local, x64
@@ -122,7 +122,10 @@ class Graph:
         # Its values are concrete arrays even when the first read comes from inside
         # a JAX trace (a Dataset.map function, a tf.function capturing a pending
         # value): computed there they would be that trace's tracers, kept afterwards.
-        with self.lock, jax.ensure_compile_time_eval():
+        # (JAX's eval context, not ensure_compile_time_eval: that one also folds
+        # constants inside the traces the graph starts, and a trace of symbolic
+        # sizes, an exported function's VJP, cannot fold them.)
+        with self.lock, _jax_private.eval_context():
             if self.done:
                 return
             self.seal()

@@ -40,6 +40,15 @@ cache_key      .compile_or_get_cached``,   eagertape wraps it once so that a pro
                                            traced function, so two call kinds, replays
                                            or x64 contexts of one computation compile
                                            it twice
+eval_context   ``jax._src.core             JAX's eager evaluation, whatever trace is
+               .eval_context``             running: a fused graph's pending values
+                                           are computed as arrays even when first
+                                           read inside a trace (``Graph.materialize``).
+                                           ``jax.ensure_compile_time_eval`` is not
+                                           that: it folds constants in every trace
+                                           started inside it as well, and a trace of
+                                           symbolic sizes (an exported function's
+                                           VJP) cannot fold its broadcasts
 ============== =========================== ========================================
 """
 import importlib
@@ -70,6 +79,7 @@ trace_ctx = _private("jax._src.core", "trace_ctx", attrs=("trace",))
 EvalTrace = _private("jax._src.core", "EvalTrace")
 compiler = _private("jax._src", "compiler", attrs=("compile_or_get_cached",))
 cache_key = _private("jax._src", "cache_key", attrs=("get",))
+eval_context = _private("jax._src.core", "eval_context")
 
 
 def tracing():

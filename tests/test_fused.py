@@ -6,6 +6,7 @@ until needed, that a training step becomes one compiled program, that the
 pending graph is bounded, and the mode switch itself.
 """
 import gc
+from functools import partial
 import threading
 import weakref
 
@@ -78,6 +79,39 @@ def test_a_pending_value_first_read_inside_a_trace_is_computed_outside_it(fused,
     assert not _pending(noises)
     assert isinstance(noises.jax(), jax.Array) and not isinstance(noises.jax(), jax.core.Tracer)
     np.testing.assert_allclose((noises + 1.0).numpy(), [1.0, 3.0, 5.0])
+
+
+@pytest.mark.parametrize("body", ["softplus", "mean", "logsumexp"])
+def test_a_gradient_through_a_function_of_any_batch_size_is_computed(fused, body):
+    # A tf.function with a None dimension in its input signature is one trace for
+    # every size (JAX's symbolic sizes, jax.export); its pullback is exported at
+    # those sizes when the fused graph is computed. Computing the graph once folded
+    # every constant in traces started inside it, and the broadcasts of softplus's
+    # derivative and of a mean's 1/n cannot be folded at a symbolic size
+    # (UnexpectedDimVar: tests/test_tf_saved_model.py's program in fused mode).
+    import eagertape.tf as tf
+    w0 = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+    w = tf.Variable(w0)
+    fns = {"softplus": (tf.nn.softplus, jax.nn.softplus),
+           "mean": (partial(tf.reduce_mean, axis=0), partial(jnp.mean, axis=0)),
+           "logsumexp": (partial(tf.reduce_logsumexp, axis=1),
+                         partial(jax.nn.logsumexp, axis=1))}
+    ours, theirs = fns[body]
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float64)])
+    def f(x):
+        return ours(tf.matmul(x, w))
+
+    for n in (5, 2):
+        x = np.arange(n * 4.0).reshape(n, 4) / 10
+        xt = tf.constant(x)
+        with tf.GradientTape() as tape:
+            tape.watch(xt)
+            s = tf.reduce_sum(f(xt) ** 2)
+        gx, gw = tape.gradient(s, [xt, w])
+        want = jax.grad(lambda a, b: jnp.sum(theirs(a @ b) ** 2), argnums=(0, 1))(x, w0)
+        np.testing.assert_allclose(gx.numpy(), want[0], rtol=1e-10)
+        np.testing.assert_allclose(gw.numpy(), want[1], rtol=1e-10)
 
 
 def test_shape_errors_are_raised_at_the_call_site_as_in_eager_mode(fused):

@@ -224,8 +224,12 @@ print("RESULT", json.dumps(out))
 
 
 def _env(extra=None):
+    # The execution mode named, not inherited: the module-scoped round trip is made
+    # before the per-test fixture sets the variable, so it would run in whichever
+    # mode the worker's previous test left there (tests/conftest.py).
     return dict({k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"},
-                TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", **(extra or {}))
+                TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
+                EAGERTAPE_EXECUTION_MODE="eager", **(extra or {}))
 
 
 def _result(p):
