@@ -253,8 +253,8 @@ class _TensorLike:
         traced inside a ``tf.function`` (TF's symbolic tensors are placed later).
 
         >>> import eagertape as et
-        >>> et.constant([1.0]).device.rsplit("/", 1)[-1]
-        'device:CPU:0'
+        >>> et.constant([1.0]).device.rsplit(":", 2)[0]    # then CPU:0 (or GPU:0, ...)
+        '/job:localhost/replica:0/task:0/device'
         """
         return device_name(self._read())
 

@@ -267,8 +267,8 @@ class Variable(_TensorLike):
         """The device holding the value, named as TF names it.
 
         >>> import eagertape as et
-        >>> et.Variable(1.0).device.rsplit("/", 1)[-1]
-        'device:CPU:0'
+        >>> et.Variable(1.0).device.rsplit(":", 2)[0]      # then CPU:0 (or GPU:0, ...)
+        '/job:localhost/replica:0/task:0/device'
         """
         return device_name(self._value)   # not _read(): asking where is not a read
 

@@ -20,6 +20,7 @@ for the tests only, the library sets neither).
 """
 import os
 import pathlib
+import sys
 import tempfile
 
 import jax
@@ -294,6 +295,51 @@ def _hypothesis_profiles():
         settings.load_profile("ci")
 
 
+class _KerasOnJax:
+    """The test processes' Keras is Keras on JAX, whoever imports it first.
+
+    Keras has one backend a process, fixed at its import, and ``import tensorflow``
+    imports Keras with TF's backend: in a worker where a test imported TensorFlow
+    in-process (an oracle), every later in-process use of ``eagertape.tf.keras`` (a
+    docstring's example) failed, and which tests that hit depended on the order
+    pytest-xdist gave them. An import hook rather than an import here: workers that
+    never touch Keras do not pay its 3 s. ``KERAS_BACKEND`` is set only while Keras
+    runs its import, so subprocesses (TF's side of a comparison) do not inherit it.
+    What needs TF's Keras runs in a process of its own."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "keras":
+            return None
+        import importlib.machinery
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            # (Gone once Keras runs its import; not at find_spec: TensorFlow asks
+            # importlib.util.find_spec("keras") before it imports it.)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            old = os.environ.get("KERAS_BACKEND")
+            os.environ["KERAS_BACKEND"] = "jax"
+            try:
+                run(module)
+            finally:
+                if old is None:
+                    os.environ.pop("KERAS_BACKEND", None)
+                else:
+                    os.environ["KERAS_BACKEND"] = old
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def _keras_on_jax():
+    if "keras" not in sys.modules and os.environ.get("KERAS_BACKEND") in (None, "", "jax"):
+        sys.meta_path.insert(0, _KerasOnJax())
+
+
 _fast_compile()
 _compilation_cache()
 _hypothesis_profiles()
+_keras_on_jax()

@@ -47,12 +47,32 @@ NEEDS = {
     "eagertape.tf._keras": ("keras", "needs Keras: pip install 'eagertape[keras]'"),
     "eagertape.tf.saved_model.save": ("tensorflow", "tf.saved_model.save writes with "
                                       "TensorFlow: pip install 'eagertape[saved_model]'"),
+    "eagertape.tf.saved_model._Signature.structured_input_signature": (
+        "tensorflow", "it writes a SavedModel, with TensorFlow: pip install "
+        "'eagertape[saved_model]'"),
+    # Keras's StringLookup runs TF's kernels on the strings (Keras says so without TF).
+    "eagertape.tf._traced_text.on_host": ("tensorflow", "Keras's text layers need "
+                                          "TensorFlow installed"),
+    # TF's out-of-vocabulary buckets are farmhash's Fingerprint64.
+    "eagertape.tf.lookup$": ("farmhash", "needs pyfarmhash: pip install 'eagertape[strings]'"),
+    "eagertape.tf.lookup.StaticVocabularyTable": (
+        "farmhash", "needs pyfarmhash: pip install 'eagertape[strings]'"),
+    "eagertape.tf.strings.to_hash_bucket_fast": (
+        "farmhash", "needs pyfarmhash: pip install 'eagertape[strings]'"),
 }
+# (A key ending in "$" is that name alone, not the names under it.)
+
+
+def _under(name, key):
+    if key.endswith("$"):
+        return name == key[:-1]
+    return name == key or name.startswith(key + ".")
 
 # Qualified-name prefix -> marks (see conftest.py).
 MARKS: dict = {
     # (it starts a TensorFlow interpreter, which writes the SavedModel)
     "eagertape.tf.saved_model.save": [pytest.mark.subprocess],
+    "eagertape.tf.saved_model._Signature.structured_input_signature": [pytest.mark.subprocess],
 }
 
 
@@ -72,7 +92,7 @@ def _cases():
     finder = doctest.DocTestFinder(exclude_empty=True)
     cases = []
     for name in _modules():
-        needs = [v for k, v in NEEDS.items() if name == k or name.startswith(k + ".")]
+        needs = [v for k, v in NEEDS.items() if _under(name, k)]
         try:
             module = importlib.import_module(name)
         except ImportError:
@@ -83,10 +103,9 @@ def _cases():
         for test in sorted(finder.find(module), key=lambda t: t.name):
             if not test.examples:
                 continue
-            marks = [m for k, ms in MARKS.items()
-                     if test.name == k or test.name.startswith(k + ".") for m in ms]
+            marks = [m for k, ms in MARKS.items() if _under(test.name, k) for m in ms]
             for k, (dep, reason) in NEEDS.items():
-                if (test.name == k or test.name.startswith(k + ".")) and not _installed(dep):
+                if _under(test.name, k) and not _installed(dep):
                     marks.append(pytest.mark.skip(reason=reason))
             cases.append(pytest.param(test, id=test.name, marks=marks))
     return cases

@@ -38,6 +38,7 @@ def _keras_version(which):
 
 @pytest.mark.subprocess
 def test_keras_version_is_tfs():
+    tf_oracle.require()
     want = tf_oracle.cached("tf_keras_version", (_keras_version,),
                             lambda: _keras_version("tf"))
     assert _keras_version("eagertape") == want
@@ -79,6 +80,7 @@ def _run_tf_switches():
 
 @pytest.fixture(scope="module")
 def tf_switches():
+    tf_oracle.require()
     return tf_oracle.cached("tf_census_gaps_switches", (_TF_SWITCHES,), _run_tf_switches)
 
 

@@ -5,6 +5,8 @@ TF's documentation); the second runs the same programs through ``tensorflow``
 and ``eagertape.tf`` and compares values, dtypes, shapes, gradients and error
 classes (skipped where TensorFlow is not installed; `.ci/run` installs it).
 """
+import os
+
 import numpy as np
 import pytest
 
@@ -81,16 +83,32 @@ def test_random_is_reproducible_after_set_seed():
     assert ((u >= 1) & (u < 5)).all() and sorted(b[2].numpy().tolist()) == list(range(6))
 
 
+@pytest.mark.subprocess
+@pytest.mark.eager      # a process's imports: no execution mode changes them
 def test_tf_optimizers_are_keras_s_and_say_why_not_when_keras_is_tfs():
     # tf.optimizers is tf.keras.optimizers, as in TF (tests/test_keras.py runs them
-    # in a process of their own). Here TensorFlow is imported, so Keras has TF's
-    # backend: a clear error, not eagertape's own optimizers in their place.
-    if "keras" not in vars(etf):
-        pytest.importorskip("tensorflow").keras.layers   # Keras on TF's backend
-    with pytest.raises(RuntimeError, match="Keras was imported already with the "
-                       "'tensorflow' backend"):
-        etf.optimizers  # noqa: B018
-    assert "optimizers" not in vars(etf)        # nothing half-made is kept
+    # in a process of their own). Where TensorFlow was imported first, Keras has
+    # TF's backend: a clear error, not eagertape's own optimizers in their place.
+    # In a process of its own: a test process's Keras is on JAX (tests/conftest.py).
+    import subprocess
+    import sys
+    tf_oracle.require()
+    program = """
+import tensorflow
+tensorflow.keras.layers
+import eagertape.tf as etf
+try:
+    etf.optimizers
+except RuntimeError as e:
+    print("RAISED", str(e)[:56], "optimizers" in vars(etf))
+"""
+    env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
+    r = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                       timeout=300, env=dict(env, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    # (nothing half-made is kept: "optimizers" not in the facade's namespace)
+    assert r.stdout.split("\n")[-2] == ("RAISED Keras was imported already with the "
+                                        "'tensorflow' backend False")
 
 
 def test_function_config_and_tensorspec():

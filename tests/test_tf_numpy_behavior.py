@@ -57,6 +57,7 @@ def _run_tf():
 
 @pytest.fixture(scope="module")
 def tf_table():
+    tf_oracle.require()
     return tf_oracle.cached("tf_numpy_behavior_table", (_TF_TABLE,), _run_tf)
 
 
