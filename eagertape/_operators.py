@@ -452,6 +452,8 @@ def _int_true_divide(x, y, dtype):
 
 def _equality(t, o, fn, if_none):
     # TF 2: elementwise, with None a Python bool, with another shape a scalar.
+    if not _TensorLike._USE_EQUALITY:
+        return (t is o) != if_none          # TF 1's: object identity
     if o is None:
         if isinstance(t, Tensor):
             return if_none
@@ -531,7 +533,8 @@ def constant(value, dtype=None, shape=None, name=None):
 
 for _k, _v in list(vars(_Recorded).items()):
     if _k not in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
-                  "__firstlineno__", "__static_attributes__"):
+                  "__firstlineno__", "__static_attributes__",
+                  "__hash__"):      # None here (__eq__ is defined); _TensorLike's rule stays
         setattr(_TensorLike, _k, _v)
 del _k, _v
 _operators()    # the binary operators, once their helpers exist

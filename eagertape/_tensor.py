@@ -144,7 +144,19 @@ class _TensorLike:
     # as tf.Tensor does, instead of converting the Tensor to an ndarray.
     __array_priority__ = 100
 
-    __hash__ = None
+    # TF's switch of the same name (tf.compat.v1.disable_tensor_equality turns it
+    # off, for the whole process): off, == and != are TF 1's object identity, and
+    # Variables (and Tensors while a function is traced) hash by id.
+    _USE_EQUALITY = True
+
+    def __hash__(self):
+        # TF's rule: an eager Tensor is never hashable; a Variable, and a traced
+        # (graph) Tensor, only with TF 1's equality.
+        is_tensor = isinstance(self, Tensor)
+        if not _TensorLike._USE_EQUALITY and (not is_tensor or local.state.capture is not None):
+            return id(self)
+        kind = "Tensor" if is_tensor else "Variable"
+        raise TypeError(f"{kind} is unhashable. Instead, use {kind.lower()}.ref() as the key.")
 
     def ref(self):
         """A hashable reference to this object (as ``tf.Tensor.ref()``), for dict keys.

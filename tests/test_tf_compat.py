@@ -266,7 +266,7 @@ GRAPH_ONLY = {
     "get_default_graph": ["tf.function"],
     "disable_eager_execution": ["TF 2", "tf.function"],
     "disable_v2_behavior": ["TF 2"],
-    "disable_tensor_equality": ["TF 2's behaviour"],
+    "disable_v2_tensorshape": ["TF 2's behaviour"],
     "ConfigProto": ["tf.config.experimental.set_memory_growth"],
     "train.Saver": ["tf.train.Checkpoint"],
     "train.MonitoredSession": ["tf.GradientTape", "tf.keras.callbacks.Callback"],

@@ -120,12 +120,16 @@ class TracedText(StringTensor):
         return self.shape[0]
 
     def __eq__(self, other):
+        if not StringTensor._USE_EQUALITY:
+            return self is other            # TF 1's: object identity
         return call_host(StringTensor.__eq__, (self, other), {}, "Equal")
 
     def __ne__(self, other):
+        if not StringTensor._USE_EQUALITY:
+            return self is not other
         return call_host(StringTensor.__ne__, (self, other), {}, "NotEqual")
 
-    __hash__ = None
+    __hash__ = StringTensor.__hash__
 
     def __add__(self, other):
         return call_host(StringTensor.__add__, (self, other), {}, "AddV2")

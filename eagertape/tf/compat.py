@@ -252,6 +252,35 @@ def _no_op_switch(name, what):
     return switch
 
 
+def _enable_tensor_equality():
+    """TF's ``tf.compat.v1.enable_tensor_equality``: TF 2's ``==`` (elementwise) and
+    unhashable Tensors and Variables again, after ``disable_tensor_equality``.
+
+    >>> import eagertape.tf as tf
+    >>> tf.compat.v1.enable_tensor_equality()
+    >>> x = tf.Variable(0.0)
+    >>> bool(x == tf.Variable(0.0))
+    True
+    """
+    _extend.TensorLike._USE_EQUALITY = True
+
+
+def _disable_tensor_equality():
+    """TF's ``tf.compat.v1.disable_tensor_equality``: TF 1's ``==`` and ``!=`` on Tensors
+    and Variables, object identity (a Python bool), and Variables hashable (by id),
+    for the whole process until ``enable_tensor_equality``. An eager Tensor stays
+    unhashable, as in TF; ``tf.equal`` stays elementwise.
+
+    >>> import eagertape.tf as tf
+    >>> tf.compat.v1.disable_tensor_equality()
+    >>> x, y = tf.Variable(0.0), tf.Variable(0.0)
+    >>> x == y, x == x, len({x, y})
+    (False, True, 2)
+    >>> tf.compat.v1.enable_tensor_equality()
+    """
+    _extend.TensorLike._USE_EQUALITY = False
+
+
 def _true(name, what):
     def on(*args, **kwargs):
         return True
@@ -370,7 +399,8 @@ class _Variable:
 
 for _f in (_constant, _convert_to_tensor, _expand_dims, _squeeze, _transpose, _zeros_like,
            _ones_like, _gather, _shape, _size, _set_random_seed, _assign, _assign_add,
-           _assign_sub, _name_scope, _Variable):
+           _assign_sub, _name_scope, _Variable, _enable_tensor_equality,
+           _disable_tensor_equality):
     _f.__name__ = _f.__qualname__ = _f.__name__[1:]
 
 
@@ -418,9 +448,10 @@ def _own():
                        ("enable_v2_behavior", "TF 2's behaviour"),
                        ("enable_resource_variables", "resource variables"),
                        ("enable_control_flow_v2", "control flow v2"),
-                       ("enable_v2_tensorshape", "TF 2's TensorShape (ints)"),
-                       ("enable_tensor_equality", "elementwise ==, and unhashable tensors")):
+                       ("enable_v2_tensorshape", "TF 2's TensorShape (ints)")):
         own[name] = _no_op_switch(name, what)
+    own["enable_tensor_equality"] = _enable_tensor_equality
+    own["disable_tensor_equality"] = _disable_tensor_equality
     for name, what in (("resource_variables_enabled", "resource variables"),
                        ("control_flow_v2_enabled", "control flow v2"),
                        ("executing_eagerly_outside_functions", "eager outside functions")):
@@ -917,7 +948,7 @@ _V1_LEFT_OUT = {
                     "GraphKeys".split(), _COLLECTION),
     **dict.fromkeys("get_default_graph reset_default_graph".split(), _GRAPH),
     **dict.fromkeys("disable_eager_execution disable_v2_behavior".split(), _EAGER_OFF),
-    **dict.fromkeys("disable_tensor_equality disable_v2_tensorshape disable_resource_variables "
+    **dict.fromkeys("disable_v2_tensorshape disable_resource_variables "
                     "disable_control_flow_v2".split(), _SWITCH),
     **dict.fromkeys("ConfigProto GPUOptions GraphOptions OptimizerOptions RunOptions "
                     "RunMetadata".split(), _CONFIG),

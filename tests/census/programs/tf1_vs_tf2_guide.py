@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/migrate/tf1_vs_tf2.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: cell 38's tf.compat.v1.disable_tensor_equality (TF 1's Python == on Tensors and Variables, and hashable Tensors) is left out (eagertape/tf/compat.py): it would change the core's Tensor.__eq__/__hash__ (eagertape/_operators.py, eagertape/_tensor.py) and the string tensors' (eagertape/tf/_text.py, _traced_text.py)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
