@@ -376,6 +376,7 @@ def _rows():
               _keras_numerics.make_sparse_categorical_crossentropy)]
     rows += [(KV, f"__{name}__", _make_operator) for name in _OPERATORS]
     rows += _metric_rows()
+    rows += _schedule_rows()
     rows += _function_rows()
     return rows
 
@@ -1197,6 +1198,31 @@ def _metric_rows():
                 seen.add(c)
                 rows.append((f"{c.__module__}:{c.__qualname__}", "result", _tensor_result))
     return rows
+
+
+def _schedule_rows():
+    # A built-in learning-rate schedule called by the program on NumPy or Python
+    # steps (to plot it, as TF's overfit_and_underfit tutorial does) gives a
+    # tf.Tensor in TF's Keras: the facade's Tensor here. The optimizer's own call
+    # (its iterations, a Keras variable) and Keras's traced steps keep Keras's array.
+    from keras.src.optimizers.schedules import learning_rate_schedule as m
+    return [(f"{m.__name__}:{name}", "__call__", _make_schedule_call)
+            for name, cls in sorted(vars(m).items())
+            if isinstance(cls, type) and issubclass(cls, m.LearningRateSchedule)
+            and "__call__" in cls.__dict__]
+
+
+def _make_schedule_call(schedule_call):
+    import keras
+
+    @functools.wraps(schedule_call)
+    def __call__(self, step):
+        out = schedule_call(self, step)
+        if (_in_stateless_scope() or _in_symbolic_scope()
+                or isinstance(step, keras.Variable)):
+            return out
+        return _tensors_of(out)
+    return __call__
 
 
 def _tensor_result(result):
