@@ -1288,7 +1288,8 @@ class _Signature:
 
     @property
     def structured_input_signature(self):
-        """TF's: ``((), {name: TensorSpec})``, a signature takes keyword arguments only.
+        """TF's: ``((), {name: TensorSpec})``: a signature takes keyword arguments (one
+        input may also be passed positionally).
 
         >>> import tempfile, eagertape.tf as tf
         >>> class M(tf.Module):
@@ -1325,8 +1326,34 @@ class _Signature:
         n = len(avals) - len(self._function._writes)
         return {f"output_{i}": spec(i, f"output_{i}") for i in range(n)}
 
-    def __call__(self, **kwargs):
+    def __call__(self, *args, **kwargs):
+        """Calls the signature: its inputs by name, or, for a signature of one input,
+        that input as the one positional argument (a Tensor), as TF's loaded
+        signatures take them (a SignatureDef's inputs are an unordered map, so
+        several inputs are keyword-only).
+
+        >>> import tempfile, eagertape.tf as tf
+        >>> class M(tf.Module):
+        ...     @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="x")])
+        ...     def f(self, x):
+        ...         return {"y": x * 2.0}
+        >>> path = tempfile.mkdtemp()
+        >>> m = M(); tf.saved_model.save(m, path, signatures=m.f)
+        >>> sig = tf.saved_model.load(path).signatures["serving_default"]
+        >>> sig(tf.constant([1.0, 2.0]))["y"].numpy()
+        array([2., 4.], dtype=float32)
+        """
         names = [s["name"] for s in self._function._entry["inputs"]]
+        if args:
+            if len(names) != 1 or len(args) > 1:
+                raise TypeError(f"signature takes {1 if len(names) == 1 else 0} positional "
+                                f"arguments, got {len(args)}: pass {names} by keyword")
+            if not isinstance(args[0], (_extend.TensorLike, Variable)):
+                raise TypeError(f"signature expects its argument {names[0]!r} to be a Tensor; "
+                                f"got {type(args[0]).__name__}")
+            if names[0] in kwargs:
+                raise TypeError(f"signature got two values for {names[0]!r}")
+            kwargs = {names[0]: args[0], **kwargs}
         unknown = sorted(set(kwargs) - set(names))
         missing = [n for n in names if n not in kwargs]
         if unknown or missing:

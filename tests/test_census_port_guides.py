@@ -1,0 +1,93 @@
+"""Gaps found porting TensorFlow's guides for the census (issue 38), each against
+TensorFlow: a loaded signature of one input called with it positionally
+(site/en/guide/saved_model.ipynb, cell 21: ``infer(tf.constant(x))``).
+
+eagertape writes a SavedModel; TensorFlow (in a subprocess) and eagertape each load
+the same files and make the same calls: the values, or the errors' classes, agree."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import eagertape.tf as tf
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
+                                reason="tensorflow is not installed")
+
+
+class _Model(tf.Module):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="zeta")])
+    def one(self, zeta):
+        return {"y": zeta * 10.0}
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="zeta"),
+                                  tf.TensorSpec([None], tf.float32, name="alpha")])
+    def two(self, zeta, alpha):
+        return {"y": zeta * 10.0 + alpha}
+
+
+# Each call: (signature, positional values, keyword values); a value is a list (made a
+# tensor) or, under "list:", passed as a Python list.
+_CALLS = [
+    ("one", [[1.0, 2.0]], {}),
+    ("one", [], {"zeta": [3.0]}),
+    ("one", ["list:", [1.0]], {}),
+    ("one", [[1.0], [2.0]], {}),
+    ("one", [[1.0]], {"zeta": [2.0]}),
+    ("two", [[1.0], [2.0]], {}),
+    ("two", [[1.0]], {"alpha": [2.0]}),
+    ("two", [], {"zeta": [1.0], "alpha": [2.0]}),
+]
+
+_CALL = r"""
+def call_all(tf, loaded, calls):
+    out = []
+    for key, args, kwargs in calls:
+        if args[:1] == ["list:"]:
+            args = args[1:]
+        else:
+            args = [tf.constant(a) for a in args]
+        kwargs = {k: tf.constant(v) for k, v in kwargs.items()}
+        try:
+            r = loaded.signatures[key](*args, **kwargs)
+            out.append({k: v.numpy().tolist() for k, v in r.items()})
+        except Exception as e:
+            out.append(type(e).__name__)
+    return out
+"""
+
+_TF_CALLS = _CALL + r"""
+import json, sys
+import tensorflow as tf
+print("@@" + json.dumps(call_all(tf, tf.saved_model.load(sys.argv[1]), json.loads(sys.argv[2]))))
+"""
+
+
+@pytest.mark.subprocess
+def test_loaded_signature_positional_calls_are_tfs(tmp_path):
+    path = str(tmp_path / "model")
+    m = _Model()
+    tf.saved_model.save(m, path, signatures={"one": m.one, "two": m.two})
+    env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
+    r = subprocess.run([sys.executable, "-c", _TF_CALLS, path, json.dumps(_CALLS)],
+                       capture_output=True, text=True, timeout=600,
+                       env=dict(env, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""))
+    assert r.returncode == 0, r.stderr[-3000:]
+    want = json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1][2:])
+    scope = {}
+    exec(_CALL, scope)
+    got = scope["call_all"](tf, tf.saved_model.load(path), _CALLS)
+    # TF: one input positionally (a Tensor only), several keyword-only
+    assert want[0] == {"y": [10.0, 20.0]} and want[5] == "TypeError", want
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, dict):
+            assert isinstance(g, dict) and sorted(g) == sorted(w), (g, w)
+            for k in w:
+                np.testing.assert_allclose(g[k], w[k], rtol=1e-6)
+        else:
+            assert g == w
