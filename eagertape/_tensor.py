@@ -950,6 +950,13 @@ def _to_array(value, dtype, argname):
                 raise TypeError(f"argument `{argname}`: cannot convert {value!r} to {dtype} "
                                 "without losing information; cast explicitly")
         arr = arr.astype(dtype)
+    if arr.size <= 8 and arr.ndim <= 1 and arr.dtype.kind in "iu":
+        # Sizes (tf.constant([1, 1]), a shape as a list): concrete even while a
+        # function is traced, as TF folds a Const where an op needs a shape
+        # (tf.tile(x, tf.concat([[n], tf.constant([1, 1])], 0))): JAX stages an
+        # array made in a trace, and a shape argument cannot be a traced value.
+        with jax.ensure_compile_time_eval():
+            return jnp.asarray(arr)
     return jnp.asarray(arr)
 
 

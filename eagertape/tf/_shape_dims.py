@@ -174,12 +174,37 @@ def _expand_dims(fn):
     return expand_dims
 
 
+def _known_sizes(values):
+    # Sizes known while a function is traced (tf.shape(x)[0] of a static shape, a
+    # constant, an int): the core keeps shape arithmetic on one such value concrete
+    # (_primitive._shape_arithmetic), but a list of them is one operand it does not
+    # read, so tf.concat/tf.stack of sizes came out as a traced value that no shape
+    # argument could take (tf.tile(mask, tf.concat([[b], [1, 1]], 0))); TF folds it.
+    for v in values:
+        if isinstance(v, _TensorLike):
+            a = v._value if isinstance(v, Tensor) else None
+            if a is None or isinstance(a, jax.core.Tracer) or a.ndim > 1 or a.size > 8 \
+                    or not np.issubdtype(a.dtype, np.integer):
+                return False
+        elif isinstance(v, (list, tuple)):
+            if len(v) > 8 or not all(isinstance(e, (int, np.integer)) and not isinstance(e, bool)
+                                     for e in v):
+                return False
+        elif not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            return False
+    return True
+
+
 def _joined(fn, stacking):
     @functools.wraps(fn)
     def joined(values, axis=0, name=None):
         out = fn(values, axis, name=name)
-        if not isinstance(values, (list, tuple)) or not _holds_dims(values) or axis not in (0, -1):
+        if not isinstance(values, (list, tuple)) or axis not in (0, -1):
             return out
+        if not _holds_dims(values):
+            if not (isinstance(out, Tensor) and isinstance(out._value, jax.core.Tracer)
+                    and values and _known_sizes(values)):
+                return out
         parts = [dims_of(v) for v in values]
         if any(p is None or isinstance(p, tuple) == stacking for p in parts):
             return out

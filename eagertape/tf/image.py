@@ -579,6 +579,85 @@ def _nearest_index(n_in, n_out):
 _area = _ng(_separable)
 
 
+# -- weights from sizes JAX knows only symbolically ------------------------------------
+# A tf.function traced for any size of a None dimension (an input_signature's None,
+# a SavedModel's signature) sees the image's height and width as JAX symbolic
+# dimensions: no host NumPy can build the weights from them. They are built in the
+# trace with jnp instead, the same float32 steps as the NumPy builders above, each
+# weight matrix as a sum of one-hot rows (``jnp.arange(n_in) == source``).
+
+def _size_f32(n):
+    return jnp.asarray(n, jnp.int32).astype(jnp.float32)
+
+
+def _onehot(n_in, src):
+    return (jnp.arange(n_in)[:, None] == src[None, :]).astype(jnp.float32)
+
+
+def _sym_bilinear(n_in, n_out):
+    scale = _size_f32(n_in) / _size_f32(n_out)
+    pos = (jnp.arange(n_out, dtype=jnp.float32) + _F(0.5)) * scale - _F(0.5)
+    fl = jnp.floor(pos)
+    lerp = pos - fl
+    lo = jnp.maximum(fl.astype(jnp.int32), 0)
+    hi = jnp.minimum(jnp.ceil(pos).astype(jnp.int32), n_in - 1)
+    return _onehot(n_in, lo) * (_F(1) - lerp) + _onehot(n_in, hi) * lerp
+
+
+def _sym_nearest_index(n_in, n_out):
+    scale = _size_f32(n_in) / _size_f32(n_out)
+    idx = jnp.floor((jnp.arange(n_out, dtype=jnp.float32) + _F(0.5)) * scale)
+    return jnp.clip(idx.astype(jnp.int32), 0, n_in - 1)
+
+
+def _sym_bicubic(n_in, n_out):
+    x = np.arange(1025, dtype=np.float64) / 1024
+    table = jnp.asarray(np.stack([((1.5 * x - 2.5) * x) * x + 1.0,
+                                  ((-0.5 * (x + 1) + 2.5) * (x + 1) - 4.0) * (x + 1) + 2.0],
+                                 1).astype(_F))
+    scale = _size_f32(n_in) / _size_f32(n_out)
+    loc = (jnp.arange(n_out, dtype=jnp.float32) + _F(0.5)) * scale - _F(0.5)
+    fl = jnp.floor(loc).astype(jnp.int32)
+    off = jnp.rint((loc - fl.astype(jnp.float32)) * _F(1024)).astype(jnp.int32)
+    taps = [table[off, 1], table[off, 0], table[1024 - off, 0], table[1024 - off, 1]]
+    ok = [(fl - 1 + i >= 0) & (fl - 1 + i < n_in) for i in range(4)]
+    taps = [jnp.where(k, t, _F(0)) for k, t in zip(ok, taps)]
+    tot = taps[0] + taps[1] + taps[2] + taps[3]
+    inv = jnp.where(jnp.abs(tot) >= 1000 * np.finfo(_F).tiny, _F(1) / tot, _F(1))
+    return sum(_onehot(n_in, fl - 1 + i) * (taps[i] * inv) for i in range(4))
+
+
+def _sym_area(n_in, n_out):
+    # _area_weights' loop over the source pixels [floor(lo), ceil(hi)) of each output,
+    # over every candidate pixel 0..n_in at once; the one past the image adds onto
+    # the last (TF's Bound), after it as in the loop.
+    scale = _size_f32(n_in) / _size_f32(n_out)
+    y = jnp.arange(n_out, dtype=jnp.float32)
+    lo, hi = y * scale, (y + _F(1)) * scale
+    i = jnp.arange(n_in + 1)[:, None]
+    fi = i.astype(jnp.float32)
+    inside = (fi >= jnp.floor(lo)) & (fi < jnp.ceil(hi))
+    part = jnp.where(fi < lo, jnp.where(fi + _F(1) > hi, scale, fi + _F(1) - lo),
+                     jnp.where(fi + _F(1) > hi, hi - fi, _F(1)))
+    p = jnp.where(inside, part, _F(0))
+    last = (jnp.arange(n_in) == n_in - 1)[:, None]
+    return p[:-1] + jnp.where(last, p[-1:], _F(0))
+
+
+def _resize_symbolic(x, method, oh, ow):
+    h, w = x.shape[1], x.shape[2]
+    if method == ResizeMethod.NEAREST_NEIGHBOR:
+        return _nearest(x, _sym_nearest_index(h, oh), _sym_nearest_index(w, ow))
+    if method == ResizeMethod.AREA:
+        norm = _F(1) / ((_size_f32(h) / _size_f32(oh)) * (_size_f32(w) / _size_f32(ow)))
+        return _separable(x, _sym_area(h, oh) * norm, _sym_area(w, ow))
+    make = _sym_bilinear if method == ResizeMethod.BILINEAR else _sym_bicubic
+    return _separable(x, make(h, oh), make(w, ow))
+
+
+_resize_symbolic_area = _ng(_resize_symbolic)
+
+
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False,
            antialias=False, name=None):
     """Resize a 3-D image or 4-D batch to ``size`` ([new_height, new_width]) as TF 2
@@ -601,6 +680,9 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
                       ResizeMethod.LANCZOS5, ResizeMethod.GAUSSIAN, ResizeMethod.MITCHELLCUBIC):
         raise ValueError(f"Resize method is not implemented: {method}")
     h, w = images.shape[-3], images.shape[-2]
+    if any(_is_symbolic(d) for d in (h, w, *sz)):
+        return _resize_symbolic_sizes(images, h, w, sz, method, preserve_aspect_ratio,
+                                      antialias)
     if preserve_aspect_ratio:
         f = min(np.float32(sz[0]) / np.float32(h), np.float32(sz[1]) / np.float32(w))
         sz = [int(np.round(np.float32(f) * np.float32(h))),
@@ -622,6 +704,37 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
         aa = bool(antialias)
         out = _call(_separable, (batched, _weights(h, sz[0], kernel, aa),
                                  _weights(w, sz[1], kernel, aa)))
+    return out if images.ndim == 4 else out[0]
+
+
+def _is_symbolic(d):
+    from ._shape_dims import is_symbolic
+    return is_symbolic(d)
+
+
+def _resize_symbolic_sizes(images, h, w, sz, method, preserve_aspect_ratio, antialias):
+    """``resize`` where JAX knows an input or output size only symbolically."""
+    if preserve_aspect_ratio:
+        raise ValueError(
+            "argument `preserve_aspect_ratio`: the output size follows the image's height "
+            f"and width ({h} x {w}), which are not known while this tf.function is traced for "
+            "every size of its None dimensions (JAX compiles static output shapes); give the "
+            "input_signature fixed sizes, or resize to a fixed size")
+    kernel_methods = (ResizeMethod.LANCZOS3, ResizeMethod.LANCZOS5, ResizeMethod.GAUSSIAN,
+                      ResizeMethod.MITCHELLCUBIC)
+    if method in kernel_methods or (antialias and method in (ResizeMethod.BILINEAR,
+                                                             ResizeMethod.BICUBIC)):
+        raise ValueError(
+            f"argument `method`: {method!r}{' with antialias' if antialias else ''} is not "
+            f"built for image sizes not known while this tf.function is traced ({h} x {w} "
+            f"to {sz[0]} x {sz[1]}); give the input_signature fixed sizes, or use bilinear, "
+            "bicubic, area or nearest without antialias")
+    for d in sz:
+        if not _is_symbolic(d) and d <= 0:
+            raise InvalidArgumentError(f"output dimensions must be positive, got {list(sz)}")
+    batched = images if images.ndim == 4 else images[None]
+    fn = _resize_symbolic_area if method == ResizeMethod.AREA else _resize_symbolic
+    out = _call(fn, (batched, method, sz[0], sz[1]))
     return out if images.ndim == 4 else out[0]
 
 

@@ -2,7 +2,7 @@
 # source: keras-team/keras-io examples/audio/transformer_asr.py
 # commit: 0c4052b8db5464104c21ce6f43b47bf9a3af47b1
 # families: strings, io, audio
-# expected: gap: tf.tile(mask, multiples) in fit's traced train_step, its multiples tf.concat([tf.expand_dims(tf.shape(target)[0], -1), tf.constant([1, 1])], 0) (TransformerDecoder.causal_attention_mask, cell 4): eagertape raises TypeError "argument `shape` must be known when a tf.function is traced" (eagertape/tf/_util.py's concrete, from tf.tile's _ints): a size from tf.shape stays concrete, but not through tf.expand_dims and tf.concat with a constant; TF gives the tiled mask; every value before fit (the data pipeline's, the vocabulary size) is TF's
+# expected: gap: fit's first train_step: Keras's symbolic build fails (call reads inputs[0] of the dict batch, TF's trainer does not build symbolically), and eagertape's fallback (tf/_keras.py _make_symbolic_build) builds the optimizer with the variables made so far; the step then creates the rest and apply_gradients raises ValueError "Unknown variable" (TF builds the optimizer at the first apply_gradients). tf.tile's multiples from tf.concat of tf.shape sizes and tf.constant (TransformerDecoder.causal_attention_mask) is fixed; every value before fit is TF's
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
