@@ -337,6 +337,8 @@ def _slice_spec(a):
 def _unbatched_spec(s):
     if isinstance(s, _et.ExtensionTypeSpec):
         return _et.unbatched_spec(s)
+    if isinstance(s, TensorSpec) and s.shape is None:
+        return s                            # an unknown shape stays unknown (TF's)
     dims = s.shape.as_list()[1:] if s.shape.rank else []
     if isinstance(s, _RaggedTensorSpec):
         return _RaggedTensorSpec(dims, s.dtype, s.ragged_rank - 1)
@@ -348,6 +350,8 @@ def _unbatched_spec(s):
 def _batched_spec(s, n):
     if isinstance(s, _et.ExtensionTypeSpec):
         return _et.batched_spec(s, n)
+    if isinstance(s, TensorSpec) and s.shape is None:
+        return s                            # an unknown shape stays unknown (TF's)
     if isinstance(s, _RaggedTensorSpec):
         return _RaggedTensorSpec([n] + list(s.shape), s.dtype, s.ragged_rank + 1)
     if isinstance(s, _SparseTensorSpec):
@@ -719,7 +723,13 @@ class Dataset:
                 if shapes is not None:
                     _map(lambda a, s: _check_shape(a, s, i), element, shapes)
                 yield element
-        return Dataset(make, UNKNOWN_CARDINALITY)
+        # TF's element_spec is the signature's (a shape not given is unknown): reading
+        # it must not call the generator, whose calls a program sees (a Keras
+        # ImageDataGenerator draws a shuffle from NumPy's generator at each call).
+        spec = sig if output_signature is not None else _map(
+            lambda d, s: TensorSpec(s, d), dtypes,
+            shapes if shapes is not None else _map(lambda d: None, dtypes))
+        return Dataset(make, UNKNOWN_CARDINALITY, spec)
 
     # -- transformations ------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
@@ -764,7 +774,14 @@ class Dataset:
             values = padding_values if padding_values is not None else _map(lambda a: 0, first)
             return _map(lambda *parts: _pad_stack(parts[:-2], parts[-2], parts[-1]),
                         *elements, shapes, values)
-        return self._batched(_count(batch_size, "batch_size"), drop_remainder, pad)
+        n = _count(batch_size, "batch_size")
+        out = self._batched(n, drop_remainder, pad)
+        if padded_shapes is None and self._spec is not None and all(
+                type(s) is TensorSpec for s in _leaves(self._spec)):
+            # TF's: padded to the longest, each a batch of the upstream's shape.
+            out._spec = _map(lambda s: _batched_spec(s, n if drop_remainder else None),
+                             self._spec)
+        return out
 
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype="int64",
                      name=None):
@@ -783,8 +800,9 @@ class Dataset:
         known = self._spec
 
         def ragged_leaf(spec):
-            return spec is None or (isinstance(spec, TensorSpec) and spec.shape.rank
-                                    and None in spec.shape.as_list())
+            # (an unknown shape, TensorSpec(None), is stacked dense, as TF's)
+            return spec is None or (isinstance(spec, TensorSpec) and spec.shape is not None
+                                    and spec.shape.rank and None in spec.shape.as_list())
 
         def combine(elements, first_index):
             flags = _map(ragged_leaf, known) if known is not None else None
