@@ -91,3 +91,37 @@ def test_loaded_signature_positional_calls_are_tfs(tmp_path):
                 np.testing.assert_allclose(g[k], w[k], rtol=1e-6)
         else:
             assert g == w
+
+
+# -- MultiWorkerMirroredStrategy's cluster_resolver (multi_worker_with_keras, cell 76) -------
+_RESOLVER = r"""
+import json, os, sys
+import {mod} as tf
+out = []
+os.environ.pop("TF_CONFIG", None)
+r = tf.distribute.MultiWorkerMirroredStrategy().cluster_resolver
+out.append([type(r).__name__, r.task_type, r.task_id, r.rpc_layer])
+r = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+os.environ["TF_CONFIG"] = json.dumps({{"cluster": {{"worker": ["localhost:1", "localhost:2"]}},
+                                      "task": {{"type": "worker", "index": 1}},
+                                      "rpc_layer": "grpc"}})
+out.append([r.task_type, r.task_id, r.rpc_layer])
+r.task_type, r.task_id = "chief", 0
+out.append([r.task_type, r.task_id])
+print("@@" + json.dumps(out))
+"""
+
+
+@pytest.mark.subprocess
+def test_multi_worker_cluster_resolver_is_tfs():
+    env = {k: v for k, v in os.environ.items() if k not in ("KERAS_BACKEND", "TF_CONFIG")}
+    env.update(TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    outs = []
+    for mod in ("tensorflow", "eagertape.tf"):
+        r = subprocess.run([sys.executable, "-c", _RESOLVER.format(mod=mod)], capture_output=True,
+                           text=True, timeout=600, env=env)
+        assert r.returncode == 0, r.stderr[-3000:]
+        outs.append(json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1][2:]))
+    want, got = outs
+    assert want[0] == ["TFConfigClusterResolver", None, None, None], want
+    assert got == want

@@ -769,6 +769,13 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
                 "processes with jax.distributed.initialize() and shard arrays with jax.sharding "
                 "(docs/differences.md, tf.distribute)")
         super().__init__()
+        self._cluster_resolver = _TFConfigClusterResolver()
+
+    @property
+    def cluster_resolver(self):
+        """TF's: the ``TFConfigClusterResolver`` of this worker (``task_type`` and
+        ``task_id`` from ``TF_CONFIG``'s task, None where it names none)."""
+        return self._cluster_resolver
 
 
 def _not_here(name, why):
@@ -886,7 +893,57 @@ class _TPUClusterResolver:
         return _TPUClusterResolver(tpu, zone, project)
 
 
-cluster_resolver = _Namespace(TPUClusterResolver=_TPUClusterResolver)
+class _TFConfigClusterResolver:
+    """TF's ``tf.distribute.cluster_resolver.TFConfigClusterResolver``: this worker's
+    task as ``TF_CONFIG`` names it, read when asked (as TF reads it), None where it
+    names none.
+
+    >>> import os, eagertape.tf as tf
+    >>> os.environ.pop("TF_CONFIG", None)
+    >>> r = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    >>> r.task_type, r.task_id
+    (None, None)
+    """
+
+    def __init__(self, task_type=None, task_id=None, rpc_layer=None):
+        self._task_type, self._task_id, self._rpc_layer = task_type, task_id, rpc_layer
+
+    @staticmethod
+    def _tf_config(key, default=None):
+        import json
+        return json.loads(os.environ.get("TF_CONFIG") or "{}").get(key, default)
+
+    @property
+    def task_type(self):
+        if self._task_type is not None:
+            return self._task_type
+        task = self._tf_config("task", {})
+        return str(task["type"]) if "type" in task else None
+
+    @task_type.setter
+    def task_type(self, value):
+        self._task_type = value
+
+    @property
+    def task_id(self):
+        if self._task_id is not None:
+            return self._task_id
+        task = self._tf_config("task", {})
+        return int(task["index"]) if "index" in task else None
+
+    @task_id.setter
+    def task_id(self, value):
+        self._task_id = value
+
+    @property
+    def rpc_layer(self):
+        return self._rpc_layer if self._rpc_layer is not None else self._tf_config("rpc_layer")
+
+
+_TFConfigClusterResolver.__name__ = _TFConfigClusterResolver.__qualname__ = \
+    "TFConfigClusterResolver"
+cluster_resolver = _Namespace(TPUClusterResolver=_TPUClusterResolver,
+                              TFConfigClusterResolver=_TFConfigClusterResolver)
 _TPUClusterResolver.__name__ = _TPUClusterResolver.__qualname__ = "TPUClusterResolver"
 
 class _CentralStorageStrategy(MirroredStrategy):
