@@ -226,6 +226,34 @@ class RaggedTensor:
         return cls.from_row_lengths(values, np.bincount(ids, minlength=n), validate=validate)
 
     @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True,
+                                name=None):
+        """Rows all ``uniform_row_length`` long (a uniform dimension: the shape shows its
+        length), ``nrows`` of them (default: as many as ``values`` fills).
+
+        >>> import eagertape.tf as tf
+        >>> rt = tf.RaggedTensor.from_uniform_row_length([1, 2, 3, 4], 2)
+        >>> rt.to_list(), rt.shape
+        ([[1, 2], [3, 4]], TensorShape([2, 2]))
+        """
+        vals = values if isinstance(values, RaggedTensor) else _leaf(values)
+        nvals = vals.nrows_int() if isinstance(vals, RaggedTensor) else int(vals.shape[0]) \
+            if len(vals.shape) else None
+        if nvals is None:
+            raise ValueError("argument `values` must have rank 1 or more (the rows' elements)")
+        length = int(_ints(uniform_row_length, "uniform_row_length")[0])
+        if length < 0:
+            raise InvalidArgumentError("argument `uniform_row_length` must not be negative")
+        n = (nvals // length if length else 0) if nrows is None else \
+            int(_ints(nrows, "nrows")[0])
+        if validate and n * length != nvals:
+            raise InvalidArgumentError(
+                f"argument `uniform_row_length` ({length}) times the number of rows ({n}) "
+                f"must be the number of values ({nvals})")
+        return cls(vals, np.arange(n + 1, dtype=_I64) * length, _internal=True,
+                   uniform=length)
+
+    @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
         """One ragged dimension per row-splits vector, outermost first.
 
@@ -854,18 +882,21 @@ def _broadcast_to_flat(v, rt):
     inner = len(rt.flat_values.shape) - 1
     if len(t.shape) <= inner:
         return t
-    if len(t.shape) == rt.rank:
-        dims = [int(d) for d in t.shape]
+    if len(t.shape) <= rt.rank:
+        # TF's broadcasting: the dense shape aligned on the right (leading 1s), a 1
+        # against each ragged dimension, 1 or nrows against the rows; its inner
+        # dimensions broadcast against the flat values' as a dense op's do.
+        dims = [1] * (rt.rank - len(t.shape)) + [int(d) for d in t.shape]
         k = rt.ragged_rank
-        if all(d == 1 for d in dims[1:k + 1]):
+        if all(d == 1 for d in dims[1:k + 1]) and dims[0] in (1, rt.nrows_int()):
             coords = rt._coords()
             rows = coords[:, 0] if dims[0] != 1 else np.zeros(len(coords), _I64)
             sq = _reshape(t, [dims[0]] + dims[k + 1:])
             return _take(sq, rows)
     raise InvalidArgumentError(
         f"a dense operand of shape {list(t.shape)} does not broadcast against a "
-        f"RaggedTensor of shape {rt.shape}: give a scalar, a tensor of shape [nrows, 1] "
-        "(one value per row), or convert the RaggedTensor with to_tensor()")
+        f"RaggedTensor of shape {rt.shape}: its ragged dimensions need 1s, its rows 1 or "
+        "nrows (TF's broadcasting); or convert the RaggedTensor with to_tensor()")
 
 
 def _unary(fn):
@@ -1524,6 +1555,12 @@ def _first_is_ragged(names):
     return test
 
 
+def _arg_is(name, i, cls):
+    def test(args, kwargs):
+        return isinstance(args[i] if i < len(args) else kwargs.get(name), cls)
+    return test
+
+
 def _any_ragged(names, params):
     where = [(p, names.index(p)) for p in params]
 
@@ -1581,6 +1618,16 @@ def _handlers(tf_module):
         fn = get(name)
         if fn is not None:
             out[id(fn)] = (fn, handler, params)
+    # tf.shape of a RaggedTensor is a DynamicRaggedShape, which these take in turn.
+    from . import _ragged_shape as rs
+    for name, handler, param in (("shape", rs.shape, RaggedTensor),
+                                 ("reshape", rs.reshape, rs.DynamicRaggedShape),
+                                 ("zeros", rs.zeros, rs.DynamicRaggedShape),
+                                 ("ones", rs.ones, rs.DynamicRaggedShape),
+                                 ("fill", rs.fill, rs.DynamicRaggedShape)):
+        fn = get(name)
+        if fn is not None:
+            out[id(fn)] = (fn, handler, (1 if name == "reshape" else 0, param))
     return out
 
 
@@ -1592,7 +1639,9 @@ def install(tf_module):
         if getattr(fn, "_ragged_dispatch", False):
             continue
         names = list(inspect.signature(fn).parameters)
-        test = _first_is_ragged(names) if params is None else _any_ragged(names, params)
+        test = _first_is_ragged(names) if params is None else \
+            _arg_is(names[params[0]], params[0], params[1]) if isinstance(params, tuple) \
+            else _any_ragged(names, params)
         if fn.__name__ == "boolean_mask":
             # tf.boolean_mask(rt, mask) and tf.ragged.boolean_mask agree on TF's rows.
             handler = boolean_mask

@@ -1,6 +1,7 @@
 """``tf.experimental``: its ``numpy`` namespace (TF's NumPy API), extension types
 (``ExtensionType``, ``BatchableExtensionType``) and the dispatch decorators that
-let TF's functions take them.
+let TF's functions take them; ``DynamicRaggedShape`` and ``RowPartition`` (a
+RaggedTensor's shape, ``tf.shape(rt)``).
 
 >>> import eagertape.tf as tf
 >>> tnp = tf.experimental.numpy
@@ -16,6 +17,7 @@ from .._extension_type import (BatchableExtensionType, ExtensionType,  # noqa: F
                                dispatch_for_binary_elementwise_apis,
                                dispatch_for_unary_elementwise_apis, unregister_dispatch_for)
 from .._extension_type import as_dict as _as_dict
+from .._ragged_shape import DynamicRaggedShape, RowPartition  # noqa: F401
 
 extension_type = _types.SimpleNamespace(as_dict=_as_dict)
 

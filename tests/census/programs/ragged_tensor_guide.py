@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/ragged_tensor.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: ragged, strings, sparse, io, saved_model
-# expected: gap: tf.shape of a RaggedTensor (TF's DynamicRaggedShape, which tf.reshape, tf.zeros, tf.ones and tf.fill take) is not in yet (cell 126: tf.shape(rt) raises TypeError: cannot convert a value of type RaggedTensor)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
