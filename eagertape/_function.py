@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.tree_util import tree_flatten, tree_unflatten
 
-from . import _cache, _host_errors
+from . import _cache, _host_errors, _jax_private
 from ._primitive import call
 from ._config import config
 from ._dtypes import DType
@@ -66,6 +66,12 @@ class _Capture:
             new = new._value
         self.current[id(v)] = new
         self.written.setdefault(id(v), v)
+
+    def nested(self):
+        """Whether code runs in a JAX trace inside this function's own (a compiled
+        loop's or branch's body, traced once for every iteration)."""
+        top = getattr(self, "jax_trace", None)
+        return top is not None and _jax_private.trace_ctx.trace is not top
 
     def snapshot(self):
         """What this trace knows of its Variables now, for ``restore``."""
@@ -149,6 +155,9 @@ class _Trace:
             args, kwargs = tree_unflatten(treedef, filled)
             # Traced ops run at once (fused mode would hold tracers in a pending graph).
             with switched(tapes=[], accumulators=[], capture=cap, executor=EAGER):
+                # The function's own JAX trace: code that differs inside a compiled
+                # loop's or branch's body (a trace of its own) tells them apart by it.
+                cap.jax_trace = _jax_private.trace_ctx.trace
                 out = fn(*args, **kwargs)
                 out_leaves, box["tree"] = tree_flatten(out, is_leaf=is_tensor_like)
                 arrays, static = [], []
@@ -906,7 +915,21 @@ def _is_composite_spec(x):
             and hasattr(x, "_from_compatible_tensor_list"))
 
 
+def _is_spec_nest(x):
+    # A nested structure of specs (TF's input_signature takes one per argument, as
+    # a distributed dataset's element_spec is): tuples, lists and dicts of them.
+    return isinstance(x, (tuple, list, dict)) and not hasattr(x, "dtype")
+
+
+def _nest_items(x):
+    # In the pytree order of the matching argument (JAX flattens a dict by its keys,
+    # sorted).
+    return [x[k] for k in sorted(x)] if isinstance(x, dict) else list(x)
+
+
 def _flat_specs(spec):
+    if _is_spec_nest(spec):
+        return [s for sub in _nest_items(spec) for s in _flat_specs(sub)]
     return list(spec._flat_tensor_specs) if _is_composite_spec(spec) else [spec]
 
 
@@ -1426,15 +1449,36 @@ def _check_signature(sig):
     if sig is None:
         return None
     sig = list(sig)
+
+    def check(spec, where):
+        if _is_spec_nest(spec):
+            keys = sorted(spec) if isinstance(spec, dict) else range(len(spec))
+            for k, sub in zip(keys, _nest_items(spec)):
+                check(sub, f"{where}[{k!r}]")
+        elif not (_is_composite_spec(spec) or hasattr(spec, "shape") and hasattr(spec, "dtype")):
+            raise TypeError(f"argument `input_signature`{where} must have .shape and .dtype "
+                            f"(eagertape.tf.TensorSpec), or be a tuple, list or dict of "
+                            f"such specs, got {spec!r}")
     for i, spec in enumerate(sig):
-        if not (_is_composite_spec(spec) or hasattr(spec, "shape") and hasattr(spec, "dtype")):
-            raise TypeError(f"argument `input_signature`[{i}] must have .shape and .dtype "
-                            f"(eagertape.tf.TensorSpec), got {spec!r}")
+        check(spec, f"[{i}]")
     return sig
 
 
 def _check_arg(spec, a, i, name):
-    """Argument ``i`` as its ``spec`` asks: a Tensor of its dtype and a shape it allows."""
+    """Argument ``i`` as its ``spec`` asks: a Tensor of its dtype and a shape it allows;
+    for a nested structure of specs, a value of that structure, each part checked."""
+    if _is_spec_nest(spec):
+        same = (isinstance(a, dict) and sorted(a) == sorted(spec)) if isinstance(spec, dict) \
+            else (isinstance(a, (tuple, list)) and not isinstance(a, dict)
+                  and len(a) == len(spec))
+        if not same:
+            raise TypeError(f"Binding inputs to tf.function {name!r} failed: argument {i} "
+                            f"({type(a).__name__}) does not match the structure of its "
+                            f"input_signature {spec!r}")
+        if isinstance(spec, dict):
+            return {k: _check_arg(spec[k], a[k], i, name) for k in spec}
+        parts = [_check_arg(s, x, i, name) for s, x in zip(spec, a)]
+        return type(a)(*parts) if hasattr(a, "_fields") else type(a)(parts)
     if _is_composite_spec(spec):
         if not spec.is_compatible_with(a):
             raise TypeError(f"Binding inputs to tf.function {name!r} failed: argument {i} "

@@ -83,16 +83,26 @@ def test_bad_arguments_are_named():
         etf.distribute.experimental.CommunicationOptions(implementation=3)
 
 
-def test_get_next_as_optional_in_a_tf_function_raises_naming_what_to_do():
-    # A JAX loop fixes its values' shapes: a new element each step cannot enter it.
+def test_get_next_as_optional_in_a_tf_function_takes_each_call_the_next_element():
+    # Taken while the function is traced: each call (a new trace) the next element;
+    # a compiled loop's body (traced once for every step) raises, naming what to do.
     s = etf.distribute.get_strategy()
     it = iter(s.experimental_distribute_dataset(etf.data.Dataset.range(3).batch(2)))
 
     @etf.function
     def step(it):
         return it.get_next_as_optional().get_value()
-    with pytest.raises(NotImplementedError, match="for x in dist_dataset"):
-        step(it)
+    assert step(it).numpy().tolist() == [0, 1]
+    assert step(it).numpy().tolist() == [2]
+
+    @etf.function
+    def compiled(it, n):
+        return etf.while_loop(lambda i: i < n, lambda i: i + etf.cast(
+            it.get_next_as_optional().has_value(), etf.int32), [0])
+    it = iter(s.experimental_distribute_dataset(etf.data.Dataset.range(3).batch(2)))
+    with pytest.raises(NotImplementedError, match="compiled loop"):
+        compiled(it, etf.constant(2))
+    it = iter(s.experimental_distribute_dataset(etf.data.Dataset.range(3).batch(2)))
     opt = it.get_next_as_optional()      # eagerly: TF's values, then an empty optional
     assert bool(opt.has_value()) and opt.get_value().numpy().tolist() == [0, 1]
     assert it.get_next_as_optional().get_value().numpy().tolist() == [2]

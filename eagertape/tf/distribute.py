@@ -303,8 +303,17 @@ class DistributedDataset:
 
     @property
     def element_spec(self):
+        """The spec of a step's element: the dataset's, each TensorSpec a
+        per-replica spec where there are several replicas (the element's
+        DistributedValues), as TF's PerReplicaSpec; a tf.function's input_signature
+        takes it."""
         ds = self._dataset if self._dataset is not None else self._per_replica
-        return ds.element_spec
+        n = self._strategy.num_replicas_in_sync
+        if n == 1:
+            return ds.element_spec
+        return jax.tree_util.tree_map(lambda spec: _PerReplicaSpec(spec, n), ds.element_spec,
+                                      is_leaf=lambda x: hasattr(x, "shape")
+                                      and hasattr(x, "dtype"))
 
     def __iter__(self):
         return DistributedIterator(self._strategy, self)
@@ -342,6 +351,40 @@ class DistributedDataset:
             yield _regroup(parts)
 
 
+class _PerReplicaSpec:
+    """TF's ``PerReplicaSpec``: one TensorSpec per replica (a step's DistributedValues);
+    a composite spec by TF's protocol (``_flat_tensor_specs``)."""
+
+    def __init__(self, spec, n):
+        self._spec, self._n = spec, n
+        self._flat_tensor_specs = [spec] * n
+
+    def _from_compatible_tensor_list(self, tensors):
+        return DistributedValues(tensors)
+
+    def is_compatible_with(self, value):
+        if not isinstance(value, DistributedValues) or len(value.values) != self._n:
+            return False
+        want = None if self._spec.shape is None else tuple(self._spec.shape)
+
+        def fits(v):
+            shape = tuple(getattr(v, "shape", ()))
+            return (np.dtype(getattr(v, "dtype", None)) == np.dtype(self._spec.dtype)
+                    and (want is None or len(want) == len(shape)
+                         and all(w is None or w == d for w, d in zip(want, shape))))
+        return all(fits(v) for v in value.values)
+
+    def __eq__(self, other):
+        return isinstance(other, _PerReplicaSpec) and (other._spec, other._n) == (
+            self._spec, self._n)
+
+    def __hash__(self):
+        return hash((self._spec, self._n))
+
+    def __repr__(self):
+        return "PerReplicaSpec(" + ", ".join([repr(self._spec)] * self._n) + ")"
+
+
 class DistributedIterator:
     """An iterator over a DistributedDataset (``iter(dist_dataset)``); ``next`` and
     ``get_next`` give a step's element."""
@@ -350,6 +393,13 @@ class DistributedIterator:
         self._strategy = strategy
         self._dataset = dataset
         self._gen = dataset._elements()
+        self._taken = 0     # elements given so far
+
+    def __tf_tracing_type__(self, context):
+        # A tf.function that takes the iterator takes its elements while it is traced
+        # (constants of that trace): a call with the iterator further on is traced
+        # again, so that each call takes the next elements, as TF's iterator op does.
+        return ("DistributedIterator", id(self), self._taken)
 
     @property
     def element_spec(self):
@@ -359,7 +409,23 @@ class DistributedIterator:
         return self
 
     def __next__(self):
-        return next(self._gen)
+        self._check_not_in_compiled_loop("next(iterator)")
+        out = next(self._gen)
+        self._taken += 1
+        return out
+
+    @staticmethod
+    def _check_not_in_compiled_loop(what):
+        cap = _ext.function_trace()
+        nested = getattr(cap, "nested", None)
+        if nested is not None and nested():
+            # A compiled loop traces its body once: one element would stand for every
+            # step. AutoGraph's `for` over a Tensor of known length then runs unrolled.
+            raise NotImplementedError(
+                f"DistributedIterator {what} inside a compiled loop (a loop on values traced "
+                "by tf.function): the body is traced once, so it cannot take a new element "
+                "each step; loop over a Python range or a tf.range of known length, or "
+                "iterate the distributed dataset (`for x in dist_dataset`)")
 
     def get_next(self):
         try:
@@ -370,31 +436,50 @@ class DistributedIterator:
 
     def get_next_as_optional(self):
         """The next step's element as an optional value (``has_value()``,
-        ``get_value()``): empty at the end, where ``get_next`` raises. Eager only: in
-        a ``tf.function`` the steps' elements differ in shape at the end (TF's
-        graph takes that; a JAX trace fixes shapes), so there it raises, naming what
-        to do."""
-        if _ext.function_trace() is not None:
-            raise NotImplementedError(
-                "DistributedIterator.get_next_as_optional inside a tf.function: eagertape "
-                "traces the function to JAX, whose loops fix their values' shapes, so a loop "
-                "cannot take a new element each step; iterate the distributed dataset "
-                "(`for x in dist_dataset`) or call get_next_as_optional outside the function "
-                "(docs/differences.md, tf.distribute)")
+        ``get_value()``): empty at the end, where ``get_next`` raises. In a
+        ``tf.function`` the element is taken while the function is traced, so
+        ``has_value()`` is known there and a loop over ``tf.range(n)`` that breaks on
+        it runs unrolled (the steps' elements may differ in shape, which one compiled
+        loop body could not take).
+
+        >>> import eagertape.tf as tf
+        >>> strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+        >>> it = iter(strategy.experimental_distribute_dataset(
+        ...     tf.data.Dataset.range(5).batch(2)))
+        >>> @tf.function
+        ... def total(it):
+        ...     s = tf.constant(0, tf.int64)
+        ...     for _ in tf.range(10):
+        ...         opt = it.get_next_as_optional()
+        ...         if not opt.has_value():
+        ...             break
+        ...         s += tf.reduce_sum(opt.get_value())
+        ...     return s
+        >>> int(total(it))
+        10
+        """
+        self._check_not_in_compiled_loop("get_next_as_optional()")
+        traced = _ext.function_trace() is not None
         try:
-            return _OptionalElement(next(self), self.element_spec)
+            return _OptionalElement(next(self), self.element_spec, traced)
         except StopIteration:
-            return _OptionalElement(None, self.element_spec)
+            return _OptionalElement(None, self.element_spec, traced)
 
 
 class _OptionalElement:
     """A step's element or none (TF's ``tf.experimental.Optional`` of an iterator)."""
 
-    def __init__(self, value, element_spec):
+    def __init__(self, value, element_spec, traced=False):
         self._value = value
         self.element_spec = element_spec
+        self._traced = traced
 
     def has_value(self, name=None):
+        """Whether there is an element: a bool Tensor; while a tf.function is traced,
+        a Python bool (known then: an ``if`` or ``break`` on it is decided while
+        tracing, where a Tensor made in the trace would be a traced value)."""
+        if self._traced:
+            return self._value is not None
         return _ext.constant(np.bool_(self._value is not None))
 
     def get_value(self, name=None):

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/distribute/input.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: distribute, strings
-# expected: gap: cell 37's tf.function loops over tf.range with distributed_iterator.get_next_as_optional() and a break: eagertape traces it to a JAX loop, whose values' shapes are fixed, so it raises NotImplementedError (eagertape/tf/distribute.py; get_next_as_optional works eagerly); next, cell 40's tf.function(input_signature=[dist_dataset.element_spec]), a nested structure of specs, which eagertape's input_signature does not take (eagertape/_function.py's _check_signature: TypeError); every other cell's values are TF's (cells 37 and 40 left out)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show (a replica's values, TF's PerReplica, are recorded as an object;
