@@ -47,6 +47,8 @@ class _Capture:
         # which keeps Variables made from values and refuses traced ones.
         self.creating = creating
         self.created = []   # (v, its traced initial value or None) made on this trace
+        self.pulls = []     # _Pull: each next() of an iterator this trace made
+        self.pull_stand_ins = {}   # id(array) -> _PullLeaf, the element's stand-ins
 
     def read(self, v):
         k = id(v)
@@ -118,6 +120,114 @@ class _Capture:
 _SINGLETON = ("tf.function only supports singleton tf.Variables created on the first call. "
               "Make sure the tf.Variable is only created once or created outside tf.function "
               "(a Variable made on a later trace, or made again on every trace)")
+
+
+class _Pull:
+    """One ``next()`` of an iterator in a trace: at each call of the function the
+    iterator's next element, taken before the call runs and given to it as inputs
+    (the element's arrays stand in the trace as constants, made inputs as a
+    Variable's value is)."""
+
+    def __init__(self, source, fetch, leaves):
+        self.source, self.fetch = source, fetch
+        self.specs = [(tuple(np.shape(x._value)), x._value.dtype) if isinstance(x, _TensorLike)
+                      else None for x in leaves]
+        self.current = None
+        self.arrays = []    # the stand-ins, alive while the trace is made
+
+    def advance(self, name):
+        leaves = tree_flatten(next_element(self.source, self.fetch), is_leaf=is_tensor_like)[0]
+        got = [(tuple(np.shape(x._value)), x._value.dtype) if isinstance(x, _TensorLike)
+               else None for x in leaves]
+        if got != self.specs:
+            raise ValueError(
+                f"tf.function {name!r}: the iterator's element has shapes and dtypes "
+                f"{_spec_text(got)}, where the function was traced with "
+                f"{_spec_text(self.specs)} (a last, smaller batch?); eagertape traces an "
+                "element taken by next() inside a function at the shapes it first had: "
+                "batch with drop_remainder=True, or take the element outside the function "
+                "and pass it as an argument")
+        self.current = leaves
+
+
+def _spec_text(specs):
+    return "[" + ", ".join("?" if s is None else f"{np.dtype(s[1]).name}{list(s[0])}"
+                           for s in specs) + "]"
+
+
+class _PullLeaf:
+    """Input ``k`` of a ``_Pull``'s element, read as a Variable's value is read."""
+    __slots__ = ("pull", "k", "__weakref__")
+
+    def __init__(self, pull, k):
+        self.pull, self.k = pull, k
+
+    def read_value(self):
+        return self.pull.current[self.k]
+
+
+# Elements a trace took ahead of the calls that use them, per iterator: the trace runs
+# the function's Python once (or again: a retrace), and each call takes its element
+# from here first. An eager next() takes them first too, so nothing is skipped.
+_ahead = weakref.WeakKeyDictionary()
+
+
+def next_element(source, fetch):
+    """``fetch()``, the next element of the iterator ``source``, as a ``tf.function``
+    being traced needs it: taken now, outside the trace, and, while a function is
+    traced, an input of each of its calls (each call takes the iterator's next
+    element, as TF's ``IteratorGetNext`` op does); elsewhere, the element.
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> class Counter:
+    ...     def __init__(self): self.n = 0
+    ...     def __next__(self):
+    ...         self.n += 1
+    ...         return et.constant(float(self.n))
+    >>> c = Counter()
+    >>> f = et.function(lambda: extend.next_element(c, c.__next__) * 10.0)
+    >>> [float(f()) for _ in range(3)]
+    [10.0, 20.0, 30.0]
+    """
+    cap = local.state.capture
+    if cap is None or cap.creating is None:
+        # Not traced (or Keras's scratch build, never run again): the element now.
+        buf = _ahead.get(source)
+        return buf.popleft() if buf else fetch()
+    if cap.nested():
+        raise NotImplementedError(
+            "next() of an iterator inside a compiled loop or branch of a tf.function: "
+            "eagertape traces such a body once for every iteration, so one element would "
+            "stand for all; take the element in the function's own body (a Python loop "
+            "over range(n) unrolls), or outside the function")
+    buf = _ahead.setdefault(source, collections.deque())
+    k = sum(1 for p in cap.pulls if p.source is source)
+    if k < len(buf):
+        element = buf[k]
+    else:
+        with _jax_private.eval_context(), switched(capture=None):
+            element = fetch()
+        buf.append(element)
+    leaves, tree = tree_flatten(element, is_leaf=is_tensor_like)
+    pull = _Pull(source, fetch, leaves)
+    cap.pulls.append(pull)
+    stand = []
+    for k, leaf in enumerate(leaves):
+        if isinstance(leaf, _TensorLike) and not getattr(leaf, "_host_only", False):
+            with _jax_private.eval_context():
+                arr = jnp.array(leaf._value, copy=True)   # its own id: its own input
+            cap.pull_stand_ins[id(arr)] = _PullLeaf(pull, k)
+            cap.stand_ins.add(id(arr))
+            pull.arrays.append(arr)
+            stand.append(_wrap(arr))
+        elif isinstance(leaf, _TensorLike):
+            raise NotImplementedError(
+                "next() of an iterator of string elements inside a tf.function: take the "
+                "element outside the function and pass it as an argument")
+        else:
+            stand.append(leaf)
+    return tree_unflatten(tree, stand)
 
 
 class _Trace:
@@ -212,6 +322,10 @@ class _Trace:
         # The Variables read are constants of the jaxpr (their stand-in arrays):
         # make those constants inputs, so each call reads the current values.
         stand_ins = {id(val): v for v, val in cap.reads.values()}
+        # An iterator's element taken by the trace is an input too: each call takes
+        # the iterator's next element there (TF's IteratorGetNext), in the same order.
+        stand_ins.update(cap.pull_stand_ins)
+        self.pulls = list(cap.pulls)
         self.variables, var_pos, consts = [], [], list(closed.consts)
         for i, c in enumerate(consts):
             v = stand_ins.get(id(c))
@@ -795,6 +909,8 @@ class Function:
         return trace.outputs(self._run_arrays(trace, leaves, objs, vals))
 
     def _run_arrays(self, trace, leaves, objs, vals):
+        for p in trace.pulls:
+            p.advance(self.__name__)
         variables = _resolve(trace.variables, leaves)
         reads = [v.read_value() for v in variables]
         if local.state.tapes:

@@ -51,7 +51,8 @@ The names, by what they are for:
 - what records now: ``outside_recording``, ``unrecorded``, ``init_scope``,
   ``recording``, ``recording_tapes``, ``watching_reads``, ``function_trace``,
   ``scratch_trace``, ``VARIABLE_ON_LATER_TRACE``, ``current_name_scope``,
-  ``in_name_scope``;
+  ``in_name_scope``; ``next_element(iterator, fetch)``, an iterator's next element
+  as a traced function takes it (an input of each call);
 - exporting: ``pure_trace`` (a ``tf.function`` as a pure JAX function of its
   Variables' values, for ``jax.export``);
 - fused mode: ``run_pending`` (before a JAX function that donates its arguments);
@@ -74,7 +75,7 @@ from ._dtypes import category as dtype_category
 from ._errors import InvalidArgumentError, OpError
 from ._host_errors import raising as host_raising
 from ._function import _SINGLETON as VARIABLE_ON_LATER_TRACE
-from ._function import _Capture, pure_trace
+from ._function import _Capture, next_element, pure_trace
 from ._fused import run_pending as _run_pending
 from ._operators import _convert_operand as convert_operand
 from ._operators import _mismatch as dtype_mismatch
@@ -104,6 +105,7 @@ __all__ = [
     "python_default_dtype", "DType", "dtype_category", "foreign_variable_error",
     "outside_recording", "unrecorded", "init_scope", "recording", "recording_tapes",
     "watching_reads", "function_trace", "scratch_trace", "VARIABLE_ON_LATER_TRACE",
+    "next_element",
     "current_name_scope", "in_name_scope", "pure_trace",
     "run_pending", "config", "x64", "x64_modules", "operator_promotion",
     "OpError", "InvalidArgumentError", "CacheTable", "host_raising",

@@ -1154,6 +1154,11 @@ class Iterator:
         return self
 
     def __next__(self):
+        # Inside a tf.function, an input of each call (TF's IteratorGetNext op), not
+        # the element of the trace kept as a constant.
+        return _extend.next_element(self, self._take)
+
+    def _take(self):
         return _map(_to_tensor, next(self._it))
 
     next = __next__     # TF's iterator has next() too (the extension-type guide calls it)
