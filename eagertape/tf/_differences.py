@@ -124,6 +124,10 @@ DIFFERENCES = (
     (("tf.shape",),
      "keras-symbolic-sizes", "in Keras's symbolic call of a functional model, a size "
      "carrying JAX's symbolic batch; static shapes can be more precise than TF's"),
+    (("tf.data.Iterator", "tf.data.Iterator.get_next"),
+     "iterator-in-function", "next() of an iterator inside a tf.function takes each "
+     "call's element at the shapes it was traced with: a smaller last batch raises "
+     "(batch with drop_remainder=True)"),
 )
 
 # The differences found by a pattern of use rather than by a name: key -> (line, anchor).
