@@ -125,3 +125,37 @@ def test_multi_worker_cluster_resolver_is_tfs():
     want, got = outs
     assert want[0] == ["TFConfigClusterResolver", None, None, None], want
     assert got == want
+
+
+# -- a checkpoint of a compiled, untrained Keras model (multi_worker_with_keras, cell 89) ----
+_UNBUILT_OPTIMIZER = r"""
+import json, os, sys, tempfile
+import numpy as np
+import {mod} as tf
+m = tf.keras.Sequential([tf.keras.layers.Input((3,)), tf.keras.layers.Dense(2)])
+m.set_weights([np.arange(6.0).reshape(3, 2) / 10, np.array([0.5, -0.5])])
+m.compile(loss="mse", optimizer=tf.keras.optimizers.SGD(0.1))
+d = tempfile.mkdtemp()
+ck = tf.train.Checkpoint(model=m)
+tf.train.CheckpointManager(ck, directory=d, max_to_keep=1).save()
+ck.restore(tf.train.latest_checkpoint(d))
+x = np.arange(24.0).reshape(8, 3).astype("float32") / 24
+ds = tf.data.Dataset.from_tensor_slices((x, x[:, :2] * 2)).repeat().batch(4)
+h = m.fit(ds, epochs=2, steps_per_epoch=2, verbose=0)
+print("@@" + json.dumps([h.history["loss"], int(m.optimizer.iterations.numpy())]))
+"""
+
+
+@pytest.mark.subprocess
+def test_restore_of_an_unbuilt_keras_optimizer_is_tfs():
+    env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
+    env.update(TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    outs = []
+    for mod in ("tensorflow", "eagertape.tf"):
+        r = subprocess.run([sys.executable, "-c", _UNBUILT_OPTIMIZER.format(mod=mod)],
+                           capture_output=True, text=True, timeout=600, env=env)
+        assert r.returncode == 0, r.stderr[-3000:]
+        outs.append(json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1][2:]))
+    (want_loss, want_it), (got_loss, got_it) = outs
+    assert want_it == got_it == 4
+    np.testing.assert_allclose(got_loss, want_loss, rtol=1e-5)

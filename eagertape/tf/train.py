@@ -945,7 +945,9 @@ def _prepare_slots(graph, meta, saved, strict=True):
             commit.append(lambda opt=opt, v=v, entry=entry: opt._states.__setitem__(id(v), entry))
     for path, opt in graph.keras_optimizers:
         want = meta["keras_optimizers"].get(path)
-        if want is None:
+        if not want:
+            # Saved before it was built (compiled, not yet trained): no slots to
+            # restore; it builds at its first step, as TF's Keras does.
             continue
         if not opt.built:
             live = [graph.variables.get(p) for p in want]
