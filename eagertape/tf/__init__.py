@@ -557,7 +557,9 @@ from . import _ragged  # noqa: E402
 _text.install(sys.modules[__name__])
 from . import _traced_text  # noqa: E402
 _traced_text.install(sys.modules[__name__])   # and inside a tf.function (_traced_text.py)
-_ragged.install(sys.modules[__name__])   # and RaggedTensors (tf/_ragged.py)
+from . import _ragged_shape  # noqa: E402
+_ragged.install(sys.modules[__name__],    # and RaggedTensors (tf/_ragged.py)
+                extra=_ragged_shape.dispatch_table())
 from . import _shape_dims  # noqa: E402
 _shape_dims.install(sys.modules[__name__])   # sizes JAX knows symbolically (_shape_dims.py)
 _x64.scope()

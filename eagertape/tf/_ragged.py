@@ -1575,7 +1575,7 @@ def _any_ragged(names, params):
     return test
 
 
-def _handlers(tf_module):
+def _handlers(tf_module, extra=()):
     out = {}
 
     def get(path):
@@ -1618,24 +1618,22 @@ def _handlers(tf_module):
         fn = get(name)
         if fn is not None:
             out[id(fn)] = (fn, handler, params)
-    # tf.shape of a RaggedTensor is a DynamicRaggedShape, which these take in turn.
-    from . import _ragged_shape as rs
-    for name, handler, param in (("shape", rs.shape, RaggedTensor),
-                                 ("reshape", rs.reshape, rs.DynamicRaggedShape),
-                                 ("zeros", rs.zeros, rs.DynamicRaggedShape),
-                                 ("ones", rs.ones, rs.DynamicRaggedShape),
-                                 ("fill", rs.fill, rs.DynamicRaggedShape)):
+    # More handlers from the caller (tf/_ragged_shape.py's: tf.shape of a RaggedTensor
+    # is a DynamicRaggedShape, which reshape/zeros/ones/fill take in turn); each
+    # (name, handler, (argument index, class)).
+    for name, handler, params in extra:
         fn = get(name)
         if fn is not None:
-            out[id(fn)] = (fn, handler, (1 if name == "reshape" else 0, param))
+            out[id(fn)] = (fn, handler, params)
     return out
 
 
-def install(tf_module):
+def install(tf_module, extra=()):
     """Put a dispatcher in front of each of TF's ops that take RaggedTensors, under
-    every name the facade's modules bind it to (as ``_text.install`` does)."""
+    every name the facade's modules bind it to (as ``_text.install`` does); ``extra``:
+    more ``(name, handler, (argument index, class))``."""
     done = {}
-    for key, (fn, handler, params) in _handlers(tf_module).items():
+    for key, (fn, handler, params) in _handlers(tf_module, extra).items():
         if getattr(fn, "_ragged_dispatch", False):
             continue
         names = list(inspect.signature(fn).parameters)

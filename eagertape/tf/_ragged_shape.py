@@ -434,3 +434,14 @@ def fill(dims, value, name=None, layout=None):
 def shape(input, out_type="int32", name=None):  # noqa: A002  (TF's name)
     """``tf.shape`` of a RaggedTensor: its DynamicRaggedShape."""
     return DynamicRaggedShape.from_tensor(input, dtype=out_type)
+
+
+def dispatch_table():
+    """What ``_ragged.install`` puts in front of TF's ops for these shapes:
+    ``(name, handler, (argument index, class))``."""
+    from ._ragged import RaggedTensor
+    return (("shape", shape, (0, RaggedTensor)),
+            ("reshape", reshape, (1, DynamicRaggedShape)),
+            ("zeros", zeros, (0, DynamicRaggedShape)),
+            ("ones", ones, (0, DynamicRaggedShape)),
+            ("fill", fill, (0, DynamicRaggedShape)))
