@@ -1008,7 +1008,9 @@ _building = threading.local()
 
 
 def _draw_once(variable):
-    value = variable._initializer(variable._shape, dtype=variable._dtype)
+    # A facade initializer (tf.random_normal_initializer) gives a facade Tensor, which
+    # Keras's JAX ops (lax.conv_general_dilated) do not take as an array: kept raw.
+    value = _values_of(variable._initializer(variable._shape, dtype=variable._dtype))
     variable._initializer = lambda shape, dtype=None: value
 
 
