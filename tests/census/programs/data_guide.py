@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/data.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, sparse, io, iterator_checkpoint
-# expected: gap: the program runs to its end (CSV readers, Counter, sample_from_datasets, rejection_resample now in the facade), but value 0206, a plot.imshow, differs (TF 0.0, eagertape 0.52 at [0][0][56][0]): likely the images rotated by cells 146/149's py_function (scipy's ndimage.rotate by np.random.uniform angles), not yet traced to its cause
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
