@@ -11,7 +11,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _jax_private
 from ._dtypes import category, tf_dtype
 from ._graph import Pending
 from ._state import local, x64
@@ -951,13 +950,6 @@ def _to_array(value, dtype, argname):
                 raise TypeError(f"argument `{argname}`: cannot convert {value!r} to {dtype} "
                                 "without losing information; cast explicitly")
         arr = arr.astype(dtype)
-    if arr.size <= 8 and arr.ndim <= 1 and arr.dtype.kind in "iu" and _jax_private.tracing():
-        # Sizes (tf.constant([1, 1]), a shape as a list): concrete even while a
-        # function is traced, as TF folds a Const where an op needs a shape
-        # (tf.tile(x, tf.concat([[n], tf.constant([1, 1])], 0))): JAX stages an
-        # array made in a trace, and a shape argument cannot be a traced value.
-        with _jax_private.eval_context():
-            return jnp.asarray(arr)
     return jnp.asarray(arr)
 
 
