@@ -94,6 +94,8 @@ from .math import (abs, acos, add, add_n, argmax, argmin, asin, atan, atan2, cos
                    tan, tanh, truediv)
 from .math import (acosh, asinh, atanh, scalar_mul, truncatediv, truncatemod)  # noqa: F401,E402
 
+# TF's graph-mode gradients, where a Keras program calls it: in a functional model's Lambda.
+from ._graph_gradients import gradients  # noqa: F401,E402
 from ._util import GRAPH as _GRAPH, SPARSE as _SPARSE, STRINGS as _STRINGS, left_out as _excluded
 from ._left_out import NAMESPACES as _LEFT_OUT_NAMESPACES
 _unsupported = _Unsupported("tf", {
@@ -103,8 +105,8 @@ _unsupported = _Unsupported("tf", {
     **_excluded(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
     **_excluded("TF raises in eager mode too (a graph-only op); use tf.stack",
                 "parallel_stack"),
-    **_excluded("tf.gradients and tf.hessians raise in TF's eager mode too; use "
-                "tf.GradientTape (tape.gradient, tape.jacobian)", "gradients hessians"),
+    **_excluded("tf.hessians raises in TF's eager mode too; use "
+                "tf.GradientTape (tape.jacobian)", "hessians"),
     **_excluded("TF's gradient registry: eagertape takes every gradient from jax.vjp; "
                 "use tf.custom_gradient (or tf.stop_gradient for none)",
                 "RegisterGradient no_gradient"),

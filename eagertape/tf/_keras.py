@@ -49,6 +49,7 @@ from ..extend import foreign_variable_error as tf_variable_error
 from ..extend import wrap as _wrap
 from . import _keras_gather as _gather
 from . import _keras_host
+from . import _graph_gradients
 from . import _keras_numerics
 from ._keras_sparse import sparse_outputs
 
@@ -339,6 +340,12 @@ def _rows():
         (T, "distribute_strategy", lambda _: property(lambda self: _DEFAULT_STRATEGY)),
         (T, "distribute_reduction_method", lambda _: property(lambda self: "auto")),
         ("keras.src.backend.jax.trainer:JAXTrainer", "_make_function", _make_step_function),
+        ("keras.src.backend.jax.trainer", "jit", _make_step_jit),
+        # tf.gradients in a Lambda layer of a functional model (tf/_graph_gradients.py).
+        ("keras.src.ops.function:Function", "_run_through_graph",
+         _graph_gradients._keras_run_through_graph),
+        ("keras.src.ops.symbolic_arguments:SymbolicArguments", "fill_in",
+         _graph_gradients._keras_fill_in),
         # fit's gradient of a weight gathered on axis 0 (an Embedding's table) is
         # TF's IndexedSlices (tf/_keras_gather.py): Keras's step, and its take.
         ("keras.src.backend.jax.trainer:JAXTrainer", "train_step", _make_train_step),
@@ -1602,6 +1609,37 @@ def _make_step_function(make_function):
         return iterator_step
     _make_function.__doc__ = make_function.__doc__
     return _make_function
+
+
+def _make_step_jit(jit):
+    # Keras jits its fit/evaluate/predict steps where JAX's 64-bit types are off
+    # (the user's setting), but a program's layer calling the facade there traces
+    # TF's 64-bit values (tf.argmin's int64), which JAX cannot lower with them off
+    # (argmin's index iota is made at lowering, truncated to int32: "type of
+    # return operand 0 ('tensor<490xi32>') doesn't match"). As a recorded layer
+    # call is run (``_quiet`` inside ``call``'s 64-bit scope), the step's Keras
+    # code is traced with them off and the step is lowered and run with them on;
+    # its NumPy inputs are made arrays first, with them off, as Keras's jit makes
+    # them (int64 labels are int32).
+    @functools.wraps(jit)
+    def jit_(fun, *args, **kwargs):
+        @functools.wraps(fun)
+        def traced(*a, **k):
+            with jax.enable_x64(False):
+                return fun(*a, **k)
+        run = extend.x64(jit(traced, *args, **kwargs))
+
+        @functools.wraps(fun)
+        def step(*a, **k):
+            with jax.enable_x64(False):
+                a, k = jax.tree_util.tree_map(_device_array, (a, k))
+            return run(*a, **k)
+        return step
+    return jit_
+
+
+def _device_array(x):
+    return jax.numpy.asarray(x) if isinstance(x, (np.ndarray, np.generic, int, float)) else x
 
 
 def _make_make_function(original, name):

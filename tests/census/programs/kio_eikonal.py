@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/keras_recipes/eikonal.py
 # commit: a5efa8e71eeaa503b680ef609a67542d4ff0b606
 # families: 
-# expected: gap: tf.gradients is left out of the facade (eagertape/tf/__init__.py's _excluded: "tf.gradients and tf.hessians raise in TF's eager mode too"), but TF runs it where this program calls it, in a graph: the Lambda layer's tf.gradients(traveltime, receiver_coords, unconnected_gradients="zero") in Keras's symbolic call of a functional model (and in fit's traced train_step); eagertape's Lambda cannot infer its output shape (NotImplementedError, the AttributeError underneath) at build_model, cell 5
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the

@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/generative/vq_vae.py
 # commit: 018e574fbf0416267c5ab3da2a23cff898e019ea
 # families: 
-# expected: gap: fit's first step raises ValueError ("Cannot lower jaxpr with verifier errors: type of return operand 0 ('tensor<490xi32>') doesn't match function result type ('tensor<490xi64>') in function @argmin"): VectorQuantizer's tf.argmin (TF's int64 output) is a recorded call made with JAX's 64-bit types on inside Keras's jitted step, which JAX lowers with them off (the user's setting); reproduced in a few lines with any layer calling tf.argmin in fit. Keras's symbolic call (tf.reshape(quantized, tf.shape(x)) on a None batch) builds, its shape TF's (None, 7, 7, 16)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
