@@ -29,8 +29,8 @@ def _run(source, which):
     return json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("@@")][-1][2:])
 
 
-def _both(name, source):
-    want = tf_oracle.cached(f"keras_misc_{name}", (source,), lambda: _run(source, "tf"))
+def _both(name, source, *parts):
+    want = tf_oracle.cached(f"keras_misc_{name}", (source, *parts), lambda: _run(source, "tf"))
     return _run(source, "eagertape"), want
 
 
@@ -133,3 +133,40 @@ def test_tf_gradients_in_a_functional_lambda():
     # c reaches no output: its gradient is zeros ("zero")
     assert [r[2] for r in want["predict"]] == [0.0, 0.0, 0.0]
     _close(got, want)
+
+
+# -- 3. the order of an autotuned interleave (kio_creating_tfrecords) ----------------------
+_ORDER = r"""
+import json, os, tempfile
+D = tf.data.Dataset
+AUTO = tf.data.AUTOTUNE
+res = {}
+mk = lambda i: D.from_tensors(i).repeat(4)
+for name, kw in [("default", {}), ("calls_auto", {"num_parallel_calls": AUTO}),
+                 ("calls_1", {"num_parallel_calls": 1}),
+                 ("cycle_auto_calls_auto", {"cycle_length": AUTO, "num_parallel_calls": AUTO})]:
+    res[name] = [int(x) for x in D.range(6).interleave(mk, **kw)]
+folder = tempfile.mkdtemp()
+paths = []
+for f in range(5):
+    paths.append(os.path.join(folder, f"{f}.tfrec"))
+    with tf.io.TFRecordWriter(paths[-1]) as w:
+        for j in range(4):
+            w.write(f"{f}{j}".encode())
+for n in (None, AUTO, 1, 3):
+    res[f"records_{n}"] = [r.numpy().decode() for r in
+                           tf.data.TFRecordDataset(paths, num_parallel_reads=n)]
+res["fixed_auto"] = [r.numpy().hex() for r in tf.data.FixedLengthRecordDataset(
+    paths, 6, header_bytes=12, num_parallel_reads=AUTO)]
+print("@@" + json.dumps(res))
+"""
+
+
+@pytest.mark.subprocess
+def test_autotuned_interleave_order_is_tfs():
+    # TF's order follows the machine's cores: its answer is kept per core count
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    got, want = _both("order", _ORDER, cores)
+    if cores <= 3:      # TF reads one file at a time there: the files in turn
+        assert want["records_-1"] == [f"{f}{j}" for f in range(5) for j in range(4)]
+    assert got == want

@@ -516,6 +516,24 @@ def _count(value, what):
     return int(value)
 
 
+def _autotuned_cycle(num_parallel_calls):
+    """TF's cycle length of an interleave whose ``cycle_length`` is unset or AUTOTUNE
+    (the order of its elements follows it): the schedulable cores (TF's
+    ``port::MaxParallelism``), or with ``num_parallel_calls`` TF's parallel
+    interleave's ``ComputeCycleLength``: ``min(num_parallel_calls, cores)``, and for
+    AUTOTUNE a third of them, rounded up (a thread for the current element and two
+    for the prefetched ones each), so a TFRecordDataset of AUTOTUNE reads reads its
+    files one after the other on 2 cores, two at a time on 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:          # no sched_getaffinity (macOS, Windows)
+        cores = os.cpu_count() or 1
+    if num_parallel_calls is None:
+        return cores
+    n = _count(num_parallel_calls, "num_parallel_calls")
+    return -(-cores // 3) if n == AUTOTUNE else max(1, min(n, cores))
+
+
 class Dataset:
     """``tf.data.Dataset``: build one with a ``from_*`` or ``range`` constructor and
     chain transformations; iterate it (any number of times) in a training loop.
@@ -1000,7 +1018,7 @@ class Dataset:
                    num_parallel_calls=None, deterministic=None, name=None):
         """``map_func`` maps each element to a Dataset; ``cycle_length`` of them are
         read at once, ``block_length`` elements from each in turn (TF's order)."""
-        cycle = os.cpu_count() or 1 if cycle_length in (None, AUTOTUNE) \
+        cycle = _autotuned_cycle(num_parallel_calls) if cycle_length in (None, AUTOTUNE) \
             else _count(cycle_length, "cycle_length")
         block = 1 if block_length is None else _count(block_length, "block_length")
         upstream = self._make
@@ -2165,8 +2183,8 @@ class TFRecordDataset(Dataset):
         _tfrecord._positive(buffer_size, "buffer_size")
         cycle = num_parallel_reads
         cycle = 1 if cycle is None else int(cycle)
-        if cycle == -1:                          # tf.data.AUTOTUNE
-            cycle = min(len(paths), os.cpu_count() or 1) or 1
+        if cycle == -1:                          # tf.data.AUTOTUNE: TF's interleave of the files
+            cycle = _autotuned_cycle(AUTOTUNE)
         if cycle < 1:
             raise InvalidArgumentError(f"argument `num_parallel_reads` must be positive or "
                                        f"tf.data.AUTOTUNE, got {num_parallel_reads}")
@@ -2201,7 +2219,7 @@ class FixedLengthRecordDataset(Dataset):
         _tfrecord._positive(buffer_size, "buffer_size")
         cycle = 1 if num_parallel_reads is None else int(num_parallel_reads)
         if cycle == -1:
-            cycle = min(len(paths), os.cpu_count() or 1) or 1
+            cycle = _autotuned_cycle(AUTOTUNE)
 
         def read(f, path):
             data_start = f.tell()
