@@ -492,6 +492,7 @@ def _join(keras):
     global _in_stateless_scope, _in_symbolic_scope, _Shared
     _in_stateless_scope = _private("in_stateless_scope")
     _in_symbolic_scope = _private("in_symbolic_scope")
+    _graph_gradients.in_symbolic_scope = _in_symbolic_scope    # (it does not import us)
     _Shared = _make_shared(keras.Variable)
     _keras_host.bind(keras, _private)
     _register_tracked(keras)
@@ -1214,8 +1215,8 @@ def _schedule_rows():
     # steps (to plot it, as TF's overfit_and_underfit tutorial does) gives a
     # tf.Tensor in TF's Keras: the facade's Tensor here. The optimizer's own call
     # (its iterations, a Keras variable) and Keras's traced steps keep Keras's array.
-    from keras.src.optimizers.schedules import learning_rate_schedule as m
-    return [(f"{m.__name__}:{name}", "__call__", _make_schedule_call)
+    from keras.optimizers import schedules as m
+    return [(f"{cls.__module__}:{cls.__qualname__}", "__call__", _make_schedule_call)
             for name, cls in sorted(vars(m).items())
             if isinstance(cls, type) and issubclass(cls, m.LearningRateSchedule)
             and "__call__" in cls.__dict__]
