@@ -67,8 +67,25 @@ def _end_of_sequence(tf):
     return out
 
 
-@pytest.mark.parametrize("program", [_captured, _argument_and_pairs, _train_step],
-                         ids=["captured", "argument_and_pairs", "train_step"])
+def _dataset_loop_inside(tf):
+    # An iterator made inside the function (a Python loop over a dataset): each call
+    # goes through the dataset anew (tensorflow/docs' distributed custom training).
+    ds = tf.data.Dataset.range(1, 5).batch(2)
+
+    @tf.function
+    def epoch(dataset):
+        total = tf.constant(0, tf.int64)
+        for x in dataset:
+            total += tf.reduce_sum(x)
+        it = iter(dataset)
+        return total, next(it)
+    return [epoch(ds), epoch(ds)]
+
+
+@pytest.mark.parametrize("program", [_captured, _argument_and_pairs, _train_step,
+                                     _dataset_loop_inside],
+                         ids=["captured", "argument_and_pairs", "train_step",
+                              "dataset_loop_inside"])
 def test_each_call_takes_the_next_element_as_tf(program):
     tf_oracle.check(program, rtol=1e-5, atol=1e-6)
 

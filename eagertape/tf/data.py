@@ -1167,13 +1167,19 @@ class Iterator:
     def __init__(self, dataset):
         self._dataset = dataset
         self._it = dataset._make()
+        self._made_in = _extend.function_trace()     # made while a function is traced
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        # Inside a tf.function, an input of each call (TF's IteratorGetNext op), not
-        # the element of the trace kept as a constant.
+        if self._made_in is not None and self._made_in is _extend.function_trace():
+            # Made in the trace being made (a loop over a dataset inside the
+            # function): the dataset is gone through at the trace, its elements the
+            # trace's, as each call of TF's function goes through it anew.
+            return self._take()
+        # An iterator from outside the function: an input of each call (TF's
+        # IteratorGetNext op), not the element of the trace kept as a constant.
         return _extend.next_element(self, self._take)
 
     def _take(self):
