@@ -23,9 +23,10 @@
 #   out (TF's order is TF's generator's);
 # - sizes: Conv2D(32) is Conv2D(4), Dense(128) is Dense(16); steps_per_epoch 70 and 20 are 4 and 2;
 #   BackupAndRestore's save_freq=30 is save_freq=2;
-# - machine paths: '/tmp/keras-model', '/tmp/ckpt' and '/tmp/backup' are folders of the run's own
-#   folder; Keras 3 saves a model to a '.keras' file only (TF 2.21 raises ValueError for
-#   '/tmp/keras-model'): model_path is 'keras-model.keras'
+# - paths: the source's keras-model, ckpt and backup folders in the system's temporary
+#   folder are folders of the run's own folder; Keras 3 saves a model to a '.keras' file
+#   only (TF 2.21 raises ValueError for the source's keras-model): model_path is
+#   'keras-model.keras'
 #
 
 # [cell 1]
@@ -217,7 +218,7 @@ multi_worker_dataset = mnist_setup.mnist_dataset(batch_size=64)
 dataset_no_auto_shard = multi_worker_dataset.with_options(options)
 
 # [cell 76]
-model_path = 'keras-model.keras'  # '/tmp/keras-model': see the header
+model_path = 'keras-model.keras'  # the source's keras-model folder: see the header
 
 def _is_chief(task_type, task_id):
   # Note: there are two possible `TF_CONFIG` configurations.
@@ -262,7 +263,7 @@ loaded_model = tf.keras.models.load_model(model_path)
 show(loaded_model.fit(single_worker_dataset, epochs=2, steps_per_epoch=2))
 
 # [cell 85]
-checkpoint_dir = 'ckpt'  # '/tmp/ckpt': see the header
+checkpoint_dir = 'ckpt'  # the source's ckpt folder: see the header
 
 checkpoint = tf.train.Checkpoint(model=multi_worker_model)
 write_checkpoint_dir = write_filepath(checkpoint_dir, task_type, task_id)
@@ -284,7 +285,7 @@ show(multi_worker_model.fit(multi_worker_dataset, epochs=2, steps_per_epoch=2))
 # and the `BackupAndRestore` callback. The training state 
 # is backed up at epoch boundaries by default.
 
-callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir='backup')]  # '/tmp/backup'
+callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir='backup')]  # the source's backup folder
 with strategy.scope():
   multi_worker_model = mnist_setup.build_and_compile_cnn_model()
 show(multi_worker_model.fit(multi_worker_dataset,
@@ -296,7 +297,7 @@ show(multi_worker_model.fit(multi_worker_dataset,
 # The training state is backed up at epoch boundaries because `save_freq` is
 # set to `epoch`.
 
-callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir='backup')]  # '/tmp/backup'
+callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir='backup')]  # the source's backup folder
 with strategy.scope():
   multi_worker_model = mnist_setup.build_and_compile_cnn_model()
 show(multi_worker_model.fit(multi_worker_dataset,
@@ -309,7 +310,7 @@ show(multi_worker_model.fit(multi_worker_dataset,
 # The training state is backed up at every 30 steps because `save_freq` is set
 # to an integer value of `30`.
 
-callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir='backup', save_freq=2)]  # '/tmp/backup', 30
+callbacks = [tf.keras.callbacks.BackupAndRestore(backup_dir='backup', save_freq=2)]  # the source's backup folder, 30
 with strategy.scope():
   multi_worker_model = mnist_setup.build_and_compile_cnn_model()
 show(multi_worker_model.fit(multi_worker_dataset,
