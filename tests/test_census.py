@@ -129,6 +129,25 @@ def test_census_program_gives_tensorflows_stored_answers(name, census_mode, requ
     assert status == "pass", f"{name} ({census_mode}): {status}: {first}\n{detail}"
 
 
+@pytest.mark.parametrize("name", census.programs())
+def test_tfs_stored_results_are_of_the_programs_code_as_it_is(name):
+    # TF's results are kept with the corpus: results of an older version of a
+    # program would compare eagertape with answers to another program (data_guide's
+    # were, until the eleventh session). The digest skips comments, so a header's
+    # `expected:` line needs no new run.
+    with open(os.path.join(census.RESULTS, name + ".json")) as f:
+        stored = json.load(f).get("code")
+    assert stored == census.code_digest(census.source_of(name)), (
+        f"tests/census/results/{name}.json holds TF's results of other code than "
+        f"tests/census/programs/{name}.py: run `python tools/census.py run {name}`")
+
+
+def test_the_code_digest_skips_comments_and_sees_code():
+    a = "import numpy as np\nx = np.ones(3)  # three\nprint(x)\n"
+    assert census.code_digest(a) == census.code_digest("# expected: kept: why\n\n" + a)
+    assert census.code_digest(a) != census.code_digest(a.replace("ones(3)", "ones(4)"))
+
+
 def test_differences_compares_numbers_in_text_and_finds_what_differs():
     w = {"0001 print": [{"str": "loss 0.50001"}, [1.0, 2.0]], "0002 show": {"object": None}}
     assert census.differences(w, {"0001 print": [{"str": "loss 0.5"}, [1.0, 2.00001]],

@@ -420,6 +420,16 @@ def source_of(name):
         return f.read()
 
 
+def code_digest(text):
+    """A digest of a program's code: its tokens without comments and blank lines, so a
+    header's ``expected:`` line or a comment changes nothing, and any change to what
+    runs changes it (tests/test_census.py refuses TF's results of other code)."""
+    import hashlib
+    toks = [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    return hashlib.sha256("\x00".join(toks).encode()).hexdigest()[:16]
+
+
 def header(name):
     """The program's header fields (``# source: ...``, ``# commit: ...``, ``# families: ...``,
     ``# timings: ...``, and ``# expected: CAUSE`` for a program that does not pass yet)."""
@@ -630,7 +640,8 @@ def _run_main(names):
     os.makedirs(RESULTS, exist_ok=True)
     for name in names or programs():
         got, err, took = run_program(name, "tf")
-        record = {"program": name, "versions": versions(), "seconds": round(took, 1)}
+        record = {"program": name, "versions": versions(), "seconds": round(took, 1),
+                  "code": code_digest(source_of(name))}
         if got is None:
             record["error"] = "\n".join(err.strip().splitlines()[-12:]) or "failed"
         else:
