@@ -313,6 +313,33 @@ def test_what_keras_computes_reaches_the_program_as_tfs_tensors(mode):
 
 
 @pytest.mark.subprocess
+@pytest.mark.parametrize("mode", ["eager", "fused"])
+def test_a_keras_weight_in_the_programs_expressions_is_a_tf_tensor(mode):
+    # Census time_series, cell 100: `linear.layers[0].kernel[:, 0].numpy()`. An
+    # operator on TF's Keras weight gives a tf.Tensor; Keras on JAX's gives a JAX
+    # array (no .numpy()). In the program's own code the result is TF's tensor, with
+    # TF's value, and a tape sees the read; Keras's code keeps its arrays.
+    got = _same_as_tf("""
+    layer = tf.keras.layers.Dense(2)
+    layer.build((None, 3))
+    layer.set_weights([np.arange(6, dtype="float32").reshape(3, 2) - 2.5,
+                       np.array([0.5, -1.5], "float32")])
+    k, b = layer.kernel, layer.bias
+    x = tf.constant([[1.0, 2.0, 3.0]])
+    exprs = {"slice": k[:, 0], "add": k + 1, "radd": 1 + k, "rmul": 2 * k, "neg": -k,
+             "abs": abs(k), "gt": k > 0, "pow": b ** 2, "matmul": x @ k,
+             "sub_tensor": k - tf.ones((3, 2)), "div": k / 2.0}
+    emit("kinds", {n: kind(e) for n, e in exprs.items()})
+    emit("values", {n: value(e.numpy()) for n, e in exprs.items()})
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(k[:, 0] * 3.0)
+    emit("grad", value(tape.gradient(loss, k)))
+    emit("call", value(layer(x)))
+    """, mode)
+    assert set(got["kinds"].values()) == {"Tensor"}
+
+
+@pytest.mark.subprocess
 def test_a_model_built_by_fit_or_predict_draws_each_initializer_once_as_tf():
     # A Sequential without an input shape is built by fit's symbolic run or predict's
     # call in a StatelessScope (Keras on JAX: its weights made there, their

@@ -1114,14 +1114,29 @@ _OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"
               "lt", "le", "gt", "ge", "neg", "pos", "abs", "getitem")
 
 
+# Modules whose expressions on a Keras weight keep Keras's own result (a JAX
+# array): Keras's code, and the libraries under it.
+_LIBRARY_PREFIXES = ("keras.", "eagertape.", "jax.", "jaxlib.", "optax.", "numpy.")
+_LIBRARIES = ("keras", "eagertape", "jax", "numpy")
+
+
+def _from_program(frame):
+    # Whether an operator was written in the user's program (TF's Keras weight
+    # gives a tf.Tensor there: ``layer.kernel[:, 0].numpy()``), not in a library.
+    name = frame.f_globals.get("__name__", "")
+    return not (name in _LIBRARIES or name.startswith(_LIBRARY_PREFIXES))
+
+
 def _make_operator(original):
-    # A Keras weight in an expression with eagertape values, or while a tape
-    # records, is read as the Variable it is (so the tape sees the read).
+    # A Keras weight in an expression with eagertape values, while a tape records,
+    # or in the user's own code, is read as the Variable it is: the result is a
+    # tf.Tensor, as TF's Keras gives, and the tape sees the read.
     dunder = original.__name__
 
     def op(self, *other):
         if not _in_stateless_scope() and (
-                (other and isinstance(other[0], _TensorLike)) or extend.recording()):
+                (other and isinstance(other[0], _TensorLike)) or extend.recording()
+                or _from_program(sys._getframe(1))):
             return getattr(_standin(self), dunder)(*other)
         return original(self, *other)
     op.__name__ = dunder
