@@ -405,6 +405,7 @@ KERAS_PRIVATE = {
     "data_adapters": "keras.src.trainers.data_adapters",
     "data_adapter_utils": "keras.src.trainers.data_adapters.data_adapter_utils",
     "DataAdapter": "keras.src.trainers.data_adapters.data_adapter:DataAdapter",
+    "PyDatasetAdapter": "keras.src.trainers.data_adapters.py_dataset_adapter:PyDatasetAdapter",
     "get_input_signature": "keras.src.export.export_utils:get_input_signature",
     "TFGraphScope": "keras.src.utils.backend_utils:TFGraphScope",
     # Keras's optimizers read their ops as a module global `ops`, which
@@ -1600,6 +1601,14 @@ def _make_symbolic_build(symbolic_build):
     # such a model, it is left to the step, as in TF.
     def _symbolic_build(self, iterator=None, data_batch=None):
         JAXTrainer = _private("JAXTrainer")
+        # A PyDataset's first batch was read already, where TF's Keras reads it
+        # (join_data's _read_signature_batches): the build takes it rather than
+        # reading the epoch's first batch, which TF's Keras does not read here.
+        adapter = getattr(iterator, "data_adapter", None)
+        first = getattr(adapter, "_eagertape_first_batch", None)
+        if data_batch is None and first is not None:
+            iterator, data_batch = None, first
+            adapter._eagertape_first_batch = None
         try:
             return symbolic_build(self, iterator=iterator, data_batch=data_batch)
         except Exception:
@@ -1896,7 +1905,29 @@ def join_data(Dataset):
         split = _keras_host.active()
         if split is not None and x is not None:
             x = split.apply(x)
-        return get_data_adapter(_keras_inputs(x), y, sample_weight, *args, **kwargs)
+        adapter = get_data_adapter(_keras_inputs(x), y, sample_weight, *args, **kwargs)
+        if isinstance(adapter, PyDatasetAdapter):
+            _read_signature_batches(adapter)
+        return adapter
+
+    PyDatasetAdapter = _private("PyDatasetAdapter")
+
+    def _read_signature_batches(adapter):
+        # TF's Keras makes a PyDataset's tf.data signature when fit/evaluate/
+        # predict starts, from its batches 0 and 1 (read and dropped), then reads
+        # every batch; on JAX nothing reads them, and fit's symbolic build reads
+        # the first batch of a (shuffled) epoch instead. A __getitem__ that draws
+        # random numbers, or counts its calls, sees TF's order only if these reads
+        # are TF's: made here, and the first is what the symbolic build builds on
+        # (see _make_symbolic_build).
+        count = data_adapter_utils.NUM_BATCHES_FOR_TENSOR_SPEC
+        if adapter.num_batches is not None:
+            count = min(count, adapter.num_batches)
+        batches = [adapter._standardize_batch(adapter.py_dataset[i]) for i in range(count)]
+        if not batches:
+            raise ValueError("The PyDataset has length 0")
+        adapter._eagertape_first_batch = next(iter(
+            data_adapter_utils.get_jax_iterator(iter(batches[:1]))))
 
     _patch(data_adapters, "get_data_adapter", get_data_adapter_, own)
 

@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/vision/metric_learning.py
 # commit: 07b7917af1240dcebad7d0198330f32e6acc4439
 # families: 
-# expected: gap: fit on a keras.utils.Sequence (PyDataset) calls __getitem__ in another order than TF's Keras: TF's data adapter first reads batches 0 and 1 to build its tf.data signature, then every batch (0, 1, 0, 1, 2, ...), eagertape reads each batch once (0, 1, 2, ...); this Sequence draws its pairs from Python's random in __getitem__, so the pairs, and fit's first loss, differ (TF 2.4009, eagertape 2.4176)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
