@@ -40,6 +40,7 @@ from ..extend import InvalidArgumentError
 from ..extend import convert_to_tensor
 from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
 from . import _iterator_state as _state
+from . import _snapshot
 from . import _text
 from . import _tfrecord
 from ._control_flow import vectorized_map
@@ -483,6 +484,39 @@ class _UserFn:
                 return None                   # element by element finds the culprit
 
 
+def _traced_spec(fn, spec):
+    """The spec of ``fn``'s outputs on elements of ``spec``, from traces of it (none
+    runs), or None where it cannot be traced so (strings, composites, Python control
+    flow on values). A None size is traced as 1 and as 2: a size that follows it is
+    None, as in TF's shapes."""
+    leaves = _leaves(spec)
+    if not leaves or any(type(s) is not TensorSpec or s.dtype == object or s.shape.rank is None
+                         for s in leaves):
+        return None
+    sizes = (1, 2) if any(d is None for s in leaves for d in s.shape.as_list()) else (1,)
+    outs = []
+    for size in sizes:
+        args = _map(lambda s: TensorSpec([size if d is None else d for d in s.shape.as_list()],
+                                         s.dtype), spec)
+        try:
+            with _extend.outside_recording():
+                outs.append(fn.compiled.get_concrete_function(*_as_args(args)).structured_outputs)
+        except Exception:       # noqa: BLE001  (not traceable so: read from an element)
+            return None
+    if not all(isinstance(x, jax.ShapeDtypeStruct) for x in _leaves(outs[0])):
+        return None
+
+    def merge(*xs):
+        shapes = {tuple(x.shape) for x in xs}
+        dims = [d if len({s[i] for s in shapes}) == 1 else None
+                for i, d in enumerate(xs[0].shape)]
+        return TensorSpec(dims, xs[0].dtype)
+    try:
+        return _map(merge, *outs)
+    except Exception:           # noqa: BLE001  (ranks or structures differ: read it)
+        return None
+
+
 def _pure(trace):
     text = str(trace.jaxpr)
     return not trace.written and "random" not in text and "callback" not in text
@@ -514,6 +548,16 @@ def _count(value, what):
             isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu"):
         raise TypeError(f"argument `{what}` must be an integer, got {value!r}")
     return int(value)
+
+
+def _cpu_count():
+    # TF's snapshot shards and reads by multiprocessing.cpu_count(): every core, not
+    # the schedulable ones (the written order depends on it only through the shards).
+    import multiprocessing
+    return multiprocessing.cpu_count()
+
+
+_process_keys = itertools.count()
 
 
 def _autotuned_cycle(num_parallel_calls):
@@ -760,6 +804,7 @@ class Dataset:
             return _Map(upstream(), fn)
         mapped = Dataset(make, self._cardinality)
         mapped._mapped = (upstream, fn)
+        mapped._over = self
         return mapped
 
     def filter(self, predicate, name=None):
@@ -1036,6 +1081,94 @@ class Dataset:
             return _Cache(upstream, store)
         return Dataset(make, self._cardinality, self._spec)
 
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None,
+                 name=None):
+        """The elements, kept under folder ``path`` by the first complete pass and read
+        back from there by later passes, in this process or a later one, instead of
+        running the pipeline before it (TF's ``snapshot``): the folder holds one
+        snapshot per pipeline (a fingerprint of the pipeline names it), and a pass
+        left unfinished writes nothing a later pass reads.
+
+        ``shard_func(element)`` (an integer scalar) puts elements into shards (by
+        default the element's index modulo the CPUs, as TF); a later pass gives
+        ``reader_func`` the Dataset of the shards' Datasets, by shard, and iterates
+        the Dataset it returns (by default TF's: their interleave, one element from
+        each in turn, which is the written order). Differences from TF: the files
+        are eagertape's own (TF's snapshot reader cannot read them, nor eagertape
+        TF's); ``compression`` "GZIP" is gzip, "AUTO" and "SNAPPY" are written
+        uncompressed (Python has no Snappy codec); a pipeline whose functions
+        capture what eagertape cannot fingerprint by value (an open file, a large
+        model) is written again by each new process.
+
+        >>> import tempfile
+        >>> import eagertape.tf as tf
+        >>> calls = []
+        >>> def load(x):
+        ...     calls.append(int(x))
+        ...     return x * 10
+        >>> ds = tf.data.Dataset.range(3).map(
+        ...     lambda x: tf.py_function(load, [x], tf.int64)).snapshot(tempfile.mkdtemp())
+        >>> [int(x) for x in ds], [int(x) for x in ds], calls
+        ([0, 10, 20], [0, 10, 20], [0, 1, 2])
+        """
+        from ._gfile import _path
+        if not isinstance(path, (str, bytes, os.PathLike, _TensorLike)):
+            raise TypeError("snapshot: argument `path` must be a folder's path (str, bytes, "
+                            f"os.PathLike or a string tensor), got {type(path).__name__}")
+        folder = _path(path, "path")
+        kind = _snapshot.compression(compression)
+        for arg, fn in (("reader_func", reader_func), ("shard_func", shard_func)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"snapshot: argument `{arg}` must be a function, got "
+                                f"{type(fn).__name__}")
+        shard = None if shard_func is None else _UserFn(shard_func, "snapshot")
+        upstream, spec, cores = self._make, self._spec, _cpu_count()
+        key = _snapshot.fingerprint(self, _FINGERPRINTED) or \
+            f"process-{os.getpid()}-{id(self):x}-{next(_process_keys)}"
+        folder = os.path.join(folder, key)
+
+        def shard_of(element, i):
+            if shard is None:
+                return i % cores
+            out = np.asarray(_to_numpy(shard(element, i)))
+            if out.ndim or out.dtype.kind not in "iu":
+                raise TypeError("Invalid `shard_func`. `shard_func` must return an int64 "
+                                f"scalar tensor but it returned {out.dtype} of shape "
+                                f"{list(out.shape)} (element {i})")
+            return int(out)
+
+        def read(meta):
+            files = _snapshot.shard_files(folder, meta)
+            shards = [Dataset(functools.partial(_snapshot.read_shard, f, meta["compression"]),
+                              UNKNOWN_CARDINALITY, spec) for _, f in files]
+            datasets = Dataset(lambda: _Slices(shards.__getitem__, len(shards)), len(shards),
+                               None if spec is None else DatasetSpec(spec))
+            if reader_func is None:
+                out = datasets.interleave(lambda d: d, cycle_length=cores,
+                                          num_parallel_calls=AUTOTUNE)
+            else:
+                out = reader_func(datasets)
+                if not isinstance(out, Dataset):
+                    raise TypeError("snapshot: argument `reader_func` must return a Dataset, "
+                                    f"got {type(out).__name__}")
+            return out._make()
+
+        def make():
+            meta = _snapshot.finished(folder)
+            if meta is not None:
+                yield from read(meta)
+                return
+            writer = _snapshot.Writer(folder, kind)
+            try:
+                for i, element in enumerate(upstream()):
+                    writer.write(shard_of(element, i), _map(
+                        lambda a: np.array(a, object) if isinstance(a, bytes) else a, element))
+                    yield element
+                writer.finish()
+            finally:
+                writer.close()
+        return Dataset(make, self._cardinality, spec)
+
     def prefetch(self, buffer_size, name=None):
         """Accepted for TF's pipelines; elements are produced when asked for."""
         return self
@@ -1137,8 +1270,9 @@ class Dataset:
     def element_spec(self):
         """The nest of ``TensorSpec``: known for sources, else read from the first
         element (eagertape does not trace the pipeline's functions ahead of time)."""
-        if self._spec is not None:
-            return self._spec
+        spec = self._static_spec()
+        if spec is not None:
+            return spec
         first = next(iter(self._make()), None)
         if first is None:
             raise ValueError("element_spec of an empty dataset whose functions were not "
@@ -1146,6 +1280,20 @@ class Dataset:
         return _spec_of(first, self._unknown_batch)
 
     _unknown_batch = False      # a batch's first dimension, not known statically (TF's None)
+    _over = None                # the dataset a map maps
+    _traced = None              # (its element spec, the map's traced from it)
+
+    def _static_spec(self):
+        """The element spec known without running the pipeline (a source's, or a map's
+        traced from its input's as TF traces it: a generator is not called), or None."""
+        if self._spec is not None or self._over is None:
+            return self._spec
+        up = self._over._static_spec()
+        if up is None:
+            return None
+        if self._traced is None or self._traced[0] is not up:
+            self._traced = (up, _traced_spec(self._mapped[1], up))
+        return self._traced[1]
 
     def __iter__(self):
         return Iterator(self)
@@ -1383,10 +1531,11 @@ class _Unbatch(_state.Pass):
 class _Seeds:
     """The seeds of a shuffle's passes, one after another (TF's seed generator of a
     dataset): a pass takes the next; a restored pass sets where the next comes from."""
-    __slots__ = ("entropy", "count")
+    __slots__ = ("entropy", "count", "given")
 
     def __init__(self, seed):
         self.entropy, self.count = np.random.SeedSequence(seed).entropy, 0
+        self.given = seed       # (None: drawn afresh; a snapshot's fingerprint reads it)
 
     def fixed(self):
         return np.random.SeedSequence(self.entropy)
@@ -1763,33 +1912,6 @@ class _Interleave(_state.Pass):
         self.slots = slots
 
 
-class _Lines(_state.Pass):
-    """TextLineDataset's pass: file after file, line after line."""
-    __slots__ = ("paths", "kind", "f", "lines", "j")
-
-    def __init__(self, paths, kind):
-        self.paths, self.kind, self.f, self.lines, self.j = paths, kind, 0, None, 0
-
-    def __next__(self):
-        while self.f < len(self.paths):
-            if self.lines is None:
-                self.lines = _read_lines(self.paths[self.f], self.kind)
-            if self.j < len(self.lines):
-                j = self.j
-                self.j = j + 1
-                out = np.empty((), object)
-                out[()] = self.lines[j]
-                return out
-            self.f, self.lines, self.j = self.f + 1, None, 0
-        raise StopIteration
-
-    def save(self):
-        return {"file": self.f, "line": self.j}
-
-    def restore(self, state):
-        self.f, self.j, self.lines = int(state["file"]), int(state["line"]), None
-
-
 class _FlatMap(_state.Pass):
     __slots__ = ("up", "fn", "i", "element", "inner")
 
@@ -1864,6 +1986,16 @@ class _Cache(_state.Pass):
             self.up, self.seen = None, None
             self.store.setdefault("elements", list(state["elements"]))
             self.i = int(state["i"])
+
+
+# What a snapshot's fingerprint reads of eagertape's own objects: a dataset's recipe
+# (not a cache it fills), a function's Python (not its compiled traces), a shuffle's
+# seed as given (not the one drawn when none is).
+_FINGERPRINTED = {
+    Dataset: lambda d: (d._make, d._cardinality),
+    _UserFn: lambda f: f.fn,
+    _Seeds: lambda s: s.given,
+}
 
 
 class NumpyIterator:
@@ -2103,6 +2235,18 @@ class _Experimental:
         return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
 
     @staticmethod
+    def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+        """``dataset.apply(...)``: ``Dataset.snapshot`` (TF's deprecated spelling).
+
+        >>> import tempfile
+        >>> import eagertape.tf as tf
+        >>> snap = tf.data.experimental.snapshot(tempfile.mkdtemp())
+        >>> [int(x) for x in tf.data.Dataset.range(3).apply(snap)]
+        [0, 1, 2]
+        """
+        return lambda ds: ds.snapshot(path, compression, reader_func, shard_func)
+
+    @staticmethod
     def Counter(start=0, step=1, dtype="int64"):  # noqa: N802  (TF's name)
         """``tf.data.experimental.Counter``: ``Dataset.counter``, counting forever.
 
@@ -2121,8 +2265,10 @@ experimental = _Experimental()
 
 class TextLineDataset(Dataset):
     """``tf.data.TextLineDataset``: the lines of text files, one string element per
-    line (without its ``\\n``, or ``\\r\\n``), file after file; read afresh on every
-    pass. ``compression_type`` "GZIP" or "ZLIB" reads compressed files.
+    line (without its ``\\n``, or ``\\r\\n``), file after file (``num_parallel_reads``
+    files at a time, a line from each in turn, as TF's); read afresh on every pass.
+    ``compression_type`` "GZIP" or "ZLIB" reads compressed files; ``filenames`` is a
+    string, a list or 1-D tensor of them, or a Dataset of them.
 
     >>> import os, tempfile
     >>> import eagertape.tf as tf
@@ -2135,15 +2281,22 @@ class TextLineDataset(Dataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):
-        paths = [p.decode("utf-8") for p in
-                 _text.host(filenames, "filenames").reshape(-1).tolist()]
+        paths = _record_filenames(filenames)
         kind = (compression_type or "").upper()
         if kind not in ("", "GZIP", "ZLIB"):
             raise InvalidArgumentError(f"argument `compression_type`: {compression_type!r} is "
                                        "not one of '', 'GZIP', 'ZLIB'")
-
-        super().__init__(lambda: _Lines(paths, kind), UNKNOWN_CARDINALITY,
-                         TensorSpec((), object))
+        cycle = 1 if num_parallel_reads is None else _count(num_parallel_reads,
+                                                            "num_parallel_reads")
+        if cycle == AUTOTUNE:                   # TF's interleave of the files
+            cycle = _autotuned_cycle(AUTOTUNE)
+        if cycle < 1:
+            raise InvalidArgumentError(f"argument `num_parallel_reads` must be positive or "
+                                       f"tf.data.AUTOTUNE, got {num_parallel_reads}")
+        # The files' lines as the record datasets' records: N files at once, a line
+        # from each in turn (TF's parallel interleave of per-file datasets, block 1).
+        super().__init__(lambda: _tfrecord._Records(paths, kind, cycle, _lines),
+                         UNKNOWN_CARDINALITY, TensorSpec((), object))
 
 
 # -- record files (tf.io's formats: tf/_tfrecord.py reads them) -----------------------
@@ -2247,14 +2400,17 @@ class FixedLengthRecordDataset(Dataset):
                          TensorSpec((), object))
 
 
-def _read_lines(path, kind):
-    # Opened (and decompressed) as the record datasets open their files: TF's errors.
-    with _tfrecord._open(path, kind) as f:
-        data = f.read()
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    return [line[:-1] if line.endswith(b"\r") else line for line in lines]
+def _lines(f, path):
+    """A text file's lines from stream ``f`` (without their ``\\n`` or ``\\r\\n``; a last
+    line without one too), each with the offset after it (where a restored pass reads on)."""
+    while True:
+        line = f.readline()
+        if not line:
+            return
+        offset = f.tell()
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        yield (line[:-1] if line.endswith(b"\r") else line), offset
 
 
 def _keras_inputs(x):
