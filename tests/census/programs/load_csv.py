@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/load_data/csv.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, io
-# expected: gap: tf.data.Dataset.snapshot is not in eagertape's tf.data (cell 91: traffic_volume_csv_gz_ds.snapshot('titanic.tfsnap') raises AttributeError); with .cache() in its place every value, before and after, is TF's in both modes (checked)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
