@@ -20,8 +20,8 @@ DIFFERENCES = (
      "data", "tf.data runs in the caller's thread, element by element; a mapped "
      "dataset's element_spec is read from its first element"),
     (("tf.io.*", "tf.audio.*", "tf.image.decode_*", "tf.image.encode_*"),
-     "io", "local paths only (gs:// and hdfs:// raise); JPEG decodes with the accurate "
-     "IDCT (TF's default fast IDCT differs by a few levels); encoded bytes are not TF's"),
+     "io", "local paths only (gs:// and hdfs:// raise); decode_and_crop_jpeg's window edges "
+     "differ for subsampled JPEGs; encoded bytes are not TF's"),
     (("tf.Tensor", "tf.Variable"),
      "class-names", "type(t).__name__ is 'Tensor' for an eager tensor (TF: 'EagerTensor') "
      "and 'Variable' for a tf.Variable (TF: 'ResourceVariable')"),

@@ -12,11 +12,16 @@ read as uint8 keeps the high byte, as libpng's ``strip_16``); ``decode_gif`` is
 ``expand_animations=False``. The decode ops take any of the formats (as TF's,
 which sniff the bytes), and bad bytes raise TF's ``InvalidArgumentError``.
 
-PNG pixels are exact (lossless). JPEG decoding goes through Pillow's libjpeg,
-whose IDCT is the accurate integer one, always: with ``dct_method=
-"INTEGER_ACCURATE"`` the pixels are TF's (the tests measure no difference), while
-TF's default ("", libjpeg's fast integer IDCT) differs from them by a few levels
-(the tests allow 8 of 255, and measured at most 7).
+PNG pixels are exact (lossless). JPEG decoding goes through simplejpeg, whose
+libjpeg-turbo runs the IDCT TF asks for (its default "" and "INTEGER_FAST": the
+fast integer IDCT; "INTEGER_ACCURATE": the accurate one), with or without fancy
+upsampling and at 1/2, 1/4 or 1/8 scale, so the pixels are TF's (the tests compare
+them exactly); CMYK files are converted to RGB with TF's own formula. Two corners are not TF's: ``decode_and_crop_jpeg`` decodes the whole image
+and cuts the window, where TF's libjpeg skips rows and MCU columns, which changes
+the window's edge pixels for chroma-subsampled files with fancy upsampling; and a
+``ratio`` decode of a file of at most 5 pixels a side can take libjpeg-turbo's next
+larger IDCT scale (simplejpeg picks the scale from the output size, the same for
+both; a level or two apart).
 Encoded bytes are valid files that TF reads to the same pixels (PNG) but are not
 TF's bytes (another zlib or libjpeg build and settings).
 
@@ -49,6 +54,15 @@ def _pil():
         raise ImportError("tf.io's image decoding and encoding use Pillow: pip install "
                           "pillow (or 'eagertape[io]')") from None
     return Image
+
+
+def _simplejpeg():
+    try:
+        import simplejpeg
+    except ImportError:
+        raise ImportError("tf.io's JPEG decoding uses simplejpeg (libjpeg-turbo with TF's "
+                          "IDCT choices): pip install simplejpeg (or 'eagertape[io]')") from None
+    return simplejpeg
 
 
 _UNKNOWN = "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required."
@@ -227,16 +241,10 @@ def _decode_still(data, channels, dtype=np.uint8, jpeg=None):
         raise InvalidArgumentError(f"`channels` must be 0, 3 or 4 for BMP, but got {channels}")
     a = _png16(data) if fmt == "png" else None
     luma = _gray
+    if fmt == "jpeg":
+        a = _decode_jpeg(data, channels, **(jpeg or {}))
     if a is None:
         im = _open_lazy(data)
-        if fmt == "jpeg":
-            ratio = (jpeg or {}).get("ratio", 1)
-            if ratio not in (1, 2, 4, 8):
-                raise InvalidArgumentError(f"ratio must be 1, 2, 4, or 8, got {ratio}")
-            if channels == 1 or ratio != 1:
-                # libjpeg's own grey output (the luma it computes), and its scaled IDCT
-                im.draft("L" if channels == 1 else im.mode,
-                         (max(1, im.size[0] // ratio), max(1, im.size[1] // ratio)))
         try:
             im.load()
         except Exception as e:
@@ -250,6 +258,62 @@ def _decode_still(data, channels, dtype=np.uint8, jpeg=None):
         a = (a >> 8).astype(np.uint8)
     elif a.dtype == np.uint8 and dtype == np.uint16:
         a = a.astype(np.uint16) * 257
+    return a
+
+
+def _adobe(data):
+    """Whether the header has libjpeg's Adobe APP14 marker (which says CMYK is stored
+    inverted); the markers before the first scan are read as libjpeg reads them."""
+    i = 2
+    while i + 4 <= len(data) and data[i] == 0xFF:
+        kind = data[i + 1]
+        if kind == 0xFF:
+            i += 1
+            continue
+        if kind == 0xDA:
+            break
+        size = int.from_bytes(data[i + 2:i + 4], "big")
+        if kind == 0xEE and size >= 14 and data[i + 4:i + 9] == b"Adobe":
+            return True
+        i += 2 + size
+    return False
+
+
+def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method="",
+                 try_recover_truncated=False):
+    """A JPEG as [h, w, c] uint8 the way TF's jpeg_mem.cc has libjpeg decode it."""
+    if ratio not in (1, 2, 4, 8):
+        raise InvalidArgumentError(f"ratio must be 1, 2, 4, or 8, got {ratio}")
+    dct = dct_method.decode() if isinstance(dct_method, bytes) else str(dct_method)
+    if dct not in ("", "INTEGER_FAST", "INTEGER_ACCURATE"):
+        # TF logs and falls back to its default for any other name
+        dct = ""
+    sj = _simplejpeg()
+    bad = f"Invalid JPEG data or crop window, data size {len(data)}"
+    try:
+        h, w, space, _ = sj.decode_jpeg_header(data)
+    except ValueError:
+        raise InvalidArgumentError(bad) from None
+    cmyk = space in ("CMYK", "YCCK")
+    comps = channels or (1 if space == "Gray" else 3)
+    if cmyk and comps == 1:
+        # libjpeg has no CMYK-to-grey conversion, so TF fails here
+        raise InvalidArgumentError(bad)
+    # simplejpeg picks libjpeg-turbo's scale from the wanted size: ceil(side / ratio),
+    # libjpeg's own rounding for a 1/ratio scale
+    size = {} if ratio == 1 else {"min_height": -(-h // ratio), "min_width": -(-w // ratio)}
+    try:
+        a = sj.decode_jpeg(data, colorspace="CMYK" if cmyk else ("GRAY" if comps == 1 else "RGB"),
+                           fastdct=dct != "INTEGER_ACCURATE", fastupsample=not fancy_upscaling,
+                           strict=not try_recover_truncated, **size)
+    except ValueError:
+        raise InvalidArgumentError(bad) from None
+    if cmyk:
+        # TF converts libjpeg's CMYK output itself, with integer division
+        c = a.astype(np.int32)
+        k = c[..., 3:]
+        rgb = k * c[..., :3] // 255 if _adobe(data) else (255 - k) * (255 - c[..., :3]) // 255
+        a = rgb.astype(np.uint8)
     return a
 
 
@@ -311,8 +375,9 @@ def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
     TensorShape([8, 8, 3])
     """
     data = _contents(contents)
-    return _result(_decode_still(data, _check_channels(channels), np.uint8,
-                                 {"ratio": int(ratio)}))
+    return _result(_decode_still(data, _check_channels(channels), np.uint8, {
+        "ratio": int(ratio), "fancy_upscaling": bool(fancy_upscaling),
+        "dct_method": dct_method, "try_recover_truncated": bool(try_recover_truncated)}))
 
 
 def decode_bmp(contents, channels=0, name=None):
@@ -412,7 +477,8 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
     >>> tf.io.decode_and_crop_jpeg(jpg, [2, 1, 3, 4]).shape
     TensorShape([3, 4, 3])
     """
-    a = decode_jpeg(contents, channels, ratio).numpy()
+    a = decode_jpeg(contents, channels, ratio, fancy_upscaling, try_recover_truncated,
+                    acceptable_fraction, dct_method).numpy()
     y, x, h, w = (int(v) for v in np.asarray(_text.numeric(crop_window, "crop_window",
                                                              "decode_and_crop_jpeg")))
     if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > a.shape[0] or x + w > a.shape[1]:
