@@ -976,7 +976,15 @@ def _make_train_step(train_step):
 
 
 def _make_take(take):
+    # A variable whose initializer Keras deferred (made in a StatelessScope) is drawn
+    # at each read there. TF's Keras's take keeps a variable as it is (a TF tensor
+    # type) and reads it twice on an axis (tf.shape for its negative-index fix, then
+    # the gather), JAX's once: the extra read draws as TF's does, so a program
+    # drawing its initializers from one generator of its own sees TF's later draws.
     def take_(x, indices, axis=None):
+        if (axis is not None and _in_stateless_scope()
+                and isinstance(x, _keras.Variable) and x._value is None):
+            x.value
         return _gather.take(take, x, indices, axis=axis)
     take_.__doc__ = take.__doc__
     return take_

@@ -46,6 +46,10 @@ from . import random as _random
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
 from .errors import FailedPreconditionError, OutOfRangeError
 
+# TF's image ops draw from TF's own random ops, not through the public
+# tf.random.uniform, which a program may replace (the census prelude does).
+_uniform = _random.uniform
+
 _unsupported = _Unsupported("tf.image")
 # File decoding and encoding: tf.io's (tf/_image_io.py, through Pillow), imported on
 # first use.
@@ -230,12 +234,12 @@ def _random_flip(image, axis, draw):
 
 def random_flip_left_right(image, seed=None):
     """Flip left-right with probability 1/2 (each image of a batch on its own)."""
-    return _random_flip(image, -2, lambda s: _random.uniform(s, seed=seed))
+    return _random_flip(image, -2, lambda s: _uniform(s, seed=seed))
 
 
 def random_flip_up_down(image, seed=None):
     """Flip up-down with probability 1/2 (each image of a batch on its own)."""
-    return _random_flip(image, -3, lambda s: _random.uniform(s, seed=seed))
+    return _random_flip(image, -3, lambda s: _uniform(s, seed=seed))
 
 
 def stateless_random_flip_left_right(image, seed):
@@ -376,7 +380,7 @@ def _random_crop(value, size, draw):
 
 def random_crop(value, size, seed=None, name=None):
     """A ``size`` window of ``value`` (any rank) at a uniformly drawn offset."""
-    return _random_crop(value, size, lambda n: _random.uniform(
+    return _random_crop(value, size, lambda n: _uniform(
         [n], maxval=np.iinfo(np.int32).max, dtype="int32", seed=seed))
 
 
@@ -1009,7 +1013,7 @@ def random_brightness(image, max_delta, seed=None):
     """``adjust_brightness`` by a delta uniform in [-max_delta, max_delta)."""
     if max_delta < 0:
         raise ValueError("max_delta must be non-negative.")
-    return adjust_brightness(image, _random.uniform([], -max_delta, max_delta, seed=seed))
+    return adjust_brightness(image, _uniform([], -max_delta, max_delta, seed=seed))
 
 
 def stateless_random_brightness(image, max_delta, seed):
@@ -1022,7 +1026,7 @@ def stateless_random_brightness(image, max_delta, seed):
 def random_contrast(image, lower, upper, seed=None):
     """``adjust_contrast`` by a factor uniform in [lower, upper)."""
     _check_range(lower, upper)
-    return adjust_contrast(image, _random.uniform([], lower, upper, seed=seed))
+    return adjust_contrast(image, _uniform([], lower, upper, seed=seed))
 
 
 def stateless_random_contrast(image, lower, upper, seed):
@@ -1041,7 +1045,7 @@ def _hue_range(max_delta):
 def random_hue(image, max_delta, seed=None):
     """``adjust_hue`` by a delta uniform in [-max_delta, max_delta) (max_delta <= 0.5)."""
     _hue_range(max_delta)
-    return adjust_hue(image, _random.uniform([], -max_delta, max_delta, seed=seed))
+    return adjust_hue(image, _uniform([], -max_delta, max_delta, seed=seed))
 
 
 def stateless_random_hue(image, max_delta, seed):
@@ -1053,7 +1057,7 @@ def stateless_random_hue(image, max_delta, seed):
 def random_saturation(image, lower, upper, seed=None):
     """``adjust_saturation`` by a factor uniform in [lower, upper)."""
     _check_range(lower, upper)
-    return adjust_saturation(image, _random.uniform([], lower, upper, seed=seed))
+    return adjust_saturation(image, _uniform([], lower, upper, seed=seed))
 
 
 def stateless_random_saturation(image, lower, upper, seed=None):

@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/generative/text_generation_with_miniature_gpt.py
 # commit: 040e8ba4b4bf32ba42d56130fd0f793bec57d097
 # families: strings
-# expected: gap: the model builds (Keras's symbolic call with tf.shape of a None batch: tf/_shape_dims.py), its shapes TF's, and a model given the same weights computes TF's values (checked); fit's losses differ (TF 5.3526, eagertape 5.4073) because the weights' initial values do: TF's Keras's take (keras/src/backend/tensorflow/numpy.py) reads an Embedding's deferred weight twice in the symbolic call of TokenAndPositionEmbedding (tf.shape(x) for its negative-index fix, then gather), drawing its initializer from the census's NumPy generator each time, where JAX's take reads it once (6 draws against 4 for the two Embeddings; the Dense kernels of the attention and the feed-forward block differ the same way, 16 draws against 14)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
