@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/load_data/images.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, io
-# expected: kept: JPEG decoding: image_dataset_from_directory's decode_image is Pillow's accurate IDCT, TF's default the fast one (docs/differences.md, tf.io): a pixel of the first batch is 178 where TF's is 179 (cell 26)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
