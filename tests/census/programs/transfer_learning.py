@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/tutorials/images/transfer_learning.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: value 0040 (a plotted accuracy after the fine-tuning fit: base_model.trainable = True, RMSprop(learning_rate/10)) differs: TF 0.8105, eagertape 0.8903; every value before it is TF's; cause not found yet (2026-11-28)
+# expected: kept: TF's Philox numbers (docs/differences.md, random): value 0040, the fine-tuning fit's training loss, is TF 0.8105, eagertape 0.8903 (every other value is TF's): inside fit, Keras 3 calls each layer of a functional model with fit's training=True, over the training=False it was built with (keras/src/models/functional.py operation_fn), so cell 47's data_augmentation (RandomFlip, RandomRotation) transforms the training images with the backend's random numbers (TF's, JAX's), and the fine-tuned BatchNormalization layers (training mode: batch statistics) make the loss depend on them (the first fit's frozen base gives ln 2 whatever the images); with cell 47's model built without data_augmentation, eagertape's fine-tuning losses are TF's (0.47161, 0.84113; measured 2026-11-28)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
