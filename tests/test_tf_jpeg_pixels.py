@@ -92,9 +92,16 @@ def test_decode_image_and_crop_pixels():
     tf_oracle.check(_other_ops, files, rtol=0, atol=0)
 
 
+def test_decode_jpeg_unknown_dct_method_fails_as_tfs():
+    tf_oracle.check(lambda tf, data: tf.io.decode_jpeg(data, dct_method="FLOAT"),
+                    _jpeg(8, 8, "444", True, 90), tf_raises=True)
+
+
 def test_decode_jpeg_bad_arguments():
     import eagertape.tf as tf
     data = _jpeg(8, 8, "444", True, 90)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="dct_method must be one of"):
+        tf.io.decode_jpeg(data, dct_method="bogus")
     with pytest.raises(tf.errors.InvalidArgumentError, match="ratio"):
         tf.io.decode_jpeg(data, ratio=3)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data"):

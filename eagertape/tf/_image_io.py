@@ -286,8 +286,8 @@ def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method="",
         raise InvalidArgumentError(f"ratio must be 1, 2, 4, or 8, got {ratio}")
     dct = dct_method.decode() if isinstance(dct_method, bytes) else str(dct_method)
     if dct not in ("", "INTEGER_FAST", "INTEGER_ACCURATE"):
-        # TF logs and falls back to its default for any other name
-        dct = ""
+        raise InvalidArgumentError("dct_method must be one of {'', 'INTEGER_FAST', "
+                                   f"'INTEGER_ACCURATE'}}, got {dct!r}")
     sj = _simplejpeg()
     bad = f"Invalid JPEG data or crop window, data size {len(data)}"
     try:
