@@ -237,3 +237,19 @@ def test_element_spec_of_a_map_over_a_generator_does_not_call_it_as_tensorflow()
     specs, calls = tf_oracle.plain(
         tf_oracle.check(_mapped_generator_spec, errors="class").value)
     assert calls == 0
+
+
+def test_a_csv_pipeline_is_fingerprinted_by_value(tmp_path):
+    # A new process finds the snapshot only if the fingerprint is by value: a CSV reader
+    # captures a compiled regular expression, which has no attributes to read.
+    from eagertape.tf import _snapshot, data
+    paths = [str(tmp_path / name) for name in ("a.csv", "b.csv")]
+    for p in paths:
+        with open(p, "w") as f:
+            f.write("a,b,s\n1,2.5,x\n3,4.5,y\n")
+
+    def key(path):
+        ds = etf.data.experimental.make_csv_dataset(path, batch_size=2, label_name="a",
+                                                    num_epochs=1, shuffle=False)
+        return _snapshot.fingerprint(ds, data._FINGERPRINTED)
+    assert key(paths[0]) is not None and key(paths[0]) == key(paths[0]) != key(paths[1])

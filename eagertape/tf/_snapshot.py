@@ -30,6 +30,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import struct
 import types
 import uuid
@@ -168,6 +169,8 @@ def fingerprint(obj, special):
             walk(x.python_function)             # a tf.function: the Python it traces
         elif isinstance(x, (np.dtype, slice, range, type(Ellipsis))):
             feed(type(x).__name__, repr(x))
+        elif isinstance(x, re.Pattern):          # (a CSV reader's delimiters)
+            feed("pattern", x.pattern, x.flags)
         elif hasattr(x, "__array__"):           # Tensors and Variables: their values
             try:
                 a = np.asarray(x)
