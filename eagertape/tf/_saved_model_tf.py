@@ -273,6 +273,16 @@ def _main(work, out):
             arrays, new = _converted(list(_reads), list(flat))
             for v, value in zip(_writes, new):
                 v.assign(tf.cast(value, v.dtype))
+            text = _entry.get("text")
+            if text:
+                # Text outputs: handles into the trace's string constants, looked up
+                # in them as TF's graph gathers from its string constant.
+                arrays = list(arrays)
+                table = tf.constant([t.encode("latin-1") for t in text["table"]] or [b""],
+                                    tf.string)
+                for i in text["outputs"]:
+                    arrays[i] = tf.gather(table, -1 - text["base"] - tf.cast(arrays[i],
+                                                                             tf.int32))
             return nest(_entry["outputs"], lambda i: arrays[i], rows)
 
         def fn(*args, _core=core, _entry=entry):
@@ -331,10 +341,57 @@ def _main(work, out):
         # model.export: the lists Keras's ExportArchive gives the reloaded artifact.
         for name, indices in spec["keras_lists"].items():
             setattr(root, name, [variables[i] for i in indices])
+
+    def ranked(indices):
+        # A signature with inputs of unknown rank, exported once a rank: one TF
+        # function of TensorSpec(None) that runs, in its graph, the exported function
+        # of the ranks of the call's inputs (a Case op on tf.rank), where TF's
+        # graph takes any rank; a rank not exported is TF's InvalidArgumentError.
+        entries = [spec["functions"][i] for i in indices]
+        first = entries[0]
+        unknown = [j for j in range(len(first["inputs"]))
+                   if len({len(e["inputs"][j]["shape"]) for e in entries}) > 1]
+        specs = [tf.TensorSpec(None if j in unknown else s["shape"], tf.as_dtype(s["dtype"]),
+                               name=s.get("name")) for j, s in enumerate(first["inputs"])]
+        served = ", ".join(str(tuple(len(e["inputs"][j]["shape"]) for j in unknown))
+                           for e in entries)
+
+        def fn(*args):
+            tensors, rows = flatten_arguments(first["signature"], args, split,
+                                              len(first["inputs"]))
+            ranks = [tf.rank(tensors[j]) for j in unknown]
+            matches = tf.stack([tf.reduce_all(tf.stack(
+                [tf.equal(r, len(e["inputs"][j]["shape"])) for r, j in zip(ranks, unknown)]))
+                for e in entries])
+            index = tf.where(tf.reduce_any(matches),
+                             tf.argmax(tf.cast(matches, tf.int32), output_type=tf.int32),
+                             len(entries))
+
+            def other():
+                check = tf.debugging.Assert(False, [
+                    "this SavedModel's function (saved by eagertape) serves the ranks "
+                    f"{served} of its inputs of unknown rank; got", tf.stack(ranks)])
+                with tf.control_dependencies([check]):
+                    held = [tf.identity(t) for t in tensors]
+                return raw[indices[0]](held, rows)
+            # Not lowered to Switch/Merge (tf.switch_case's): there TF's runtime shape
+            # inference meets every branch's tf.ensure_shape with the call's shape,
+            # and one of another rank fails the call; a Case op runs one branch.
+            from tensorflow.python.ops import cond_v2
+            return cond_v2.indexed_case(index, [
+                lambda _i=i: raw[_i](tensors, rows) for i in indices] + [other],
+                lower_using_switch_merge=False)
+        params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                  for n in first["params"]]
+        fn.__signature__ = inspect.Signature(params)
+        fn.__name__ = first["name"]
+        signature = [nest(tree, lambda i: specs[i]) for tree in first["signature"]]
+        return tf.function(fn, input_signature=signature, autograph=False)
+
     signatures = None
     if spec["signatures"] is not None:
-        signatures = {key: functions[i].get_concrete_function()
-                      for key, i in spec["signatures"].items()}
+        signatures = {key: (functions[i] if isinstance(i, int) else ranked(i))
+                      .get_concrete_function() for key, i in spec["signatures"].items()}
     tf.saved_model.save(root, out, signatures=signatures)
     if spec.get("endpoints"):
         # What Keras's ExportArchive prints of each endpoint: TF's own signature text.

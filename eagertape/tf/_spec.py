@@ -21,7 +21,8 @@ class TensorSpec:
         self.dtype, self.name = (None if dtype is None else DType(dtype)), name
 
     def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
+        shape = "<unknown>" if self.shape is None else self.shape     # (TF's unknown rank)
+        return f"TensorSpec(shape={shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
 
     def __eq__(self, other):
         return (isinstance(other, TensorSpec) and self.dtype == other.dtype

@@ -58,8 +58,27 @@ class _Symbolic(np.ndarray):
     Tensor properties read), whose values no host op may read (``_text.host``)."""
 
 
+class _SymbolicSizes:
+    """The ``_v`` of a TracedText whose shape has sizes JAX knows only symbolically
+    (a function traced for every size of a None dimension, as ``tf.saved_model``
+    exports it): no array has such a shape, so only its shape and dtype."""
+
+    __slots__ = ("shape",)
+    dtype = np.dtype(object)
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
 def _symbolic(shape):
-    return np.empty(tuple(shape), object).view(_Symbolic)
+    shape = tuple(shape)
+    if not all(isinstance(d, (int, np.integer)) for d in shape):
+        return _SymbolicSizes(shape)
+    return np.empty(shape, object).view(_Symbolic)
 
 
 class TracedText(StringTensor):
@@ -247,6 +266,10 @@ class _Codec:
         return self.register(leaf._v, cid)
 
     def decode(self, handles, cid):
+        if hasattr(handles, "as_text"):
+            # An exporter's placeholder for an output (tf.saved_model reads the
+            # result's structure so): this one is text.
+            return handles.as_text()
         if isinstance(handles, _TensorLike):
             handles = handles.numpy()
         return wrap(self.values(handles, cid))

@@ -12,7 +12,11 @@ gradient where every output is floating); a ``None`` size in a signature is a
 JAX symbolic size, so the SavedModel takes any size there (where the function
 needs sizes to divide, a reshape to ``[-1, 784]``, the sizes that do, as TF's
 graph); an unknown rank (``tf.TensorSpec(None)``) is exported once for each rank
-from 0 to 4 and each rank it was called with (a JAX shape has a rank). Then a
+from 0 to 4 and each rank it was called with (a JAX shape has a rank), and a
+signature of one is a TF function of ``TensorSpec(None)`` that runs the export of
+the call's rank. Text a function returns (``tf.gather`` of a string constant by
+computed ids: a serving function's labels) is exported as its handles into the
+trace's string constants, which the SavedModel's function looks up. Then a
 separate Python process with TensorFlow (``pip install 'eagertape[saved_model]'``)
 turns each into a ``tf.function`` with JAX's ``jax2tf`` and writes the SavedModel
 with TF's ``tf.saved_model.save``: the Variables are the SavedModel's variables
@@ -685,9 +689,10 @@ def _trace_and_serialize(function, name, tree, leaves, positions, specs, shared,
                 "row splits are host values fixed when traced, where TF's graph reads "
                 "them): export a function of the flat values and the row splits as "
                 "Tensors, or of rt.to_tensor()")
-        exported, reads, writes, outputs = variants[0]
+        exported, reads, writes, outputs, table = variants[0]
     else:
-        exported, reads, writes, outputs = _export_traced(function, args, kwargs, structs)
+        exported, reads, writes, outputs, table = _export_traced(function, args, kwargs,
+                                                                 structs)
     # The gradient is exported where every output is floating: jax2tf cannot yet take
     # a serialized function's gradient through an integer output (TF hands it an
     # int64 cotangent where JAX's VJP takes float0).
@@ -703,6 +708,8 @@ def _trace_and_serialize(function, name, tree, leaves, positions, specs, shared,
         blob = exported.serialize()
     n_out = len(exported.out_avals) - len(writes)
     structure = outputs([_Leaf(i) for i in range(n_out)])
+    text = sorted(x.i for x in jax.tree_util.tree_leaves(structure, is_leaf=_is_leaf)
+                  if isinstance(x, _TextLeaf))
     # The arguments that hold Tensors are the TF function's; the others (Python
     # values of a concrete function) are part of the trace, as in TF.
     marks = list(leaves)
@@ -748,7 +755,10 @@ def _trace_and_serialize(function, name, tree, leaves, positions, specs, shared,
             "inputs": inputs, "signature": signature, "params": params,
             "all_params": all_params, "arguments": arguments,
             "defaults": _defaults(function, all_params),
-            "outputs": _describe(structure), "platforms": list(exported.platforms)}
+            "outputs": _describe(structure), "platforms": list(exported.platforms),
+            "text": {"outputs": text, "base": table[0],
+                     # (bytes as JSON strings: latin-1 keeps every byte)
+                     "table": [b.decode("latin-1") for b in table[1]]} if text else None}
 
 
 def _program_text(exported):
@@ -759,7 +769,13 @@ def _program_text(exported):
 
 
 def _export_traced(function, args, kwargs, structs):
+    # Text a function returns is int32 handles in the trace (tf/_traced_text): those
+    # of the string constants it met, which this trace puts in the codec's table of
+    # constants; the SavedModel's function (and load) looks them up in that part.
+    from ._traced_text import CODEC
+    base = len(CODEC._consts)
     run, reads, writes, outputs = _extend.pure_trace(function, args, kwargs)
+    table = (base, [_text_bytes(b) for b in CODEC._consts[base:]])
     var_specs = [jax.ShapeDtypeStruct(np.shape(v._value), v._value.dtype) for v in reads]
     platforms = _platforms()
     for ps in (platforms, platforms[:1]):
@@ -769,7 +785,11 @@ def _export_traced(function, args, kwargs, structs):
         except Exception:      # noqa: BLE001  (a backend that cannot lower an op: this one only)
             if len(ps) == 1:
                 raise
-    return exported, reads, writes, outputs
+    return exported, reads, writes, outputs, table
+
+
+def _text_bytes(x):
+    return x if isinstance(x, bytes) else str(x).encode()
 
 
 def _is_leaf(x):
@@ -781,6 +801,14 @@ class _Leaf:
 
     def __init__(self, i):
         self.i = i
+
+    def as_text(self):
+        # (what tf/_traced_text's codec gives for an output that is text)
+        return _TextLeaf(self.i)
+
+
+class _TextLeaf(_Leaf):
+    """An output that is text: its array holds handles into the entry's table."""
 
 
 def _describe(x):
@@ -896,7 +924,12 @@ def save(obj, export_dir, signatures=None, options=None):
                     f"argument `signatures`[{key!r}] must be a tf.function with an "
                     f"input_signature, or a concrete function (f.get_concrete_function("
                     f"tf.TensorSpec(...))), got {fn!r}")
-            keys[key] = export.function(fn, getattr(fn, "__name__", key))
+            name = getattr(fn, "__name__", key)
+            ranked = _signatures_to_export(fn)
+            # An input of unknown rank: one function a rank, which the SavedModel's
+            # signature (TF's, and load's) picks by the rank of each call's input.
+            keys[key] = export.function(fn, name) if ranked is None else \
+                export._overloads(fn, name, ranked)
     elif _keras._keras is not None and isinstance(obj, _keras._keras.Model):
         # TF's Keras gives a model built on known inputs this default signature
         # (Keras's `_default_save_signature`): the model called on its inputs.
@@ -1193,6 +1226,14 @@ class _LoadedFunction:
         for v, new in zip(self._writes, outs[n:]):
             v.assign(new, read_value=False)
         arrays = list(outs[:n])
+        text = entry.get("text")
+        if text:
+            from ._text import wrap
+            table = np.empty(len(text["table"]), object)
+            table[:] = [t.encode("latin-1") for t in text["table"]]
+            for i in text["outputs"]:
+                handles = np.asarray(arrays[i].numpy(), np.int64)
+                arrays[i] = wrap(table[-1 - text["base"] - handles])
         return _rebuild(entry["outputs"], arrays, rows or {})
 
 
@@ -1316,10 +1357,21 @@ class _Signature:
         from ._spec import TensorSpec
         avals = self._function._exported.out_avals
 
+        text = (self._function._entry.get("text") or {}).get("outputs", ())
+        if isinstance(self._function, _Ranked):
+            shapes = self._function._output_specs()
+        else:
+            shapes = [([d if isinstance(d, int) else None for d in a.shape], a.dtype)
+                      for a in avals]
+
         def spec(i, name):
-            a = avals[i]
-            return TensorSpec([d if isinstance(d, int) else None for d in a.shape],
-                              np.dtype(a.dtype).name, name=name)
+            shape, dtype = shapes[i]
+            if i in text:
+                from ._traced_text import CODEC
+                dtype = CODEC.dtype
+            else:
+                dtype = np.dtype(dtype).name
+            return TensorSpec(shape, dtype, name=name)
         tree = self._function._entry["outputs"]
         if "dict" in tree and all("leaf" in v for _, v in tree["dict"]):
             return {k: spec(v["leaf"], k) for k, v in tree["dict"]}
@@ -1374,7 +1426,50 @@ def _signatures(spec, functions):
         root = spec["objects"][0].get("functions", [])
         keys = ({DEFAULT_SERVING_SIGNATURE_DEF_KEY: root[0][1]}
                 if len(root) == 1 and isinstance(root[0][1], int) else {})
-    return {key: _Signature(functions[i]) for key, i in keys.items()}
+    return {key: _Signature(functions[i] if isinstance(i, int) else
+                            _Ranked(f"signature {key!r}", [functions[k] for k in i]))
+            for key, i in keys.items()}
+
+
+class _Ranked(_Overloaded):
+    """A signature with inputs of unknown rank, exported once a rank: a call runs
+    the function of its inputs' ranks (TF's signature takes any rank: one not
+    exported raises InvalidArgumentError, as the TF function eagertape wrote)."""
+
+    def __init__(self, name, functions):
+        super().__init__(name, functions)
+        entries = [f._entry for f in functions]
+        self._unknown = [j for j in range(len(entries[0]["inputs"]))
+                         if len({len(e["inputs"][j]["shape"]) for e in entries}) > 1]
+        inputs = [dict(s, shape=None) if j in self._unknown else s
+                  for j, s in enumerate(entries[0]["inputs"])]
+        self._entry = dict(entries[0], inputs=inputs)
+        self._writes, self._exported = functions[0]._writes, functions[0]._exported
+
+    def _call_flat(self, flat, rows=None):
+        ranks = tuple(np.ndim(flat[j]) if not isinstance(flat[j], _extend.TensorLike)
+                      else len(flat[j].shape) for j in self._unknown)
+        for f in self._functions:
+            if tuple(len(f._entry["inputs"][j]["shape"]) for j in self._unknown) == ranks:
+                return f._call_flat(flat, rows)
+        served = [tuple(len(f._entry["inputs"][j]["shape"]) for j in self._unknown)
+                  for f in self._functions]
+        raise _extend.InvalidArgumentError(
+            f"this SavedModel's {self.__name__} (saved by eagertape) serves the "
+            f"ranks {served} of its inputs of unknown rank; got {ranks}")
+
+    def _output_specs(self):
+        """Each output's shape over the ranks (None where they differ: TF's shape of
+        a graph that takes any rank) and dtype."""
+        out = []
+        for avals in zip(*[f._exported.out_avals for f in self._functions]):
+            shapes = [tuple(d if isinstance(d, int) else None for d in a.shape) for a in avals]
+            if len({len(x) for x in shapes}) > 1:
+                shape = None
+            else:
+                shape = [x[0] if len(set(x)) == 1 else None for x in zip(*shapes)]
+            out.append((shape, avals[0].dtype))
+        return out
 
 
 _keras._saved_model_export = _export_keras      # Keras's model.export, in the join

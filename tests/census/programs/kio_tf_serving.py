@@ -2,7 +2,7 @@
 # source: keras-team/keras-io examples/keras_recipes/tf_serving.py
 # commit: 1a97b85c4f4b0918659a59fca77be672acdb3ea3
 # families: strings, saved_model
-# expected: gap: cell 11's tf.saved_model.save of a signature with input_signature TensorSpec([None, None, None, 3]) raises ValueError (JAX cannot trace it for every size of the None dimensions: "'_DimExpr' object cannot be interpreted as an integer", past tf.image.resize, whose weights are now built in the trace from the symbolic sizes; where is not yet located: preprocess's arithmetic or MobileNet's call on the resized batch of None size). Every value before it is TF's (cell 10's structured_input_signature too)
+# expected: kept: the SavedModel folder holds eagertape's assets.extra (docs/differences.md, saved-model-save): cell 6 prints os.listdir of it, TF's four entries and 'assets.extra'; every other value is TF's (cell 12's signature of TensorSpec([None, None, None, 3]) through tf.image.resize, returning the label text: TF's label, checked with the program's values)
 # changes (everything else is the source's code, its prose blocks left out, and with them the
 #   REST/gRPC requests to a TensorFlow Serving server, which the source shows in prose blocks; each
 #   block of code between two prose blocks is a cell):

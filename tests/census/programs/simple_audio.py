@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/tutorials/audio/simple_audio.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, io, audio, saved_model
-# expected: gap: tf.saved_model.save cannot export ExportModel.__call__'s concrete function of TensorSpec([None, 4000]) (cell 65; ValueError: JAX could not trace it for every size: '_DimExpr' object cannot be interpreted as an integer): its tf.gather(label_names, class_ids) is text in the trace, and tf/_traced_text.traced makes a TracedText's placeholder value with np.empty(shape) of the handles' shape, whose batch size is JAX's symbolic size; past that, the export would have to return the handles and the SavedModel's TF function (and load) turn them into the names (a string table of the trace's constants), which jax2tf's StableHLO cannot hold; the string signature (cells 61, 63) runs and is left out of the SavedModel
+# expected: gap: cell 11's tf.io.gfile.listdir(data_dir) gives the command folders sorted (eagertape/tf/_gfile.py sorts), where TF gives the directory's own order (os.listdir's: TF printed ['right' 'stop' 'go' 'up' 'yes' 'down' ...]); every other value is TF's (checked in eager mode: the label names follow audio_dataset_from_directory, which sorts, and cell 65's SavedModel of TensorSpec([None, 4000]) returning the class names' text round-trips)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
