@@ -128,6 +128,9 @@ DIFFERENCES = (
      "iterator-in-function", "next() of an iterator inside a tf.function takes each "
      "call's element at the shapes it was traced with: a smaller last batch raises "
      "(batch with drop_remainder=True)"),
+    (("tf.data.Dataset.snapshot", "tf.data.experimental.snapshot"),
+     "snapshot", "the snapshot's files are eagertape's own format (TF cannot read them, "
+     "nor eagertape TF's); AUTO and SNAPPY compression write them uncompressed"),
 )
 
 # The differences found by a pattern of use rather than by a name: key -> (line, anchor).
