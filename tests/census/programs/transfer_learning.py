@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/images/transfer_learning.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: kept: TF's Philox numbers (docs/differences.md, random): value 0040, the fine-tuning fit's training loss, is TF 0.8105, eagertape 0.8903 (every other value is TF's): inside fit, Keras 3 calls each layer of a functional model with fit's training=True, over the training=False it was built with (keras/src/models/functional.py operation_fn), so cell 47's data_augmentation (RandomFlip, RandomRotation) transforms the training images with the backend's random numbers (TF's, JAX's), and the fine-tuned BatchNormalization layers (training mode: batch statistics) make the loss depend on them (the first fit's frozen base gives ln 2 whatever the images); with cell 47's model built without data_augmentation, eagertape's fine-tuning losses are TF's (0.47161, 0.84113; measured 2026-11-28)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
@@ -18,7 +17,11 @@
 #   alpha 1.0 is 0.35; initial_epochs 10 and fine_tune_epochs 10 are 1
 # - determinism: both image_dataset_from_directory calls take shuffle=False (TF's shuffle order is
 #   TF's generator's); data_augmentation (random layers drawing from Keras's backend generator: TF's
-#   numbers are not JAX's) is called with training=False (cells 25 and 47); Dropout(0.2) is Dropout(0.0)
+#   numbers are not JAX's) is called with training=False in cell 25, and left out of cell 47's model
+#   (x = inputs): inside fit, Keras 3 calls each layer of a functional model with fit's training=True
+#   over the training=False it was built with (keras/src/models/functional.py operation_fn), so the
+#   random layers would transform the training images with each backend's own numbers, and the
+#   fine-tuned BatchNormalization layers carry them into the losses; Dropout(0.2) is Dropout(0.0)
 #
 # [cell 1]
 #@title Licensed under the Apache License, Version 2.0 (the "License");
@@ -179,7 +182,7 @@ print(prediction_batch.shape)
 
 # [cell 47]
 inputs = tf.keras.Input(shape=(32, 32, 3))
-x = data_augmentation(inputs, training=False)
+x = inputs
 x = preprocess_input(x)
 x = base_model(x, training=False)
 x = global_average_layer(x)
