@@ -219,6 +219,19 @@ def test_files_and_gfile():
     _check(_files)
 
 
+_LISTED = tempfile.mkdtemp()
+for _n in np.random.RandomState(3).permutation([f"{c}{i}" for c in "qwxa" for i in range(9)]):
+    os.makedirs(os.path.join(_LISTED, "d", _n)) if _n < "q" else open(
+        os.path.join(_LISTED, _n + ".wav"), "w").close()
+
+
+def test_listdir_and_walk_give_the_directorys_own_order_as_tf():
+    # TF lists a directory in the order the file system gives (readdir's, os.listdir's),
+    # not sorted: census simple_audio prints tf.io.gfile.listdir of its data folder.
+    _check(lambda tf: [tf.io.gfile.listdir(_LISTED), tf.io.gfile.listdir(
+        os.path.join(_LISTED, "d")), list(tf.io.gfile.walk(_LISTED))])
+
+
 @pytest.mark.parametrize("name", sorted(FILE_ERRORS))
 def test_file_errors(name):
     _check(FILE_ERRORS[name])

@@ -203,12 +203,13 @@ def glob(pattern):
 
 
 def listdir(path):
-    """The names of the entries of directory ``path`` (not ``.`` and ``..``), sorted;
+    """The names of the entries of directory ``path`` (not ``.`` and ``..``), in the
+    order the file system gives them, as TF's (sort them for an order of your own);
     ``tf.errors.NotFoundError`` if it is not a directory."""
     p = _path(path)
     if not os.path.isdir(p):
         raise NotFoundError(None, None, f"Could not find directory {p}")
-    return sorted(os.listdir(p))
+    return os.listdir(p)
 
 
 def makedirs(path):
@@ -300,14 +301,11 @@ def stat(path):
 
 def walk(top, topdown=True, onerror=None):
     """``(dirname, subdirs, files)`` for each directory under ``top``, as ``os.walk``
-    (names sorted, as TF lists them)."""
+    (names in the file system's order, as TF's)."""
     top = _path(top, "top")
     if not os.path.isdir(top):
         return
-    for dirpath, dirs, files in os.walk(top, topdown=topdown,
-                                        onerror=onerror):
-        dirs.sort()
-        yield dirpath, dirs, sorted(files)
+    yield from os.walk(top, topdown=topdown, onerror=onerror)
 
 
 def join(path, *paths):
