@@ -418,19 +418,54 @@ def _list_as_tuple(fn):
 
 
 class _UserFn:
-    def __init__(self, fn, what):
+    def __init__(self, fn, what, spec=None):
         fn = _traced_now(fn)
         self.fn, self.what = fn, what
         name = getattr(fn, "__name__", what)
         fn = self.call = _list_as_tuple(fn)
         self.compiled = _function(fn, name=name)
         self.eager = False
+        self.trace = None         # the trace made from the input's spec, as TF's
         # ``map`` then ``batch``: the function vectorised over the batch (one XLA
         # call per batch, as TF's map-and-batch fusion), where that cannot change
         # its results: no random numbers, callbacks or Variable updates in it.
         self.vectorized = _function(
             lambda *args: vectorized_map(lambda e: fn(*e), args), name=name)
         self.vectorizable = None
+        if spec is not None:
+            self._trace_at(spec, name)
+
+    def _trace_at(self, spec, name):
+        """Trace the function now, on elements of ``spec``, as TF traces a dataset's
+        function when ``map``/``filter`` is called: its Python side effects (a print,
+        a NumPy draw, an inner tf.function's trace for an unknown shape) happen
+        then, once, and every element runs that trace (a None size is a symbolic
+        one). Where it cannot be traced so (strings, composites, an unknown rank in
+        the spec; Python control flow on a value; a size JAX cannot follow) the
+        function is traced, or run eagerly, at the elements, as without a spec."""
+        leaves = _leaves(spec)
+        if not leaves or any(type(s) is not TensorSpec or s.dtype == object
+                             or s.shape.rank is None for s in leaves):
+            return
+        args = _as_args(spec)
+        sig = _function(self.call, input_signature=list(args), name=name)
+        stand_ins = _map(lambda s: _to_tensor(np.zeros(
+            [1 if d is None else d for d in s.shape.as_list()], s.dtype.as_numpy_dtype)), args)
+        try:
+            with _extend.outside_recording():
+                trace = sig._lookup(stand_ins, {})[0]
+        except Exception:       # noqa: BLE001  (not traceable so: at the elements)
+            return
+        # Elements not of the spec (a spec eagertape inferred wrongly) fail the
+        # signature with a TypeError: they run eagerly, as an untraceable function.
+        self.compiled, self.trace = sig, trace
+        if trace.relaxed is not None or any(
+                d is None for s in leaves for d in s.shape.as_list()):
+            # (JAX cannot vectorize a trace of symbolic sizes; running the
+            # function's Python again for it would repeat its side effects)
+            self.vectorizable = False
+        else:
+            self.vectorized = _vmapped(trace)
 
     def __call__(self, element, index):
         args = _as_args(_map(_to_tensor, element))
@@ -482,6 +517,28 @@ class _UserFn:
                 return self.vectorized(*_as_args(_map(_to_tensor, stacked)))
             except Exception:
                 return None                   # element by element finds the culprit
+
+
+def _vmapped(trace):
+    """``trace`` (of fixed sizes) over a batch of its arguments, without running its
+    Python again (a Function of it would trace it anew)."""
+    def call(*args):
+        reads = [v.read_value()._value for v in trace.variables]
+        vals = [np.asarray(_to_numpy(a)) for a in jax.tree_util.tree_leaves(
+            args, is_leaf=lambda x: isinstance(x, _TensorLike))]
+        arrays = jax.vmap(lambda *v: trace.run(reads, list(v))[0])(*vals)
+        return trace.outputs([_wrap(a) for a in arrays])
+    return call
+
+
+def _spec_of_trace(trace):
+    """The outputs' spec of a trace (a symbolic size is None), or None where an
+    output is not an array."""
+    outs = trace.specs()
+    if not all(isinstance(x, jax.ShapeDtypeStruct) for x in _leaves(outs)):
+        return None
+    return _map(lambda x: TensorSpec([d if isinstance(d, int) else None for d in x.shape],
+                                     x.dtype), outs)
 
 
 def _traced_spec(fn, spec):
@@ -797,7 +854,7 @@ class Dataset:
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """``map_func`` on every element (a tuple element is unpacked into its
         arguments)."""
-        fn = _UserFn(map_func, "map")
+        fn = _UserFn(map_func, "map", self._static_spec())
         upstream = self._make
 
         def make():
@@ -809,7 +866,7 @@ class Dataset:
 
     def filter(self, predicate, name=None):
         """The elements for which ``predicate`` is True (a scalar bool)."""
-        fn = _UserFn(predicate, "filter")
+        fn = _UserFn(predicate, "filter", self._static_spec())
         upstream = self._make
 
         def make():
@@ -1292,7 +1349,9 @@ class Dataset:
         if up is None:
             return None
         if self._traced is None or self._traced[0] is not up:
-            self._traced = (up, _traced_spec(self._mapped[1], up))
+            fn = self._mapped[1]
+            self._traced = (up, _spec_of_trace(fn.trace) if fn.trace is not None
+                            else _traced_spec(fn, up))
         return self._traced[1]
 
     def __iter__(self):
