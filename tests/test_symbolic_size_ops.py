@@ -5,7 +5,11 @@
    sizes (``tf.shape(x)[0]`` of a static shape, constants) are TF's folded
    constants, so ``tf.tile``, ``tf.reshape``, ``tf.fill`` take them (JAX had staged
    the constant, and a shape argument cannot be a traced value). Both for a
-   static shape and for a None dimension (an input_signature).
+   static shape and for a None dimension (an input_signature). The constant keeps
+   its value beside its traced array (tf/_shape_dims.py), through Cast, ExpandDims,
+   StridedSlice, Pack, Concat, Identity, Range, Fill and arithmetic, and every
+   shape argument (and ``tf.get_static_value``) reads it; a loop carrying it sees
+   the traced value.
 2. ``tf.image.resize`` in a tf.function traced for every size of its None
    dimensions (a SavedModel's signature): the weights are built in the trace from
    the symbolic height and width, for bilinear, nearest, bicubic and area, to a
@@ -50,17 +54,6 @@ _NONE_3D = lambda tf: [tf.TensorSpec([None, None, 2], tf.float32)]  # noqa: E731
 _NONE_2D = lambda tf: [tf.TensorSpec([None, 3], tf.float32)]        # noqa: E731
 
 
-# A gap, strict: a shape made of tf.constant sizes inside a tf.function. JAX stages an
-# array made in a trace, so the constant is a traced value no shape argument takes
-# (TF folds the Const). Making small integer constants concrete in a trace fixed these
-# and broke a converted loop's TensorArray (tests/test_tf_autograph.py's
-# for_tensorarray_dynamic: its structure changed between iterations); the fix belongs
-# where a shape is read (a traced Tensor carrying the constant it was made from).
-_CONSTANT_SIZES_GAP = pytest.mark.xfail(
-    strict=True, reason="gap: tf.constant sizes inside a tf.function are traced values")
-
-
-@_CONSTANT_SIZES_GAP
 @pytest.mark.parametrize("signature", [_STATIC, _NONE_3D], ids=["static", "none"])
 def test_tile_by_concat_of_sizes(signature):
     tf_oracle.require()
@@ -68,11 +61,100 @@ def test_tile_by_concat_of_sizes(signature):
     assert got.raw.shape == (3, 4, 4)
 
 
-@_CONSTANT_SIZES_GAP
 @pytest.mark.parametrize("signature", [_STATIC, _NONE_2D], ids=["static", "none"])
 def test_shape_arguments_from_constants(signature):
     tf_oracle.require()
     tf_oracle.check(_shape_from_constants, signature, tf_raises=False)
+
+
+def _folded_shape_arguments(tf, signature):
+    # TF folds each op building these sizes (tensor_util.constant_value): Cast,
+    # ExpandDims, StridedSlice, Pack, Identity, Range, Size, Rank and arithmetic on
+    # constants; each shape argument below reads one.
+    def body(x):
+        b = tf.shape(x)[0]
+        c = tf.constant([1, 2, 6])
+        img = tf.reshape(x, [1, -1, 3, 1])
+        return (tf.reshape(x, tf.cast(tf.constant([6, 2]), tf.int64)),
+                tf.reshape(x, tf.concat([tf.expand_dims(tf.constant(2), 0), [-1]], 0)),
+                tf.reshape(x, c[1:]),
+                tf.zeros(tf.stack([c[2] - 1, b])),
+                tf.ones(tf.identity(tf.constant([2, 3])), tf.int32),
+                tf.reshape(x, tf.range(tf.constant(3), 5)),
+                tf.reshape(x, tf.constant([1, 3]) * 2),
+                tf.fill([tf.constant(12) // 4, tf.constant(1) + 1], 1.5),
+                tf.broadcast_to(x[:1], tf.constant([2, 3])),
+                tf.slice(x, tf.constant([1, 0]), tf.constant([2, -1])),
+                tf.image.resize(img, tf.constant([2, 2]), method="nearest"),
+                tf.shape(tf.random.uniform(tf.constant([2, 5]))),
+                tf.transpose(x, tf.constant([1, 0])),
+                x[:tf.constant(2), tf.constant(1):])
+    f = tf.function(body, input_signature=signature(tf))
+    return f(tf.reshape(tf.range(12.0), (4, 3)))
+
+
+def _sizes_of_a_static_shape(tf):
+    # Size and Rank of a static shape fold too.
+    @tf.function
+    def f(x):
+        return tf.reshape(x, tf.stack([tf.size(x) // tf.constant(4), tf.rank(x) + 2]))
+    return f(tf.reshape(tf.range(12.0), (4, 3)))
+
+
+def _static_values(tf):
+    # What tf.get_static_value sees in the trace where TF folds (its constant_value:
+    # Const, Shape, Concat, Pack, Cast, Range, Identity, Fill), and None for the
+    # function's input. (TF folds no arithmetic there; eagertape's static shapes
+    # know more: tf.shape(x)[0] is a constant.)
+    seen = []
+
+    def body(x):
+        for t in (tf.constant([1, 2]), tf.concat([tf.shape(x), tf.constant([2])], 0),
+                  tf.stack([tf.constant(4), 5]), tf.cast(tf.constant([7]), tf.int64),
+                  tf.range(tf.constant(3)), tf.identity(tf.constant(2)), tf.fill([2], 3), x):
+            v = tf.get_static_value(t)
+            seen.append(None if v is None else np.asarray(v))
+        return x
+    tf.function(body)(tf.zeros((4, 3)))
+    return seen
+
+
+@pytest.mark.parametrize("signature", [_STATIC, _NONE_2D], ids=["static", "none"])
+def test_folded_shape_arguments(signature):
+    tf_oracle.require()
+    tf_oracle.check(_folded_shape_arguments, signature, tf_raises=False)
+
+
+def test_sizes_of_a_static_shape():
+    tf_oracle.require()
+    tf_oracle.check(_sizes_of_a_static_shape, tf_raises=False)
+
+
+def test_static_values_in_a_trace():
+    tf_oracle.require()
+    tf_oracle.check(_static_values, tf_raises=False)
+
+
+def test_a_folded_constant_stays_traced_in_a_loop():
+    # The folded value is beside the traced one, not instead of it: a loop carries a
+    # counter made by tf.constant, and a converted loop over tf.range of a constant
+    # writes a dynamic TensorArray at its known indices (making small constants
+    # concrete in a trace had broken such a loop).
+    def prog(tf):
+        @tf.function
+        def f(x):
+            i = tf.constant(0)
+            ta = tf.TensorArray(tf.float32, size=3, element_shape=())
+            while i < tf.constant(3):
+                ta = ta.write(i, x * tf.cast(i, tf.float32))
+                i += 1
+            grow = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            for k in tf.range(tf.constant(3)):
+                grow = grow.write(k, x + tf.cast(k, tf.float32))
+            return ta.stack(), i, grow.stack()
+        return f(tf.constant(2.0))
+    tf_oracle.require()
+    tf_oracle.check(prog, tf_raises=False)
 
 
 def _resize_any_size(tf, method, size):

@@ -56,10 +56,23 @@ def init_scope():
 
 
 def get_static_value(tensor, partial=False):
-    """The value as a NumPy array, or None while a tf.function traces it."""
+    """The value as a NumPy array; inside a tf.function, the value it was built from
+    constants (TF's constant folding: ``tf.constant``, ``tf.shape`` of a static
+    shape, ``tf.concat``/``tf.stack``/``tf.cast`` of them), else None. Arithmetic
+    on such values is known too, where TF's folding gives None (eagertape's static
+    shapes: ``tf.shape(x)[0] * 2`` is a constant).
+
+    >>> import eagertape.tf as tf
+    >>> @tf.function
+    ... def f(x):
+    ...     print(tf.get_static_value(tf.concat([tf.shape(x), tf.constant([3])], 0)),
+    ...           tf.get_static_value(x))
+    >>> f(tf.zeros(2))
+    [2 3] None
+    """
     if isinstance(tensor, _TensorLike):
-        v = tensor._value
-        return None if isinstance(v, jax.core.Tracer) else np.asarray(v)
+        from ._util import constant_value
+        return constant_value(tensor)
     return np.asarray(tensor)
 
 

@@ -20,6 +20,15 @@ and ``arange`` take where JAX allows it (a slice of a static axis to a symbolic 
 has JAX's size ``min(n, size)``, which JAX cannot broadcast with ``size``; TF's
 None meets any size: tf/_keras.py retries Keras's output spec with sizes there).
 Any other use sees the traced value, as any tensor computed in a trace.
+
+A constant made in a trace is folded as TF folds its Const: JAX stages
+``tf.constant([1, 1])`` there (a traced value, which no shape argument takes), so
+``tf.constant`` of a small integer scalar or vector gives a Dims whose sizes are that
+constant's ints beside its traced value (the value itself stays traced, so a loop or
+a TensorArray carrying it sees no change). The ops above keep such sizes as they
+keep symbolic ones, and what takes a shape reads them (``_util.constant_value``, TF's
+``tensor_util.constant_value``): ``tf.tile(m, tf.concat([[b], tf.constant([1, 1])], 0))``
+and ``tf.reshape(x, tf.constant([-1, 2]))`` build.
 """
 import functools
 
@@ -29,7 +38,11 @@ import numpy as np
 
 from ..extend import Tensor, TensorLike as _TensorLike, as_dtype, constant, convert_to_tensor, wrap
 
-__all__ = ["Dims", "dims_of", "is_symbolic", "shape_tensor", "install"]
+__all__ = ["Dims", "dims_of", "folded_value", "is_symbolic", "shape_tensor", "install"]
+
+# The most items a folded constant keeps (sizes and shape vectors are small; a
+# constant beyond it is only its traced value).
+_FOLD_SIZE = 64
 
 
 def is_symbolic(d):
@@ -40,7 +53,8 @@ def is_symbolic(d):
 
 class Dims(Tensor):
     """A Tensor of sizes (``tf.shape``'s answer) some of which JAX knows only
-    symbolically: ``_dims`` holds them (a tuple for a vector, one for a scalar).
+    symbolically, or all known where its traced value was built from constants
+    (folded): ``_dims`` holds them (a tuple for a vector, one for a scalar).
 
     >>> import jax
     >>> import eagertape.tf as tf
@@ -70,7 +84,7 @@ class Dims(Tensor):
         if isinstance(self._dims, tuple) and isinstance(idx, (int, np.integer, slice)) and (
                 not isinstance(idx, slice) or all(b is None or isinstance(b, int)
                                                   for b in (idx.start, idx.stop, idx.step))):
-            return _sized(self._dims[idx], out)
+            return _sized(self._dims[idx], out, _folded(self))
         return out
 
     def __iter__(self):
@@ -92,7 +106,8 @@ def _arith(name, op):
             dims = np.asarray(op(a, b) if not name.startswith("__r") else op(b, a), object)
         except Exception:       # a symbolic operation JAX cannot do: the traced value
             return out
-        return _sized(tuple(dims.tolist()) if dims.ndim else dims.item(), out)
+        return _sized(tuple(dims.tolist()) if dims.ndim else dims.item(), out,
+                      _folded(self) or _folded(other))
     method.__name__ = name
     return method
 
@@ -104,10 +119,17 @@ for _name, _op in [("__add__", np.add), ("__radd__", np.add), ("__sub__", np.sub
     setattr(Dims, _name, _arith(_name, _op))
 
 
-def _sized(dims, value):
+def _sized(dims, value, folded=False):
     """``value`` (a traced Tensor of sizes ``dims``) as a Dims, or a constant where
-    every size is known."""
+    every size is known; still a Dims with its traced value where it was built from
+    a folded constant (``folded``): the trace keeps what it staged."""
     flat = dims if isinstance(dims, tuple) else (dims,)
+    v = value._value if isinstance(value, _TensorLike) else value
+    if folded and isinstance(v, jax.core.Tracer) and len(flat) <= _FOLD_SIZE:
+        t = object.__new__(Dims)
+        t._v = v
+        t._dims = dims
+        return t
     if not any(is_symbolic(d) for d in flat):
         with jax.ensure_compile_time_eval():
             return constant(np.array(dims if isinstance(dims, tuple) else dims,
@@ -121,6 +143,47 @@ def _sized(dims, value):
 def shape_tensor(dims, dtype):
     """``tf.shape``'s Tensor of ``dims`` (some symbolic) in ``dtype``."""
     return _sized(tuple(dims), jnp.asarray(tuple(dims), dtype))
+
+
+def _folded(x):
+    """Whether ``x`` is a Dims of known sizes beside a traced value (a folded constant)."""
+    if not isinstance(x, Dims):
+        return False
+    flat = x._dims if isinstance(x._dims, tuple) else (x._dims,)
+    return not any(is_symbolic(d) for d in flat)
+
+
+def folded_value(x):
+    """The constant a traced Tensor was built from (a NumPy array), else None
+    (``_util.constant_value`` asks here for a traced value)."""
+    if not _folded(x):
+        return None
+    return np.asarray(x._dims, dtype=np.dtype(x._v.dtype))
+
+
+def _folding(fn):
+    # tf.constant (and tf.convert_to_tensor of a Python or NumPy value) in a trace:
+    # TF's Const, whose value every shape argument reads.
+    @functools.wraps(fn)
+    def folding(value, *args, **kwargs):
+        out = fn(value, *args, **kwargs)
+        v = out._v if type(out) is Tensor else None
+        if not isinstance(v, jax.core.Tracer) or isinstance(value, _TensorLike) \
+                or v.ndim > 1 or v.size > _FOLD_SIZE or not np.issubdtype(v.dtype, np.integer):
+            return out
+        if isinstance(value, (list, tuple)) and any(isinstance(e, _TensorLike) for e in value):
+            # A list of sizes (TF's Pack): folded where each is, symbolic where one is.
+            d = dims_of(value)
+            if d is None or not isinstance(d, tuple) or len(d) != v.size or v.ndim != 1:
+                return out
+            return _sized(d, out, True)
+        with jax.ensure_compile_time_eval():
+            known = fn(value, *args, **kwargs)._value
+        if isinstance(known, jax.core.Tracer):
+            return out
+        a = np.asarray(known)
+        return _sized(tuple(a.tolist()) if a.ndim else a.item(), out, True)
+    return folding
 
 
 def dims_of(x):
@@ -169,7 +232,7 @@ def _expand_dims(fn):
     def expand_dims(input, axis, name=None):
         out = fn(input, axis, name=name)
         if isinstance(input, Dims) and not isinstance(input._dims, tuple):
-            return _sized((input._dims,), out)
+            return _sized((input._dims,), out, _folded(input))
         return out
     return expand_dims
 
@@ -209,7 +272,7 @@ def _joined(fn, stacking):
         if any(p is None or isinstance(p, tuple) == stacking for p in parts):
             return out
         dims = tuple(parts) if stacking else tuple(d for p in parts for d in p)
-        return _sized(dims, out)
+        return _sized(dims, out, any(_folded(v) for v in values))
     return joined
 
 
@@ -218,9 +281,17 @@ def _cast(fn):
     def cast(x, dtype, name=None):
         out = fn(x, dtype, name=name)
         if isinstance(x, Dims) and out is not x and np.issubdtype(out.dtype, np.integer):
-            return _sized(x._dims, out)
+            return _sized(x._dims, out, _folded(x))
         return out
     return cast
+
+
+def _identity(fn):
+    @functools.wraps(fn)
+    def identity(input, name=None):
+        out = fn(input, name=name)
+        return _sized(input._dims, out, True) if _folded(input) else out
+    return identity
 
 
 def _range(fn):
@@ -233,6 +304,10 @@ def _range(fn):
         bounds = [dims_of(v) for v in (start, limit, delta)]
         if any(b is None or isinstance(b, tuple) for b in bounds):
             return fn(start, limit, delta, dtype=dtype, name=name)   # its error
+        if not any(is_symbolic(b) for b in bounds):     # folded constants: read as such
+            out = fn(start, limit, delta, dtype=dtype, name=name)
+            known = np.arange(*bounds)
+            return _sized(tuple(known.tolist()), out, True) if known.size <= _FOLD_SIZE else out
         if dtype is None:       # the sizes' integer dtype (TF's: the widest given)
             dtype = max((np.dtype(v.dtype) for v in (start, limit, delta) if isinstance(v, Dims)),
                         key=lambda d: d.itemsize)
@@ -247,7 +322,17 @@ def _filled(fn, fill):
     def filled(shape, *args, **kwargs):
         dims = symbolic_dims(shape)
         if dims is None:
-            return fn(shape, *args, **kwargs)
+            out = fn(shape, *args, **kwargs)
+            if fill is None and type(out) is Tensor and isinstance(out._v, jax.core.Tracer):
+                # tf.fill of known sizes and a constant: TF's Fill folds (a size vector).
+                from ._util import constant_value
+                value = args[0] if args else kwargs["value"]
+                v = constant_value(value)
+                if v is not None and out.ndim <= 1 and out.size <= _FOLD_SIZE \
+                        and np.issubdtype(out.dtype, np.integer):
+                    known = np.full(out.shape, v, out.dtype)
+                    return _sized(tuple(known.tolist()) if known.ndim else known.item(), out, True)
+            return out
         if fill is None:                       # tf.fill(dims, value)
             value = args[0] if args else kwargs["value"]
             v = convert_to_tensor(value)._value        # TF's dtype of a Python value
@@ -262,12 +347,18 @@ def install(tf_module):
     name they are bound to, as ``_ragged.install`` does)."""
     from . import _util
     _util.SYMBOLIC_DIMS = symbolic_dims
+    _util.FOLDED_VALUE = folded_value
     done = {}
     for name, make in [("expand_dims", _expand_dims), ("range", _range), ("cast", _cast),
-                       ("concat", lambda f: _joined(f, False)),
+                       ("identity", _identity), ("concat", lambda f: _joined(f, False)),
                        ("stack", lambda f: _joined(f, True)),
                        ("zeros", lambda f: _filled(f, 0)), ("ones", lambda f: _filled(f, 1)),
                        ("fill", lambda f: _filled(f, None))]:
         fn = getattr(tf_module, name)
         done[id(fn)] = make(fn)
     _util.rebind(done, skip=("eagertape.tf._shape_dims",))
+    # The facade's names only (tf.range of known bounds, in tf/__init__.py, makes its
+    # constant through them: TF folds Range too); the facade's other modules make
+    # their constants with the core's, which stay plain.
+    for name in ("constant", "convert_to_tensor"):
+        setattr(tf_module, name, _folding(getattr(tf_module, name)))

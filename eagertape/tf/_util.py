@@ -181,11 +181,36 @@ def float_attr(value, argname):
     return float(np.float32(value))
 
 
-def concrete(x, what=None):
-    """``x``'s value as a NumPy array; None while ``eagertape.function`` traces it
-    (or, with ``what``, a clear error: that argument must be known when tracing)."""
+# The value a traced Tensor was built from constants, else None (set by
+# tf/_shape_dims.py's install: tf.constant made in a trace, and sizes built from it).
+FOLDED_VALUE = lambda x: None  # noqa: E731
+
+
+def constant_value(x):
+    """``x``'s value as a NumPy array where it is known while a tf.function traces:
+    a concrete value, or the constant a traced Tensor was built from (TF's
+    ``tensor_util.constant_value``: ``tf.constant([1, 2])`` made in the trace and
+    ``tf.concat``/``tf.stack``/arithmetic of such sizes); else None.
+
+    >>> import eagertape.tf as tf
+    >>> @tf.function
+    ... def f(x):
+    ...     return tf.reshape(x, tf.constant([-1, 2]))   # the shape is read here
+    >>> f(tf.zeros(4)).shape
+    TensorShape([2, 2])
+    """
     v = x._value if isinstance(x, _TensorLike) else x
     if isinstance(v, jax.core.Tracer):
+        return FOLDED_VALUE(x)
+    return np.asarray(v)
+
+
+def concrete(x, what=None):
+    """``x``'s value as a NumPy array (``constant_value``); None while
+    ``eagertape.function`` traces it (or, with ``what``, a clear error: that
+    argument must be known when tracing)."""
+    v = constant_value(x)
+    if v is None:
         if what is None:
             return None
         raise TypeError(
