@@ -2,7 +2,7 @@
 # source: keras-team/keras-io examples/audio/transformer_asr.py
 # commit: 0c4052b8db5464104c21ce6f43b47bf9a3af47b1
 # families: strings, io, audio
-# expected: gap: fit's first train_step: Keras's symbolic build fails (call reads inputs[0] of the dict batch, TF's trainer does not build symbolically), and eagertape's fallback (tf/_keras.py _make_symbolic_build) builds the optimizer with the variables made so far; the step then creates the rest and apply_gradients raises ValueError "Unknown variable" (TF builds the optimizer at the first apply_gradients). then tf.tile's multiples from tf.concat of tf.shape sizes and a tf.constant inside the step (TransformerDecoder.causal_attention_mask: tf.constant sizes in a trace are traced values, tests/test_symbolic_size_ops.py's strict xfail); every value before fit is TF's
+# expected: gap: fit's first train_step: Keras's symbolic build fails (Transformer.call reads inputs[0] of the dict batch: KeyError '0'; TF's trainer does not build symbolically), and eagertape's fallback (tf/_keras.py _make_symbolic_build) builds the optimizer with the variables made so far; the step's trace then creates the rest (speech_feature_embedding's conv1d kernel first) and optimizer.apply_gradients raises ValueError "Unknown variable" (TF builds the optimizer at the first apply_gradients); every value before fit is TF's
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
