@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/audio/simple_audio.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, io, audio, saved_model
-# expected: gap: cell 11's tf.io.gfile.listdir(data_dir) gives the command folders sorted (eagertape/tf/_gfile.py sorts), where TF gives the directory's own order (os.listdir's: TF printed ['right' 'stop' 'go' 'up' 'yes' 'down' ...]); every other value is TF's (checked in eager mode: the label names follow audio_dataset_from_directory, which sorts, and cell 65's SavedModel of TensorSpec([None, 4000]) returning the class names' text round-trips)
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
@@ -11,7 +10,9 @@
 #   tf.random.normal/uniform/truncated_normal/shuffle and Keras's random initializers draw from NumPy;
 # - data: the mini Speech Commands download is 64 generated WAV files (8 a command, tones and noise, <= 4000 samples)
 # - sizes: batch 64 is 10; 16000 samples are 4000 (output_sequence_length, desired_samples, the signature); Conv2D 32/64 and Dense 128 are 4/8/16; EPOCHS 10 is 2
-# - determinism: audio_dataset_from_directory does not shuffle, nor does the training pipeline (TF's shuffle order is TF's generator's); Dropouts are 0.0
+# - determinism: cell 11's tf.io.gfile.listdir is sorted (TF lists a folder in the file system's order,
+#   which is the machine's: TF's stored run and CI's would differ);
+#   audio_dataset_from_directory does not shuffle, nor does the training pipeline (TF's shuffle order is TF's generator's); Dropouts are 0.0
 #
 
 # [cell 1]
@@ -72,7 +73,7 @@ if not data_dir.exists():
   _speech_commands_like(DATASET_PATH)
 
 # [cell 11]
-commands = np.array(tf.io.gfile.listdir(str(data_dir)))
+commands = np.array(sorted(tf.io.gfile.listdir(str(data_dir))))
 commands = commands[(commands != 'README.md') & (commands != '.DS_Store')]
 print('Commands:', commands)
 
