@@ -372,12 +372,12 @@ def check(paths, tensorflow="auto"):
     >>> path = os.path.join(folder, "prog.py")
     >>> with open(path, "w") as f:
     ...     _ = f.write("import tensorflow as tf\\nx = tf.reduce_sum([1.0])\\n"
-    ...                 "converter = tf.lite.TFLiteConverter\\n")
+    ...                 "converter = tf.tpu.XLAOptions\\n")
     >>> result = check([path], tensorflow="none")
     >>> result["summary"]["names"], result["summary"]["resolved"], result["summary"]["left_out"]
     (2, 1, 1)
-    >>> result["names"]["tf.lite.TFLiteConverter"]["reason"][:40]
-    'TensorFlow Lite converts TF graphs, and '
+    >>> result["names"]["tf.tpu.XLAOptions"]["reason"][:40]
+    "TF's TPU runtime API; JAX runs on TPUs i"
     """
     if tensorflow not in ("auto", "none"):
         raise ValueError(f"argument `tensorflow`: {tensorflow!r}; give 'auto' (ask an "
@@ -519,13 +519,13 @@ def report(result, out=print, docs=None):
     >>> from eagertape.port_check import check, report
     >>> folder = tempfile.mkdtemp()
     >>> with open(os.path.join(folder, "prog.py"), "w") as f:
-    ...     _ = f.write("import tensorflow as tf\\nconverter = tf.lite.TFLiteConverter\\n")
+    ...     _ = f.write("import tensorflow as tf\\nconverter = tf.tpu.XLAOptions\\n")
     >>> report(check([folder], tensorflow="none"))      # doctest: +ELLIPSIS
     1 file, 1 names: 0 resolved, 1 left out, 0 missing, 0 unknown
     <BLANKLINE>
     left out of eagertape (1):
-      tf.lite.TFLiteConverter: .../prog.py: 2
-        why: TensorFlow Lite converts TF graphs, ...
+      tf.tpu.XLAOptions: .../prog.py: 2
+        why: TF's TPU runtime API; JAX runs on TPUs itself: ...
     <BLANKLINE>
     per file:
       .../prog.py: 1 names, 0 resolved, 1 left out
@@ -546,7 +546,7 @@ def report(result, out=print, docs=None):
             title += f" (TensorFlow {result['tensorflow']} has them)"
         out(f"{title} ({len(rows)}):")
         if status == "left_out":
-            # The facade gives one reason for a family (tf.lite.*): said once.
+            # The facade gives one reason for a family (tf.tpu.*): said once.
             by_reason = {}
             for chain, e in rows.items():
                 by_reason.setdefault(e["reason"], []).append(chain)

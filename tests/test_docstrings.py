@@ -50,6 +50,8 @@ NEEDS = {
     "eagertape.tf.saved_model._Signature.structured_input_signature": (
         "tensorflow", "it writes a SavedModel, with TensorFlow: pip install "
         "'eagertape[saved_model]'"),
+    "eagertape.tf.lite.TFLiteConverter": ("tensorflow", "it converts with TensorFlow's "
+                                          "converter: pip install 'eagertape[saved_model]'"),
     # Keras's StringLookup runs TF's kernels on the strings (Keras says so without TF).
     "eagertape.tf._traced_text.on_host": ("tensorflow", "Keras's text layers need "
                                           "TensorFlow installed"),
@@ -73,6 +75,7 @@ MARKS: dict = {
     # (it starts a TensorFlow interpreter, which writes the SavedModel)
     "eagertape.tf.saved_model.save": [pytest.mark.subprocess],
     "eagertape.tf.saved_model._Signature.structured_input_signature": [pytest.mark.subprocess],
+    "eagertape.tf.lite.TFLiteConverter": [pytest.mark.subprocess],
 }
 
 

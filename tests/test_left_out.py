@@ -1,4 +1,4 @@
-"""TF's top-level namespaces that ``eagertape.tf`` leaves out (tf.lite, tf.tpu, ...):
+"""TF's top-level namespaces that ``eagertape.tf`` leaves out (tf.tpu, tf.xla, ...):
 each raises an AttributeError giving its own reason and what to use instead, not the
 hint meant for an op not written yet."""
 import pytest
@@ -16,7 +16,6 @@ GENERIC = ("is not supported by eagertape's TensorFlow facade yet; use the recor
 # something vague, or swapped with another's, fails.
 WANT = {
     "estimator": ["removed", "tf.keras", "GradientTape"],
-    "lite": ["jax.export", "jax2tf"],
     "tpu": ["jax[tpu]"],
     "feature_column": ["deprecated", "tf.keras.layers.Normalization"],
     "queue": ["tf.data.Dataset"],

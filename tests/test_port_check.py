@@ -37,7 +37,7 @@ y = tf.reduce_summ([1.0])
 for g in tf.config.list_physical_devices("GPU"):
     tf.config.experimental.set_memory_growth(g, True)
 ph = tf1.placeholder(tf.float32)
-tf.lite.TFLiteConverter("a", 1.0, step=0)
+tf.tpu.XLAOptions("a", 1.0, step=0)
 z = keras.layers.Foo(3)
 
 
@@ -130,9 +130,9 @@ def test_alias_forms_left_out_and_attention(prog):
                   "tf.random.normal", "tf.config.experimental.set_memory_growth"):
         assert names[chain]["status"] == "resolved", chain
     with pytest.raises(AttributeError) as e:
-        etf.lite.TFLiteConverter       # noqa: B018
-    assert names["tf.lite.TFLiteConverter"]["status"] == "left_out"
-    assert names["tf.lite.TFLiteConverter"]["reason"] == str(e.value).split("facade: ", 1)[1]
+        etf.tpu.XLAOptions       # noqa: B018
+    assert names["tf.tpu.XLAOptions"]["status"] == "left_out"
+    assert names["tf.tpu.XLAOptions"]["reason"] == str(e.value).split("facade: ", 1)[1]
     assert names["tf.compat.v1.placeholder"]["status"] == "left_out"
     assert names["tf.compat.v1.placeholder"]["reason"].startswith("TF 1's graph inputs")
     # without TensorFlow asked, a name eagertape lacks stays missing, and says so
@@ -197,7 +197,7 @@ def test_notebook_and_json_shape(tmp_path):
         {"cell_type": "markdown", "source": ["tf.summary is not code here"]},
         {"cell_type": "code", "source": ["%matplotlib inline\n", "import tensorflow as tf\n"]},
         {"cell_type": "code",
-         "source": "x = tf.ones([2])\n!ls\nw = tf.lite.TFLiteConverter('w', x, step=0)\n"},
+         "source": "x = tf.ones([2])\n!ls\nw = tf.tpu.XLAOptions('w', x, step=0)\n"},
         {"cell_type": "code", "source": "%%writefile a.csv\n1,,2\n"},
         {"cell_type": "code", "source": " for x in tf.range(3):\n   print(x)\n"}],
         "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
@@ -211,8 +211,8 @@ def test_notebook_and_json_shape(tmp_path):
     assert result["names"]["tf.ones"] == {
         "status": "resolved", "reason": None, "differences": [],
         "where": [{"file": nbpath, "line": 1, "cell": 2}]}
-    assert result["names"]["tf.lite.TFLiteConverter"]["status"] == "left_out"
-    assert result["names"]["tf.lite.TFLiteConverter"]["where"] == [{"file": nbpath, "line": 3,
+    assert result["names"]["tf.tpu.XLAOptions"]["status"] == "left_out"
+    assert result["names"]["tf.tpu.XLAOptions"]["where"] == [{"file": nbpath, "line": 3,
                                                              "cell": 2}]
     # a cell magic is not read; a cell that does not parse is listed, and the others read
     skipped = result["files"][nbpath].pop("cells_skipped")
@@ -301,14 +301,14 @@ def test_the_command_line(tmp_path, capsys):
     # then main in-process for the human report and the other exit statuses.
     prog = tmp_path / "prog.py"
     prog.write_text("import tensorflow as tf\nx = tf.reduce_sum([1.0])\n"
-                    "tf.lite.TFLiteConverter('x', x, step=0)\n")
+                    "tf.tpu.XLAOptions('x', x, step=0)\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, "-m", "eagertape", "port-check", "--json", str(prog)],
                        capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     result = json.loads(r.stdout)
     assert result["summary"]["names"] == 2 and result["summary"]["left_out"] == 1
-    assert result["names"]["tf.lite.TFLiteConverter"]["where"] == [{"file": str(prog), "line": 3}]
+    assert result["names"]["tf.tpu.XLAOptions"]["where"] == [{"file": str(prog), "line": 3}]
     ok = tmp_path / "ok.py"
     ok.write_text("import tensorflow as tf\nprint(tf.reduce_sum([1.0]))\n")
     capsys.readouterr()

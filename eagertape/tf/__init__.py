@@ -37,6 +37,7 @@ from ..extend import Tensor, TensorShape, as_dtype as _as_dtype, TensorLike as _
 from ..extend import Variable  # noqa: F401
 from . import data, errors, image, linalg, math, nn, random, signal, train  # noqa: F401
 from . import saved_model  # noqa: F401
+from . import lite  # noqa: F401  (TF's converter in a TF process, LiteRT's interpreter)
 from . import audio, io  # noqa: F401,A004
 from . import summary  # noqa: F401  (TensorBoard's event files, written without TF)
 from . import profiler  # noqa: F401  (TF's profiler API over jax.profiler)

@@ -4,9 +4,9 @@ reason: why it has no place on JAX (or not yet), and what to use instead.
 (``tf.io``, ``tf.audio``, ``tf.ragged``, ``tf.summary`` and ``tf.distribute`` are in now, and
 ``tf.compat``: its helpers, ``tf.compat.v2`` (the facade) and the names of
 ``tf.compat.v1`` that run eagerly as TF 2's; TF 1's graph-mode API in it is left out
-name by name, each with TF 2's way: eagertape/tf/compat.py.) ``tf.lite`` and its like would otherwise get the hint meant for a single op not
+name by name, each with TF 2's way: eagertape/tf/compat.py.) ``tf.tpu`` and its like would otherwise get the hint meant for a single op not
 written yet (use ``eagertape.numpy``), which sends a user to the wrong place: nobody
-writes TFLite files or shards a model with ``jax.numpy``. The facade's module
+runs a TPU or shards a model with ``jax.numpy``. The facade's module
 ``__getattr__`` adds ``NAMESPACES`` to its table of left-out names, so each raises
 ``AttributeError("tf.<name> is left out of eagertape's TensorFlow facade: <reason>")``.
 """
@@ -18,10 +18,6 @@ NAMESPACES = {
     "estimator": (
         "it was removed from TensorFlow itself (2.16); write the model with "
         "tf.keras (compile and fit) or a tf.GradientTape training loop"),
-    "lite": (
-        "TensorFlow Lite converts TF graphs, and eagertape makes none (tf.function "
-        "compiles to XLA). Serialize a function with jax.export (StableHLO); for a .tflite "
-        "file, convert the JAX function with jax.experimental.jax2tf under TensorFlow"),
     "tpu": (
         "TF's TPU runtime API; JAX runs on TPUs itself: install jax[tpu] and eagertape's "
         "ops run there (jax.devices() lists the cores)"),

@@ -777,6 +777,7 @@ def _export_traced(function, args, kwargs, structs):
     run, reads, writes, outputs = _extend.pure_trace(function, args, kwargs)
     table = (base, [_text_bytes(b) for b in CODEC._consts[base:]])
     var_specs = [jax.ShapeDtypeStruct(np.shape(v._value), v._value.dtype) for v in reads]
+    run, reads, writes, var_specs = _idle_state_dropped(run, reads, writes, var_specs, structs)
     platforms = _platforms()
     for ps in (platforms, platforms[:1]):
         try:
@@ -786,6 +787,73 @@ def _export_traced(function, args, kwargs, structs):
             if len(ps) == 1:
                 raise
     return exported, reads, writes, outputs, table
+
+
+def _idle_state_dropped(run, reads, writes, var_specs, structs):
+    """``run`` without the Variables it writes back unchanged, and then reads for
+    nothing. A Keras layer called on JAX gives back every state it holds: a
+    Dropout's seed generator in inference is read and written as it was, which TF's
+    Keras graph never touches; TFLite's converter refuses that uint32 Variable."""
+    if not writes:
+        return run, reads, writes, var_specs
+    try:
+        closed = jax.make_jaxpr(run)(var_specs, structs)
+    except Exception:       # noqa: BLE001  (the export that follows says why)
+        return run, reads, writes, var_specs
+    jaxpr, n_new = closed.jaxpr, len(writes)
+    n_out = len(jaxpr.outvars) - n_new
+    same = _forwarded(jaxpr)[n_out:]
+    keep_w = [j for j, w in enumerate(writes)
+              if same[j] is None or same[j] >= len(reads) or reads[same[j]] is not w]
+    if len(keep_w) == n_new:
+        return run, reads, writes, var_specs
+    used = _used_inputs(jaxpr, [True] * n_out + [j in keep_w for j in range(n_new)])
+    keep_r = [i for i in range(len(reads)) if used[i]]
+
+    def pruned(var_values, arg_values):
+        full = list(var_specs)          # (a read dropped is never used: any value)
+        for i, v in zip(keep_r, var_values):
+            full[i] = v
+        full = [jax.numpy.zeros(x.shape, x.dtype) if isinstance(x, jax.ShapeDtypeStruct)
+                else x for x in full]
+        arrays, new = run(full, arg_values)
+        return arrays, [new[j] for j in keep_w]
+    return (pruned, [reads[i] for i in keep_r], [writes[j] for j in keep_w],
+            [var_specs[i] for i in keep_r])
+
+
+def _inner(eqn):
+    inner = eqn.params.get("jaxpr")
+    return getattr(inner, "jaxpr", inner) if eqn.primitive.name in ("jit", "pjit") else None
+
+
+def _forwarded(jaxpr):
+    """For each output of ``jaxpr``, the index of the input it is (through nested
+    jit calls), else None."""
+    alias = {v: i for i, v in enumerate(jaxpr.invars)}
+    for eqn in jaxpr.eqns:
+        inner = _inner(eqn)
+        if inner is None:
+            continue
+        for out, k in zip(eqn.outvars, _forwarded(inner)):
+            if k is not None and not hasattr(eqn.invars[k], "val") and eqn.invars[k] in alias:
+                alias[out] = alias[eqn.invars[k]]
+    return [None if hasattr(v, "val") else alias.get(v) for v in jaxpr.outvars]
+
+
+def _used_inputs(jaxpr, used_outputs):
+    """Which inputs of ``jaxpr`` the outputs marked used need (an op with effects
+    keeps its inputs)."""
+    live = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and not hasattr(v, "val")}
+    for eqn in reversed(jaxpr.eqns):
+        wanted = [o in live for o in eqn.outvars]
+        inner = _inner(eqn)
+        if inner is not None and not eqn.effects:
+            needs = _used_inputs(inner, wanted)
+        else:
+            needs = [any(wanted) or bool(eqn.effects)] * len(eqn.invars)
+        live.update(v for v, n in zip(eqn.invars, needs) if n and not hasattr(v, "val"))
+    return [v in live for v in jaxpr.invars]
 
 
 def _text_bytes(x):
