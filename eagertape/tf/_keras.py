@@ -1617,6 +1617,11 @@ def _make_symbolic_build(symbolic_build):
         if data_batch is None and first is not None:
             iterator, data_batch = None, first
             adapter._eagertape_first_batch = None
+        # Its KerasTensors are temporaries TF's trainer never makes: the names Keras
+        # numbers after them (keras_tensor_N, a later model's input name, which a
+        # TFLite signature's runner takes as its argument) stay TF's.
+        uids = _private("global_state").get_global_attribute("object_name_uids")
+        made = None if uids is None else uids.get("keras_tensor")
         try:
             return symbolic_build(self, iterator=iterator, data_batch=data_batch)
         except Exception:
@@ -1625,6 +1630,13 @@ def _make_symbolic_build(symbolic_build):
                     self.optimizer.build(self.trainable_variables)
                 return None
             raise
+        finally:
+            uids = _private("global_state").get_global_attribute("object_name_uids")
+            if uids is not None:
+                if made is None:
+                    uids.pop("keras_tensor", None)
+                else:
+                    uids["keras_tensor"] = made
     return _symbolic_build
 
 
