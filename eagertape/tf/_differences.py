@@ -51,6 +51,9 @@ DIFFERENCES = (
     (("tf.saved_model.load",),
      "saved-model-load", "loads the SavedModels eagertape wrote; one TensorFlow wrote "
      "holds TF graphs, which eagertape cannot run"),
+    (("tf.lite.*", "tf.compat.v1.lite.*"),
+     "tflite", "converted by TensorFlow's own converter (TensorFlow must be installed) "
+     "from a jax2tf SavedModel: TF's values, but other ops and tensor indices in the file"),
     (("tf.image.non_max_suppression*", "tf.image.combined_non_max_suppression"),
      "nms", "runs on concrete values only, not inside a traced tf.function"),
     (("tf.debugging.assert_*", "tf.assert_*", "tf.debugging.Assert", "tf.Assert"),

@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/tutorials/images/classification.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: io
-# expected: gap: tf.lite is left out of the facade (eagertape makes no TF graphs for TFLite to convert; its AttributeError names jax.export and jax2tf): cell 76's tf.lite.TFLiteConverter.from_keras_model raises AttributeError, where TF converts the model and cells 79-88 run its interpreter; every value before it (both fits' histories, cell 73's prediction) is TF's, in both modes
+# expected: kept: a converted .tflite file's tensor indices are not TF's (docs/differences.md, tflite): cell 83's get_output_details() gives output_0's index 84 (TF 25; jax2tf's lowering has more tensors, the shape arithmetic of the None batch size); its signature list, input details (keras_tensor_15, index 0), cell 85's lite prediction and cell 88's difference from the Keras model are TF's, as is every value before, in both modes
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
