@@ -445,7 +445,7 @@ class _UserFn:
         function is traced, or run eagerly, at the elements, as without a spec."""
         leaves = _leaves(spec)
         if not leaves or any(type(s) is not TensorSpec or s.dtype == object
-                             or s.shape.rank is None for s in leaves):
+                             or s.shape is None or s.shape.rank is None for s in leaves):
             return
         args = _as_args(spec)
         sig = _function(self.call, input_signature=list(args), name=name)
