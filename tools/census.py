@@ -444,7 +444,7 @@ def header(name):
 
 
 # Libraries some programs import, as their sources do, that the tests do not install.
-OPTIONAL_LIBRARIES = ("pandas",)
+OPTIONAL_LIBRARIES = ("pandas", "sklearn")
 
 
 def missing_libraries(name):
