@@ -109,3 +109,33 @@ def test_get_next_as_optional_in_a_tf_function_takes_each_call_the_next_element(
     assert not bool(it.get_next_as_optional().has_value())
     with pytest.raises(NotImplementedError, match="jax.distributed"):
         etf.distribute.experimental.ParameterServerStrategy(None)
+
+
+def _iterator_argument_program(tf, kind):
+    # A tf.function taking a distributed iterator (TF's guides' `train_step(iterator)`
+    # pattern): TF traces it once, each call taking the next element (IteratorGetNext).
+    strategy = tf.distribute.get_strategy() if kind == "default" \
+        else tf.distribute.OneDeviceStrategy("/cpu:0")
+    ds = tf.data.Dataset.from_tensor_slices(
+        {"x": tf.reshape(tf.range(24.0), [12, 2]), "y": tf.range(12)}).batch(3)
+    it = iter(strategy.experimental_distribute_dataset(ds))
+    traces = []
+
+    @tf.function
+    def step(iterator):
+        traces.append(1)
+        batch = next(iterator)
+        return strategy.run(lambda b: tf.reduce_sum(b["x"]) * tf.cast(
+            tf.reduce_max(b["y"]), tf.float32), args=(batch,))
+
+    out = [float(step(it)) for _ in range(3)]
+    nxt = next(it)          # eagerly after the calls: the element after theirs
+    return out, len(traces), nxt["y"].numpy().tolist()
+
+
+@pytest.mark.parametrize("kind", ["default", "one_device"])
+def test_a_tf_function_taking_a_distributed_iterator_is_traced_once(kind):
+    tf_oracle = pytest.importorskip("tf_oracle")
+    tf_oracle.require()
+    got = tf_oracle.check(_iterator_argument_program, kind)
+    assert got.value[1][1] == ("py", "int", 1)      # (TF's too: check compared them)

@@ -394,12 +394,16 @@ class DistributedIterator:
         self._dataset = dataset
         self._gen = dataset._elements()
         self._taken = 0     # elements given so far
+        self._made_in = _ext.function_trace()     # made while a function is traced
+        self._optional_traced = False
 
     def __tf_tracing_type__(self, context):
-        # A tf.function that takes the iterator takes its elements while it is traced
-        # (constants of that trace): a call with the iterator further on is traced
-        # again, so that each call takes the next elements, as TF's iterator op does.
-        return ("DistributedIterator", id(self), self._taken)
+        # next()/get_next() in a trace take the element as an input of each call
+        # (TF's IteratorGetNext): one trace serves every call. get_next_as_optional
+        # decides has_value() while the function is traced, so once a trace has
+        # called it, a call with the iterator further on is traced again.
+        return ("DistributedIterator", id(self),
+                self._taken if self._optional_traced else None)
 
     @property
     def element_spec(self):
@@ -410,6 +414,14 @@ class DistributedIterator:
 
     def __next__(self):
         self._check_not_in_compiled_loop("next(iterator)")
+        cap = _ext.function_trace()
+        if cap is None or self._made_in is cap:
+            # Eager, or made in the trace being made (a loop over the dataset inside
+            # the function): the trace goes through it, as each call of TF's does.
+            return _ext.next_element(self, self._take) if cap is None else self._take()
+        return _ext.next_element(self, self._take)
+
+    def _take(self):
         out = next(self._gen)
         self._taken += 1
         return out
@@ -460,8 +472,11 @@ class DistributedIterator:
         """
         self._check_not_in_compiled_loop("get_next_as_optional()")
         traced = _ext.function_trace() is not None
+        if traced:
+            self._optional_traced = True
         try:
-            return _OptionalElement(next(self), self.element_spec, traced)
+            return _OptionalElement(self._take() if traced else next(self), self.element_spec,
+                                    traced)
         except StopIteration:
             return _OptionalElement(None, self.element_spec, traced)
 
