@@ -412,6 +412,47 @@ def _main(work, out):
                           "outputs": sorted(fn.structured_outputs)}
     with open(os.path.join(work, "signatures.json"), "w") as f:
         json.dump(described, f)
+    _embed(work, out)
+
+
+# The MetaGraphDef's collection that carries what eagertape's load reads. TF 2's
+# loader reads the object graph and signatures and never a collection; TF 1's
+# loader adds its bytes to the graph's collection of that name, unused.
+PAYLOAD_COLLECTION = "eagertape_saved_model"
+
+
+def _embed(work, out):
+    """Put the files of ``work`` (the serialized functions, the Variables' values,
+    the objects) into ``out``'s saved_model.pb, one zip archive in a collection,
+    and write fingerprint.pb again for the new file: the folder holds only what
+    TF's save writes, as a program listing it sees with TF."""
+    import io
+    import zipfile
+    from tensorflow.core.protobuf import saved_model_pb2
+    from tensorflow.python.saved_model import fingerprinting_utils
+
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+        for name in sorted(os.listdir(work)):
+            z.write(os.path.join(work, name), name)
+    path = os.path.join(out, "saved_model.pb")
+    saved = saved_model_pb2.SavedModel()
+    with open(path, "rb") as f:
+        saved.ParseFromString(f.read())
+    size = saved.ByteSize() + archive.tell()
+    if size >= 2 ** 31 - 2 ** 20:
+        raise ValueError(
+            f"the SavedModel's saved_model.pb would hold {size} bytes, more than a protocol "
+            "buffer's 2 GB: eagertape carries its functions and a copy of the Variables' "
+            "values in it. Save the weights with tf.train.Checkpoint instead")
+    saved.meta_graphs[0].collection_def[PAYLOAD_COLLECTION].bytes_list.value.append(
+        archive.getvalue())
+    with open(path, "wb") as f:
+        f.write(saved.SerializeToString())
+    # fingerprint.pb hashes saved_model.pb (and the variables): TF's own writer, so a
+    # loader's check of it (TF Serving's, tf.saved_model.experimental.read_fingerprint)
+    # finds this file's.
+    fingerprinting_utils.write_fingerprint(out)
 
 
 if __name__ == "__main__":

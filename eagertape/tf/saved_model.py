@@ -30,14 +30,18 @@ JAX, and Keras has one backend a process).
 the same objects, their Variables as eagertape Variables, the functions and
 ``signatures`` callable (and differentiable: they are recorded ops). A SavedModel
 TensorFlow wrote holds TF graphs, which eagertape cannot run: load it in
-TensorFlow. ``path/assets.extra/eagertape/`` holds what ``load`` reads (the
-serialized functions and a copy of the Variables' values); TensorFlow ignores it.
+TensorFlow. What ``load`` reads (the serialized functions and a copy of the
+Variables' values) is one zip archive in ``saved_model.pb``, the MetaGraphDef's
+collection ``eagertape_saved_model``, which TensorFlow's loader ignores: the
+folder holds what TF's holds (SavedModels of earlier versions, which kept it in
+``assets.extra/eagertape/``, load too).
 
 Differences from TF: an unknown rank
 serves ranks 0 to 4 and those it was called with, and is no ``serving_default``;
 ``tf.saved_model.Asset`` and TF's resources (lookup tables) are left out.
 """
 import importlib.util
+import io as _io
 import json
 import os
 import re
@@ -971,7 +975,7 @@ def save(obj, export_dir, signatures=None, options=None):
     >>> path = os.path.join(tempfile.mkdtemp(), "scale")
     >>> tf.saved_model.save(Scale(), path)
     >>> sorted(os.listdir(path))
-    ['assets', 'assets.extra', 'fingerprint.pb', 'saved_model.pb', 'variables']
+    ['assets', 'fingerprint.pb', 'saved_model.pb', 'variables']
     >>> tf.saved_model.load(path)(tf.constant([1.0, 2.0])).numpy()
     array([3., 6.], dtype=float32)
     """
@@ -1070,11 +1074,6 @@ def _write(export, export_dir, keys, keras_lists=None, endpoints=None):
         _run_tensorflow(work, tmp)
         printed = os.path.join(work, "endpoints.txt")
         printed = open(printed).read() if os.path.exists(printed) else None
-        # What eagertape's load reads: the functions and the values, without TF.
-        mine = os.path.join(tmp, _EAGERTAPE_DIR)
-        os.makedirs(mine)
-        for name in os.listdir(work):
-            shutil.copy(os.path.join(work, name), mine)
         if os.path.exists(export_dir):
             # TF's save writes into an existing directory; here it is replaced whole.
             old = f"{tmp}-old"
@@ -1198,8 +1197,8 @@ def load(export_dir, tags=None, options=None):
     TensorFlow holds TF graphs, which eagertape cannot run: it raises, saying so.
     See ``save`` for an example."""
     export_dir = os.fspath(export_dir)
-    mine = os.path.join(export_dir, _EAGERTAPE_DIR)
-    if not os.path.isfile(os.path.join(mine, "spec.json")):
+    payload = _payload(export_dir)
+    if payload is None:
         if contains_saved_model(export_dir):
             raise ValueError(
                 f"{export_dir!r} is a SavedModel that eagertape did not write: it holds "
@@ -1209,19 +1208,18 @@ def load(export_dir, tags=None, options=None):
         from .errors import NotFoundError
         raise NotFoundError(None, None, f"Could not find SavedModel .pb or .pbtxt at supplied "
                                         f"export directory path: {export_dir}")
-    with open(os.path.join(mine, "spec.json")) as f:
-        spec = json.load(f)
+    spec = json.loads(payload("spec.json"))
     if spec.get("format") != _FORMAT:
         raise ValueError(f"{export_dir!r} was written by another version of eagertape's "
                          f"SavedModel export ({spec.get('format')!r})")
-    values = np.load(os.path.join(mine, "values.npz"))
+    values = np.load(_io.BytesIO(payload("values.npz")))
     variables = []
     for i, v in enumerate(spec["variables"]):
         value = values[f"v{i}"]
         if v["dtype"] != value.dtype.name:
             value = value.view(jax.numpy.dtype(v["dtype"]))
         variables.append(Variable(value, trainable=v["trainable"], name=v["name"]))
-    functions = [_LoadedFunction(entry, variables, mine) for entry in spec["functions"]]
+    functions = [_LoadedFunction(entry, variables, payload) for entry in spec["functions"]]
     root = _saved_model_tf.build_objects(
         spec, variables, functions, _Loaded,
         lambda name, indices: _Overloaded(name, [functions[i] for i in indices]))
@@ -1231,13 +1229,80 @@ def load(export_dir, tags=None, options=None):
     return root
 
 
+def _payload(export_dir):
+    """``read(name)`` -> the bytes of a file eagertape's save wrote for ``load``, or
+    None where ``export_dir`` holds none: the zip archive in saved_model.pb's
+    collection, or (SavedModels eagertape wrote before it carried them there) the
+    files of ``assets.extra/eagertape/``."""
+    old = os.path.join(export_dir, _EAGERTAPE_DIR)
+    if os.path.isfile(os.path.join(old, "spec.json")):
+        def read_old(name):
+            with open(os.path.join(old, name), "rb") as f:
+                return f.read()
+        return read_old
+    path = os.path.join(export_dir, SAVED_MODEL_FILENAME_PB)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        saved = memoryview(f.read())
+    archive = _collection_bytes(saved, _saved_model_tf.PAYLOAD_COLLECTION)
+    if archive is None:
+        return None
+    import zipfile
+    z = zipfile.ZipFile(_io.BytesIO(archive))
+    return z.read
+
+
+def _fields(buf):
+    """The fields of a serialized protocol buffer: (number, wire type, value), a
+    length-delimited value as a slice of ``buf``. (Read by hand: eagertape's load
+    needs neither TensorFlow nor protobuf.)"""
+    from ._tf_bundle import _varint
+    pos, end = 0, len(buf)
+    while pos < end:
+        key, pos = _varint(buf, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(buf, pos)
+        elif wire == 2:
+            n, pos = _varint(buf, pos)
+            value, pos = buf[pos:pos + n], pos + n
+        elif wire in (1, 5):
+            n = 8 if wire == 1 else 4
+            value, pos = buf[pos:pos + n], pos + n
+        else:
+            raise ValueError(f"not a serialized SavedModel (wire type {wire})")
+        yield number, wire, value
+
+
+def _collection_bytes(saved, key):
+    """The first bytes of the collection ``key`` of a serialized SavedModel's first
+    MetaGraphDef (SavedModel.meta_graphs = 2; MetaGraphDef.collection_def = 4, a map
+    entry's key = 1 and value = 2; CollectionDef.bytes_list = 2; BytesList.value = 1),
+    or None."""
+    want = key.encode()
+    for number, wire, meta in _fields(saved):
+        if (number, wire) != (2, 2):
+            continue
+        for n, w, entry in _fields(meta):
+            if (n, w) != (4, 2):
+                continue
+            entry = {k: v for k, wt, v in _fields(entry) if wt == 2}
+            if bytes(entry.get(1, b"")) != want:
+                continue
+            kinds = {k: v for k, wt, v in _fields(entry.get(2, b"")) if wt == 2}
+            values = [v for k, wt, v in _fields(kinds.get(2, b"")) if (k, wt) == (1, 2)]
+            return values[0] if values else None
+        return None
+    return None
+
+
 class _LoadedFunction:
     """A loaded function: the serialized JAX function called on the Variables'
     values, one recorded op (differentiable where its gradient was exported)."""
 
-    def __init__(self, entry, variables, folder):
-        with open(os.path.join(folder, entry["file"]), "rb") as f:
-            self._exported = jax.export.deserialize(bytearray(f.read()))
+    def __init__(self, entry, variables, payload):
+        self._exported = jax.export.deserialize(bytearray(payload(entry["file"])))
         self._entry = entry
         self._reads = [variables[i] for i in entry["reads"]]
         self._writes = [variables[i] for i in entry["writes"]]

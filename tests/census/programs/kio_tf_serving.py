@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/keras_recipes/tf_serving.py
 # commit: 1a97b85c4f4b0918659a59fca77be672acdb3ea3
 # families: strings, saved_model
-# expected: kept: the SavedModel folder holds eagertape's assets.extra (docs/differences.md, saved-model-save): cell 6 prints os.listdir of it, TF's four entries and 'assets.extra'; every other value is TF's (cell 12's signature of TensorSpec([None, None, None, 3]) through tf.image.resize, returning the label text: TF's label, checked with the program's values)
 # changes (everything else is the source's code, its prose blocks left out, and with them the
 #   REST/gRPC requests to a TensorFlow Serving server, which the source shows in prose blocks; each
 #   block of code between two prose blocks is a cell):
