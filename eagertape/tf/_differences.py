@@ -14,8 +14,12 @@ DOCS = "docs/differences.md"
 DIFFERENCES = (
     (("tf.random.*", "tf.image.random_*", "tf.image.stateless_random_*",
       "tf.keras.random.*"),
-     "random", "reproducible under a seed, but not TF's numbers (JAX's threefry, not "
-     "TF's Philox); the same for tf.data's shuffle order"),
+     "random", "the stateful ops (tf.random.normal, uniform, ...), Keras's initializers "
+     "and tf.data's shuffle order are reproducible under a seed, but not TF's numbers "
+     "(JAX's threefry); the stateless ops (uniform, normal, truncated_normal, split, "
+     "fold_in), tf.image.stateless_random_* and tf.random.Generator give TF's Philox "
+     "numbers (normal ones to a float32 ulp); stateless categorical, binomial, gamma, "
+     "poisson and shuffle are still JAX's"),
     (("tf.data.*",),
      "data", "tf.data runs in the caller's thread, element by element; a mapped "
      "dataset's element_spec is read from its first element"),

@@ -1,8 +1,10 @@
-"""``tf.random`` over ``jax.random``: TF's names, arguments, dtypes, shapes,
-errors and gradients; not TF's numbers (TF's generators are Philox in its own
-layout, these are JAX's threefry), so a program that compares samples with
-numbers TF printed will differ, one that relies on distributions, shapes and
-seeds will not.
+"""``tf.random``: TF's names, arguments, dtypes, shapes, errors and gradients.
+The stateless ops (``stateless_uniform``, ``stateless_normal``,
+``stateless_truncated_normal``, ``split``, ``fold_in``) and ``Generator`` give
+TF's numbers: TF's CPU kernels' Philox4x32-10, in jnp (normal samples to a
+float32 ulp: see ``_box_muller``). The stateful ops (``normal``, ``uniform``,
+... after ``set_seed``) and the other stateless samplers draw from ``jax.random``
+(threefry): reproducible, not TF's numbers.
 
 Seeds, as TF's: after ``set_seed(s)`` the sequence of calls gives the same
 numbers every run; an op-level ``seed=`` gives its own stream (reproducible even
@@ -45,6 +47,7 @@ from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _
 from ..extend import Variable
 from ._util import _Unsupported, concrete as _concrete, tensor as _t
 from . import config as _config
+from ._module import Module as _Module
 
 __getattr__ = _Unsupported("tf.random", {
     "learned_unigram_candidate_sampler":
@@ -359,6 +362,218 @@ def poisson(shape, lam, dtype="float32", seed=None, name=None):
                    _shape(shape) + tuple(lam.shape), dtype.name)
 
 
+# -- TF's Philox: the stateless ops' and Generator's numbers --------------------------
+# TF's CPU kernels (core/lib/random/philox_random.h, random_distributions.h,
+# core/kernels/stateless_random_ops_v2.h) draw Philox4x32-10 blocks of four uint32
+# words from a 64-bit key and a 128-bit counter; each distribution takes the words in
+# order. Here a "kc" is uint32[6]: the key's two words, then the counter's four
+# (low word first), so that no 64-bit JAX type is needed for the bits.
+_PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+_PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+_SEED_SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)    # StatelessRandomGetKeyCounter's
+_U32 = jnp.uint32
+
+
+def _mulhilo(m, x):
+    """The low and high words of the 64-bit product ``m * x`` (``m`` a constant):
+    a uint64 product where JAX has 64-bit types (the facade's calls), else from
+    16-bit halves in uint32 arithmetic (20 times slower on XLA's CPU)."""
+    if jax.dtypes.canonicalize_dtype(jnp.uint64) == jnp.uint64:
+        p = x.astype(jnp.uint64) * jnp.uint64(m)
+        return p.astype(_U32), (p >> jnp.uint64(32)).astype(_U32)
+    m_lo, m_hi = _U32(m & 0xFFFF), _U32(m >> 16)
+    x_lo, x_hi = x & _U32(0xFFFF), x >> _U32(16)
+    ll, lh, hl, hh = m_lo * x_lo, m_lo * x_hi, m_hi * x_lo, m_hi * x_hi
+    mid = (ll >> _U32(16)) + (lh & _U32(0xFFFF)) + (hl & _U32(0xFFFF))
+    return _U32(m) * x, hh + (lh >> _U32(16)) + (hl >> _U32(16)) + (mid >> _U32(16))
+
+
+def _philox_blocks(kc, lo, hi=None):
+    """Philox4x32-10 at the counters ``kc``'s counter + (``hi`` * 2**32 + ``lo``)
+    (uint32 arrays of one shape): uint32 of that shape + [4]."""
+    c0 = kc[2] + lo
+    carry = (c0 < lo).astype(_U32)
+    c1 = kc[3] + carry
+    carry = c1 < carry
+    if hi is not None:
+        c1 = c1 + hi
+        carry = carry | (c1 < hi)
+    c2 = kc[4] + carry.astype(_U32)
+    c3 = kc[5] + (carry & (c2 == 0)).astype(_U32)
+    k0, k1 = kc[0], kc[1]
+    for r in range(10):
+        lo0, hi0 = _mulhilo(_PHILOX_M[0], c0)
+        lo1, hi1 = _mulhilo(_PHILOX_M[1], c2)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+        if r < 9:
+            k0, k1 = k0 + _U32(_PHILOX_W[0]), k1 + _U32(_PHILOX_W[1])
+    return jnp.stack([c0, c1, c2, c3], axis=-1)
+
+
+def _philox_words(kc, n):
+    """The first ``n`` words of the stream at ``kc``."""
+    blocks = _philox_blocks(kc, jnp.arange(-(-n // 4), dtype=_U32))
+    return blocks.reshape(-1)[:n]
+
+
+def _seed_kc(seed):
+    """TF's StatelessRandomGetKeyCounter: the seed's two int64 words (an int32 seed
+    sign-extended) are a counter, hashed under a fixed key into the key and the
+    counter's high half."""
+    s = seed.astype(jnp.int32) if seed.dtype == jnp.int32 else seed
+    if s.dtype == jnp.int32:
+        words = jnp.stack([s.astype(_U32), jnp.where(s < 0, _U32(0xFFFFFFFF), _U32(0))], -1)
+    else:
+        words = jax.lax.bitcast_convert_type(s, _U32)
+    kc = jnp.concatenate([jnp.asarray(_SEED_SCRAMBLE_KEY, _U32), words.reshape(-1)])
+    mix = _philox_blocks(kc, _U32(0))
+    return jnp.stack([mix[0], mix[1], _U32(0), _U32(0), mix[2], mix[3]])
+
+
+_seed_kc_jit = jax.jit(_seed_kc)
+
+
+def _state_kc(state, replica=None):
+    """The kc of a Generator's int64 state [counter low, counter high, key]; in a
+    strategy's replica ``replica`` (TF's Generator._preprocess_key) the key is
+    hashed with the replica id as the counter."""
+    words = jax.lax.bitcast_convert_type(state, _U32)       # [3, 2], low word first
+    kc = jnp.concatenate([words[2], words[0], words[1]])
+    if replica is not None:
+        key = _philox_blocks(jnp.concatenate([kc[:2], jnp.asarray([replica, 0, 0, 0], _U32)]),
+                             _U32(0))
+        kc = jnp.concatenate([key[:2], kc[2:]])
+    return kc
+
+
+def _words_to_float(bits, dtype):
+    """TF's uint32 -> [0, 1) conversions: the low 23 (float32), 10 (float16) or 7
+    (bfloat16) bits as the mantissa of a number in [1, 2), less 1."""
+    if dtype == np.dtype("float32"):
+        f = jax.lax.bitcast_convert_type((bits & _U32(0x7FFFFF)) | _U32(0x3F800000), jnp.float32)
+        return f - jnp.float32(1)
+    if dtype == np.dtype("float16"):
+        h = ((bits & _U32(0x3FF)) | _U32(15 << 10)).astype(jnp.uint16)
+        return jax.lax.bitcast_convert_type(h, jnp.float16) - jnp.float16(1)
+    if dtype == np.dtype(jnp.bfloat16):
+        h = ((bits & _U32(0x7F)) | _U32(127 << 7)).astype(jnp.uint16)
+        return jax.lax.bitcast_convert_type(h, jnp.bfloat16) - jnp.bfloat16(1)
+    raise TypeError(f"no uint32 conversion to {dtype}")
+
+
+def _pairs_to_double(x0, x1):
+    """TF's Uint64ToDouble: 20 bits of ``x0`` and 32 of ``x1`` as the mantissa."""
+    hi = (x0 & _U32(0xFFFFF)) | _U32(1023 << 20)
+    return jax.lax.bitcast_convert_type(jnp.stack([x1, hi], -1), jnp.float64) - 1.0
+
+
+def _box_muller(x0, x1):
+    """TF's BoxMullerFloat: (sin, cos) * sqrt(-2 log u1). TF's kernel calls glibc's
+    logf and sincosf; their correctly rounded values are computed here (in float64
+    where JAX has it), so a sample is TF's or one float32 ulp from it."""
+    wide = jnp.float64 if jax.dtypes.canonicalize_dtype(jnp.float64) == jnp.float64 \
+        else jnp.float32
+    u1 = jnp.maximum(_words_to_float(x0, np.dtype("float32")), jnp.float32(1e-7))
+    v1 = (2 * np.pi * _words_to_float(x1, np.dtype("float32")).astype(wide)).astype(jnp.float32)
+    u2 = jnp.sqrt(jnp.float32(-2) * jnp.log(u1.astype(wide)).astype(jnp.float32))
+    v1 = v1.astype(wide)
+    return jnp.sin(v1).astype(jnp.float32) * u2, jnp.cos(v1).astype(jnp.float32) * u2
+
+
+def _box_muller_double(x0, x1, x2, x3):
+    u1 = jnp.maximum(_pairs_to_double(x0, x1), 1e-7)
+    v1 = 2 * np.pi * _pairs_to_double(x2, x3)
+    u2 = jnp.sqrt(-2.0 * jnp.log(u1))
+    return jnp.sin(v1) * u2, jnp.cos(v1) * u2
+
+
+def _px_uniform01(kc, n, dtype):
+    if dtype == np.dtype("float64"):
+        w = _philox_words(kc, 2 * n).reshape(n, 2)
+        return _pairs_to_double(w[:, 0], w[:, 1])
+    return _words_to_float(_philox_words(kc, n), dtype)
+
+
+def _px_normal01(kc, n, dtype):
+    if dtype == np.dtype("float64"):
+        w = _philox_words(kc, 4 * (-(-n // 2))).reshape(-1, 4)
+        d0, d1 = _box_muller_double(w[:, 0], w[:, 1], w[:, 2], w[:, 3])
+        return jnp.stack([d0, d1], -1).reshape(-1)[:n]
+    w = _philox_words(kc, 2 * (-(-n // 2))).reshape(-1, 2)
+    f0, f1 = _box_muller(w[:, 0], w[:, 1])
+    return jnp.stack([f0, f1], -1).reshape(-1)[:n].astype(dtype)
+
+
+# TF's truncated normal takes a variable number of words: each group of outputs
+# (4, or 2 for float64) starts at its own counter, the group's index * 256 blocks
+# (FillPhiloxRandomTask's kReservedSamplesPerOutput), and keeps the first samples
+# within 2 of 0 (about 95.4 % are). 16 candidates a group are drawn here (4 blocks;
+# 8 for float64): fewer than the group's need among them has a chance of about
+# 2e-15 a group (float64: 1e-19).
+def _px_truncated01(kc, n, dtype):
+    double = dtype == np.dtype("float64")
+    group = 2 if double else 4
+    groups = -(-n // group)
+    g = jnp.arange(groups, dtype=_U32)[:, None]
+    blocks_per_group = 256 * group // 4
+    shift = int(np.log2(blocks_per_group))
+    lo = (g << _U32(shift)) + jnp.arange(8 if double else 4, dtype=_U32)[None, :]
+    hi = g >> _U32(32 - shift)
+    w = _philox_blocks(kc, lo, hi).reshape(groups, -1)
+    if double:
+        w = w.reshape(groups, -1, 4)
+        a, b = _box_muller_double(w[..., 0], w[..., 1], w[..., 2], w[..., 3])
+    else:
+        w = w.reshape(groups, -1, 2)
+        a, b = _box_muller(w[..., 0], w[..., 1])
+    cand = jnp.stack([a, b], -1).reshape(groups, -1)
+    ok = jnp.abs(cand) < 2
+    rank = jnp.cumsum(ok, axis=1) - 1
+    picks = [jnp.sum(jnp.where(ok & (rank == k), cand, 0), axis=1) for k in range(group)]
+    return jnp.stack(picks, -1).reshape(-1)[:n].astype(dtype)
+
+
+def _px_int(kc, n, dtype, lo, hi):
+    """TF's UniformDistribution for integers: lo + bits % (hi - lo), the bits one
+    word (int32) or two (int64, low word first)."""
+    if np.dtype(dtype).itemsize == 8:
+        w = _philox_words(kc, 2 * n).reshape(n, 2)
+        bits = jax.lax.bitcast_convert_type(w, jnp.uint64)
+        span = hi.astype(jnp.uint64) - lo.astype(jnp.uint64)
+        return (lo.astype(jnp.uint64) + bits % span).astype(dtype)
+    bits = _philox_words(kc, n)
+    span = hi.astype(_U32) - lo.astype(_U32)
+    return (lo.astype(_U32) + bits % span).astype(dtype)
+
+
+def _px_full_int(kc, n, dtype):
+    if np.dtype(dtype).itemsize == 8:
+        w = _philox_words(kc, 2 * n).reshape(n, 2)
+        return jax.lax.bitcast_convert_type(w, jnp.dtype(dtype))
+    return jax.lax.bitcast_convert_type(_philox_words(kc, n), jnp.dtype(dtype))
+
+
+def _px_sample(kind, kc, shape, dtype, *params):
+    """One recorded op: TF's ``kind`` of sample of ``shape`` from ``kc``, scaled as
+    TF's Python wrappers do (``rnd * (maxval - minval) + minval``, ``rnd * stddev +
+    mean``)."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    # Computed in the same XLA program (a traced seed), the key and counter would be
+    # fused into, and recomputed for, every block (3x the time).
+    kc = jax.lax.optimization_barrier(kc)
+    if kind == "uniform":
+        lo, hi = params
+        return (_px_uniform01(kc, n, dtype).reshape(shape) * (hi - lo) + lo).astype(dtype)
+    if kind == "int":
+        return _px_int(kc, n, dtype, *params).reshape(shape)
+    if kind == "full_int":
+        return _px_full_int(kc, n, dtype).reshape(shape)
+    mean, stddev = params
+    rnd = (_px_normal01 if kind == "normal" else _px_truncated01)(kc, n, dtype)
+    return (rnd.reshape(shape) * stddev + mean).astype(dtype)
+
+
 # -- the stateless ops --------------------------------------------------------------
 def _seed_key(seed):
     s = _t(seed)
@@ -383,21 +598,95 @@ def _key_from_seed(s):
     return jnp.where(jnp.any(hi != 0), folded, lo)
 
 
+def _stateless_alg(alg):
+    if _alg(alg) is Algorithm.THREEFRY:
+        # TF's CPU kernels have Philox only (its ThreeFry key and counter are one
+        # word each, which they refuse).
+        raise InvalidArgumentError("counter must be a vector with length at least 2; got "
+                                   "shape: [1] (alg='threefry': TF's CPU kernels run Philox "
+                                   "only; use 'philox' or 'auto_select')")
+
+
+def _kc_of_seed(seed):
+    """The Philox key and counter (uint32[6]) TF's stateless ops derive from ``seed``."""
+    s = _t(seed)
+    if s.dtype not in (np.dtype("int32"), np.dtype("int64")):
+        raise InvalidArgumentError(f"argument `seed` must be an int32 or int64 tensor, "
+                                   f"got {s.dtype}")
+    if tuple(s.shape) != (2,):
+        raise InvalidArgumentError(f"seed must have shape [2], not {list(s.shape)}")
+    v = _concrete(s)
+    if v is None:       # traced by tf.function: the key is computed in the op
+        return _call(_seed_kc, (s,), constant_output=True)._value
+    return _seed_kc_jit(jnp.asarray(v))
+
+
+def _px_normal(kc, shape, mean, stddev, dtype, kind="normal"):
+    return _call(_px_sample, (kind, kc, _shape(shape), dtype.name,
+                              _param(mean, dtype, "mean"), _param(stddev, dtype, "stddev")))
+
+
+def _px_uniform(kc, shape, minval, maxval, dtype, stateless=True):
+    """TF's uniform samples from ``kc``: floats ``rnd * (maxval - minval) + minval``,
+    integers ``minval + bits % (maxval - minval)``, or full-range integers."""
+    dtype = _as_dtype(dtype)
+    if dtype not in _UNIFORM_DTYPES and not (stateless and dtype in (np.dtype("uint32"),
+                                                                     np.dtype("uint64"))):
+        raise ValueError(f"argument `dtype` got invalid value {dtype}; accepted dtypes are "
+                         "float16, bfloat16, float32, float64, int32, int64")
+    shape = _shape(shape)
+    if np.issubdtype(dtype, np.integer):
+        if minval is None and maxval is None:
+            return _call(_px_sample, ("full_int", kc, shape, dtype.name), constant_output=True)
+        if maxval is None or minval is None:
+            raise ValueError(f"for an integer dtype {dtype}, `minval` and `maxval` must be both "
+                             f"None or both not None (Must specify maxval for integer dtype); "
+                             f"got minval={minval} and maxval={maxval}")
+        if dtype in (np.dtype("uint32"), np.dtype("uint64")):
+            raise ValueError(f"argument `dtype` got invalid value {dtype} when argument "
+                             "`minval` is not None; only int32 and int64 are supported")
+        lo, hi = _param(minval, dtype, "minval"), _param(maxval, dtype, "maxval")
+        vlo, vhi = _concrete(lo), _concrete(hi)
+        if vlo is not None and vhi is not None and np.any(vlo >= vhi) and np.prod(shape) > 0:
+            raise InvalidArgumentError(f"Need minval < maxval, got {vlo} >= {vhi}")
+        return _call(_px_sample, ("int", kc, shape, dtype.name, lo, hi), constant_output=True)
+    return _call(_px_sample, ("uniform", kc, shape, dtype.name, _param(minval, dtype, "minval"),
+                              _param(1.0 if maxval is None else maxval, dtype, "maxval")))
+
+
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=None,
                      alg="auto_select"):
-    return _normal(_seed_key(seed), shape, mean, stddev, _float_dtype(dtype))
+    """TF's normal samples for ``seed`` (shape [2], int32 or int64): Philox as TF's
+    CPU kernel, Box-Muller on pairs of words.
+
+    >>> import eagertape.tf as tf
+    >>> tf.random.stateless_normal([3], seed=[1, 2]).numpy()
+    array([0.5441101 , 0.20738031, 0.07356432], dtype=float32)
+    """
+    _stateless_alg(alg)
+    return _px_normal(_kc_of_seed(seed), shape, mean, stddev, _float_dtype(dtype))
 
 
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype="float32", name=None,
                                alg="auto_select"):
-    return _truncated(_seed_key(seed), shape, mean, stddev, _float_dtype(dtype))
+    """TF's truncated normal samples for ``seed``: normal ones within two standard
+    deviations, redrawn beyond (TF's rejection, group by group)."""
+    _stateless_alg(alg)
+    return _px_normal(_kc_of_seed(seed), shape, mean, stddev, _float_dtype(dtype), "truncated")
 
 
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype="float32", name=None,
                       alg="auto_select"):
-    """Uniform samples as ``uniform``, a function of ``seed``; an integer dtype with
-    ``minval`` and ``maxval`` both None gives integers over the dtype's full range."""
-    return _uniform(_seed_key(seed), shape, minval, maxval, dtype, stateless=True)
+    """TF's uniform samples for ``seed``; an integer dtype with ``minval`` and
+    ``maxval`` both None gives integers over the dtype's full range.
+
+    >>> import eagertape.tf as tf
+    >>> tf.random.stateless_uniform([2], seed=[1, 2], minval=0, maxval=10,
+    ...                             dtype=tf.int32).numpy()
+    array([0, 9], dtype=int32)
+    """
+    _stateless_alg(alg)
+    return _px_uniform(_kc_of_seed(seed), shape, minval, maxval, dtype)
 
 
 def stateless_categorical(logits, num_samples, seed, dtype="int64", name=None):
@@ -443,19 +732,32 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
 
 
 def split(seed, num=2, alg="auto_select"):
-    """``num`` new seeds (int32 [num, 2]... of ``seed``'s dtype) from ``seed``."""
+    """``num`` new seeds ([num, 2], ``seed``'s dtype) from ``seed``: TF's, full-range
+    integers drawn with ``seed``.
+
+    >>> import eagertape.tf as tf
+    >>> tf.random.split([1, 2], num=2).numpy()
+    array([[1105988140, 1738052849],
+           [-335576002,  370444179]], dtype=int32)
+    """
     s = _t(seed)
-    key = _key_data(_seed_key(s))
-    keys = jax.random.split(jax.random.wrap_key_data(key), int(num))
-    return _wrap(jax.random.key_data(keys).astype(s.dtype))
+    return stateless_uniform([int(_concrete(_t(num), "num")), 2], s, minval=None,
+                             maxval=None, dtype=s.dtype, alg=alg)
 
 
 def fold_in(seed, data, alg="auto_select"):
-    """A new seed from ``seed`` and the integer ``data``."""
-    s = _t(seed)
-    key = jax.random.wrap_key_data(_key_data(_seed_key(s)))
-    d = int(_concrete(_t(data), "data"))
-    return _wrap(jax.random.key_data(jax.random.fold_in(key, d % 2 ** 32)).astype(s.dtype))
+    """A new seed from ``seed`` and the integer ``data``: TF's [a full-range integer
+    drawn with ``seed``, ``data``], of ``data``'s dtype."""
+    d = _t(data)
+    if d.dtype not in (np.dtype("int32"), np.dtype("int64")):
+        raise InvalidArgumentError(f"argument `data` must be an int32 or int64 scalar, "
+                                   f"got {d.dtype}")
+    first = stateless_uniform([], seed, minval=None, maxval=None, dtype=d.dtype, alg=alg)
+    return _call(_stack2, (first, d), constant_output=True)
+
+
+def _stack2(a, b):
+    return jnp.stack([a, b])
 
 
 def stateless_shuffle(value, seed, alg="auto_select", name=None):
@@ -514,7 +816,13 @@ def create_rng_state(seed, alg):
     >>> tf.random.create_rng_state(1234, "philox").numpy()
     array([1234,    0,    0])
     """
+    return _wrap(jnp.asarray(_state_words(seed, alg)))
+
+
+def _state_words(seed, alg):
     size = _state_size(alg)
+    if isinstance(seed, _TensorLike):
+        seed = _concrete(seed, "seed")
     if isinstance(seed, (int, np.integer)):
         seed, words = int(seed), []
         for _ in range(size):
@@ -524,47 +832,82 @@ def create_rng_state(seed, alg):
         words = [int(w) for w in np.reshape(np.asarray(seed), -1)]
     words = [w - 2 ** 64 if w >= 2 ** 63 else w for w in words][:size]
     words = [0] * (size - len(words)) + words if len(words) < size else words
-    return _wrap(jnp.asarray(np.asarray(words, dtype=np.int64)))
+    return np.asarray(words, dtype=np.int64)
 
 
-class Generator:
-    """A random number generator with its own state (TF's ``tf.random.Generator``).
+def _advance(state, delta):
+    """A Generator's state after a draw of ``delta`` samples: TF's RngReadAndSkip adds
+    ``delta * 256`` to the 128-bit counter (the state's first two words)."""
+    u = state.astype(jnp.uint64)
+    d = jnp.uint64(delta) * jnp.uint64(256)
+    c0 = u[0] + d
+    c1 = u[1] + (c0 < d).astype(jnp.uint64)
+    return jnp.stack([c0, c1, u[2]]).astype(jnp.int64)
 
-    Its state is an int64 vector as TF's (from ``create_rng_state``); each draw
-    takes a key made of the state and advances its counter (the first word), so
-    ``Generator.from_state(g.state, g.algorithm)`` draws what ``g`` draws next.
+
+def _retreat(state, delta):
+    u = state.astype(jnp.uint64)
+    d = jnp.uint64(delta) * jnp.uint64(256)
+    c0 = u[0] - d
+    c1 = u[1] - (u[0] < d).astype(jnp.uint64)
+    return jnp.stack([c0, c1, u[2]]).astype(jnp.int64)
+
+
+class Generator(_Module):
+    """A random number generator with its own state (TF's ``tf.random.Generator``),
+    drawing TF's numbers.
+
+    Its state is a Variable (int64 [3]: the Philox counter's two words, then the
+    key), as TF's: a draw of n samples takes the key and counter TF's kernels take
+    and adds ``n * 256`` to the counter, in eager code and in a ``tf.function``; a
+    ``tf.train.Checkpoint`` or SavedModel keeps it.
 
     >>> import eagertape.tf as tf
     >>> g = tf.random.Generator.from_seed(1)
-    >>> a = g.uniform([2]); g.reset_from_seed(1)
-    >>> bool(tf.reduce_all(a == g.uniform([2])))
-    True
+    >>> g.normal([2]).numpy()
+    array([ 0.43842274, -0.53439844], dtype=float32)
+    >>> g.state.numpy()
+    array([513,   0,   0])
     """
 
+    _TF_MODULE_IGNORED_PROPERTIES = _Module._TF_MODULE_IGNORED_PROPERTIES | frozenset((
+        "_alg", "_strategy", "_name", "_name_scope"))
+
     def __init__(self, copy_from=None, state=None, alg=None):
+        super().__init__(name="generator")
         if copy_from is not None:
-            state, alg = copy_from.state, copy_from.algorithm
+            state, alg = copy_from.state.read_value(), copy_from.algorithm
         if state is None:
             raise ValueError("argument `state` must be given (or use Generator.from_seed / "
                              "from_non_deterministic_state)")
         self._alg = _alg(alg)
-        self._lock = threading.Lock()
-        self._set(state)
+        from . import distribute as _distribute
+        # TF hashes the key with the replica id in a replica of the strategy the
+        # Generator was made in (Generator._preprocess_key).
+        self._strategy = _distribute.get_strategy() if _distribute.has_strategy() else None
+        with _extend.init_scope():
+            self._state_var = Variable(self._checked(state), trainable=False, dtype="int64")
 
-    def _set(self, state):
-        s = np.reshape(np.asarray(state._value if isinstance(state, _TensorLike) else state,
-                                  dtype=np.int64), -1).copy()
+    def _checked(self, state):
+        if isinstance(state, _TensorLike):
+            state = _concrete(state, "state")
+        s = np.reshape(np.asarray(state), -1)
         if s.size != _state_size(self._alg):
             raise ValueError(f"state must have shape [{_state_size(self._alg)}] for "
                              f"{self._alg.name}, got {list(s.shape)}")
-        self._state = s
+        words = [int(w) for w in s]
+        return np.asarray([w - 2 ** 64 if w >= 2 ** 63 else w for w in words], np.int64)
 
     @classmethod
     def from_seed(cls, seed, alg=None):
-        return cls(state=create_rng_state(seed, _alg(alg)), alg=alg)
+        """A Generator whose state is ``create_rng_state(seed, alg)``."""
+        return cls(state=_state_words(seed, _alg(alg)), alg=alg)
 
     @classmethod
     def from_non_deterministic_state(cls, alg=None):
+        if _config._op_determinism_enabled():
+            raise RuntimeError('"from_non_deterministic_state" cannot be called when '
+                               "determinism is enabled.")
         words = np.random.SeedSequence().generate_state(_state_size(alg), np.uint64)
         return cls(state=words.view(np.int64), alg=alg)
 
@@ -580,7 +923,8 @@ class Generator:
 
     @property
     def state(self):
-        return _wrap(jnp.asarray(self._state))
+        """The state Variable (int64 [3] for Philox)."""
+        return self._state_var
 
     @property
     def algorithm(self):
@@ -588,55 +932,115 @@ class Generator:
 
     @property
     def key(self):
-        return _wrap(jnp.asarray(self._state[-1:]))
+        return self._state_var[-1]
 
     def reset(self, state):
-        self._set(state)
+        self._state_var.assign(self._checked(state))
 
     def reset_from_seed(self, seed):
-        self._set(create_rng_state(seed, self._alg))
+        self.reset(_state_words(seed, self._alg))
 
     def reset_from_key_counter(self, key, counter):
-        self._set(Generator.from_key_counter(key, counter, self._alg)._state)
+        counter = np.reshape(np.asarray(counter, dtype=np.int64), -1)
+        key = np.reshape(np.asarray(key, dtype=np.int64), -1)
+        self.reset(np.concatenate([counter, key]))
+
+    def _replica(self):
+        if self._strategy is None:
+            return None
+        from . import distribute as _distribute
+        ctx = _distribute.get_replica_context()
+        if ctx is None or _distribute.get_strategy() is not self._strategy:
+            return None
+        rid = getattr(ctx, "_id", None)     # a Python int, also while a function traces
+        return int(_concrete(_t(ctx.replica_id_in_sync_group), "replica id")) if rid is None \
+            else int(rid)
+
+    def _read_and_skip(self, delta):
+        """The state before a draw of ``delta`` samples (the counter advanced)."""
+        var = self._state_var
+        replica = self._replica()
+        # TF's replicas each advance their own copy of the state, alike; here the
+        # replicas run one after another on one Variable, so replica 0 advances
+        # it and the others take the state it started from.
+        move = _advance if not replica else _retreat
+        if _extend.function_trace() is None:
+            old = var.read_value()._value
+            if move is _advance:
+                var.assign(_wrap(_advance(old, delta)))
+                return old
+            return _retreat(old, delta)
+        with _extend.unrecorded(watch_reads=False):
+            old = var.read_value()._value
+            if move is _advance:
+                var.assign(_wrap(_advance(old, delta)))
+                return old
+            return _retreat(old, delta)
+
+    def _kc(self, shape):
+        if self._alg is Algorithm.THREEFRY:
+            from .errors import UnimplementedError
+            raise UnimplementedError(None, None, "Non-XLA devices don't support the ThreeFry "
+                                     "algorithm.")
+        delta = int(np.prod(_shape(shape), dtype=np.int64))
+        old = self._read_and_skip(delta)
+        replica = self._replica()
+        return _state_kc(old, replica)
 
     def skip(self, delta):
-        with self._lock:
-            self._state[0] = np.int64(self._state[0]) + np.int64(delta)
-
-    def _key(self):
-        with self._lock:
-            words = self._state.view(np.uint32)
-            self._state[0] = (int(self._state[0]) + 1 + 2 ** 63) % 2 ** 64 - 2 ** 63
-        key = jax.random.PRNGKey(0)
-        for w in words:
-            key = jax.random.fold_in(key, int(w))
-        return key
+        """Advance the counter as a draw of ``delta`` samples would; the state before."""
+        return _wrap(self._read_and_skip(int(_concrete(_t(delta), "delta"))))
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype="float32", name=None):
-        return _normal(self._key(), shape, mean, stddev, _float_dtype(dtype))
+        """TF's normal samples from this generator's key and counter."""
+        dtype = _float_dtype(dtype)
+        return _px_normal(self._kc(shape), shape, mean, stddev, dtype)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype="float32", name=None):
-        return _truncated(self._key(), shape, mean, stddev, _float_dtype(dtype))
+        dtype = _float_dtype(dtype)
+        return _px_normal(self._kc(shape), shape, mean, stddev, dtype, "truncated")
 
     def uniform(self, shape, minval=0, maxval=None, dtype="float32", name=None):
-        return _uniform(self._key(), shape, minval, maxval, dtype)
+        """TF's uniform samples (an integer dtype: ``minval`` and ``maxval`` both
+        given, or both None for the full range)."""
+        dtype = _as_dtype(dtype)
+        if np.issubdtype(dtype, np.integer) and (minval is None) != (maxval is None):
+            raise ValueError(f"For integer dtype {dtype}, minval and maxval must be both "
+                             f"`None` or both non-`None`; got minval={minval} and "
+                             f"maxval={maxval}")
+        return _px_uniform(self._kc(shape), shape, minval, maxval, dtype)
 
     def uniform_full_int(self, shape, dtype="uint64", name=None):
-        dtype = _as_dtype(dtype)
-        return _sample(_s("_full_int"), self._key(), _shape(shape), dtype.name, constant=True)
+        return _px_uniform(self._kc(shape), shape, None, None, _as_dtype(dtype))
 
     def binomial(self, shape, counts, probs, dtype="int32", name=None):
-        return _sample(_s("_binomial"), self._key(), _shape(shape), _t(counts), _t(probs),
+        """Binomial samples (JAX's algorithm, keyed by this generator's Philox draw:
+        not TF's numbers)."""
+        kc = self._kc(shape)
+        key = _call(_key_from_kc, (kc,), constant_output=True)._value
+        return _sample(_s("_binomial"), key, _shape(shape), _t(counts), _t(probs),
                        _as_dtype(dtype).name, constant=True)
 
     def make_seeds(self, count=1):
-        """``count`` seeds for the stateless ops: int64 [2, count]."""
-        return self.uniform_full_int([2, int(count)], "int64")
+        """``count`` seeds for the stateless ops: int64 [2, count], TF's (full-range
+        int64 keys over zeros)."""
+        keys = self.uniform_full_int([int(count)], "int64")
+        return _call(_keys_over_zeros, (keys,), constant_output=True)
 
     def split(self, count=1):
-        """``count`` new generators, independent of this one and of each other."""
-        seeds = self.uniform_full_int([int(count), _state_size(self._alg)], "int64").numpy()
-        return [Generator(state=s, alg=self._alg) for s in seeds]
+        """``count`` new generators, each with state [0, 0, key] for a key drawn here
+        (TF's)."""
+        keys = np.asarray(_concrete(self.uniform_full_int([int(count)], "int64"), "keys"))
+        return [Generator(state=np.asarray([0] * (_state_size(self._alg) - 1) + [int(k)],
+                                           np.int64), alg=self._alg) for k in keys]
+
+
+def _keys_over_zeros(keys):
+    return jnp.stack([keys, jnp.zeros_like(keys)])
+
+
+def _key_from_kc(kc):
+    return jax.random.key_data(jax.random.fold_in(jax.random.wrap_key_data(kc[:2]), kc[4]))
 
 
 class _GlobalGenerator(threading.local):
@@ -650,11 +1054,27 @@ def get_global_generator():
     """The global Generator (one per thread here; from a non-deterministic state,
     as TF's: ``set_seed`` does not seed it, ``set_global_generator`` replaces it)."""
     if _global.generator is None:
-        _global.generator = Generator.from_non_deterministic_state()
+        if _config._op_determinism_enabled():
+            raise RuntimeError('"get_global_generator" cannot be called if determinism is '
+                               'enabled, unless "set_global_generator" has already been '
+                               'called. Please call "set_global_generator" first.')
+        with _extend.init_scope():
+            _global.generator = Generator.from_non_deterministic_state()
     return _global.generator
 
 
 def set_global_generator(generator):
+    """Make ``generator`` the global Generator (a seeded one makes
+    ``get_global_generator``'s draws TF's).
+
+    >>> import eagertape.tf as tf
+    >>> tf.random.set_global_generator(tf.random.Generator.from_seed(1))
+    >>> float(tf.random.get_global_generator().normal([]))
+    0.4384227395057678
+    """
+    if not isinstance(generator, Generator):
+        raise TypeError(f"argument `generator` must be a tf.random.Generator, got "
+                        f"{type(generator).__name__}")
     _global.generator = generator
 
 

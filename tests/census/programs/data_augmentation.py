@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/images/data_augmentation.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: kept: TF's Philox numbers (docs/differences.md, random): cell 81's tf.image.stateless_random_brightness(image, max_delta=0.95, seed=(0, 0)) gives other pixels (the first: TF 0, eagertape 255), and so do cells 83 and 85's stateless_random_contrast and stateless_random_crop (values 0039-0055); every value before them (38, fit's and evaluate's included) is TF's, in both modes
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
