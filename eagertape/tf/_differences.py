@@ -14,8 +14,8 @@ DOCS = "docs/differences.md"
 DIFFERENCES = (
     (("tf.random.*", "tf.image.random_*", "tf.image.stateless_random_*",
       "tf.keras.random.*"),
-     "random", "the stateful ops (tf.random.normal, uniform, ...), Keras's initializers "
-     "and tf.data's shuffle order are reproducible under a seed, but not TF's numbers "
+     "random", "reproducible under a seed, but not TF's numbers for the stateful ops "
+     "(tf.random.normal, uniform, ...), Keras's initializers and tf.data's shuffle order "
      "(JAX's threefry); the stateless ops (uniform, normal, truncated_normal, split, "
      "fold_in), tf.image.stateless_random_* and tf.random.Generator give TF's Philox "
      "numbers (normal ones to a float32 ulp); stateless categorical, binomial, gamma, "
