@@ -32,6 +32,7 @@ Keras is imported on first use of ``eagertape.tf.keras``, never at import.
 """
 import contextlib
 import functools
+import inspect
 import os
 import sys
 import threading
@@ -330,6 +331,7 @@ def _rows():
         ("keras.src.optimizers.base_optimizer:BaseOptimizer", "apply", _make_apply),
         ("keras.src.backend", "compute_output_spec", _make_compute_output_spec),
         ("keras.src.backend", "rnn", _make_rnn),
+        ("keras.src.backend", "gru", _make_fused_rnn),
         (T, "compute_loss", _make_compute_loss),
         (T, "_symbolic_build", _make_symbolic_build),
         # The TF trainer's API that TF programs call (Keras's TF backend has it,
@@ -1571,12 +1573,44 @@ def _same_or_none(a, *others):
 def _make_rnn(rnn):
     # A program's RNN cell computes with facade ops: its step gives eagertape
     # Tensors, which Keras's lax.scan carries as the arrays they hold.
+    signature = inspect.signature(rnn)
+
     @functools.wraps(rnn)
     def rnn_(step_function, *args, **kwargs):
         def step(*a, **k):
             return _values_of(step_function(*a, **k))
+        bound = signature.bind(step, *args, **kwargs).arguments
+        # TF's backend's rnn (not unrolled) calls the step once on time 0 for its
+        # output's shape before its while_loop calls it again; JAX's scan calls it
+        # once. That is seen where the cell's weights are deferred (a layer built
+        # in a StatelessScope: a subclassed model's first call wrapping an LSTM),
+        # whose every read draws their initializer: TF draws each weight once
+        # more, so a program's later draws (census time_series's residual LSTM)
+        # are TF's.
+        if (not bound.get("unroll", False) and _in_stateless_scope()
+                and _private("global_state").get_global_attribute("uninitialized_variables")):
+            zero = (lambda x: x[0]) if bound.get("time_major", False) else (lambda x: x[:, 0])
+            step(_keras.tree.map_structure(zero, bound["inputs"]),
+                 tuple(bound["initial_states"]) + tuple(bound.get("constants") or ()))
         return rnn(step, *args, **kwargs)
     return rnn_
+
+
+def _make_fused_rnn(fused):
+    # JAX's fused GRU (Keras's backend.gru, which TF's backend has on cuDNN only)
+    # reads each weight once where TF's rnn steps read it twice (_make_rnn): where
+    # it ran on deferred weights, they are read once more, so their draws are TF's.
+    @functools.wraps(fused)
+    def fused_(*args, **kwargs):
+        out = fused(*args, **kwargs)
+        if _in_stateless_scope():
+            bound = inspect.signature(fused).bind(*args, **kwargs).arguments
+            for name in ("kernel", "recurrent_kernel", "bias"):
+                w = bound.get(name)
+                if isinstance(w, _keras.Variable) and w._value is None:
+                    w.value
+        return out
+    return fused_
 
 
 def _as_spec(x):

@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/structured_data/time_series.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: value 0132's last bar (the residual LSTM's test MAE: ResidualWrapper of LSTM(32) + Dense(kernel_initializer=tf.initializers.zeros()), fit by compile_and_fit) differs: TF 0.4150324, eagertape 0.4136089 (it differs in both modes); every value before it is TF's (cell 100's Keras weight slice is a tf.Tensor since 2026-11-28); cause not found yet
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib and seaborn are recorders of what is plotted;
