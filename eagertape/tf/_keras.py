@@ -1211,6 +1211,7 @@ def _make_apply(apply):
             trainable_variables = [
                 _keras_variable(self, v) if isinstance(v, Variable) else v
                 for v in trainable_variables]
+            _settle_provisional_build(self, trainable_variables)
         if any(type(g) is _sparse_rows() for g in grads):
             from ._keras_sparse import applying
             with applying(self):
@@ -1218,6 +1219,23 @@ def _make_apply(apply):
         return apply(self, grads, trainable_variables)
     apply_.__doc__ = apply.__doc__
     return apply_
+
+
+def _settle_provisional_build(optimizer, variables):
+    # An optimizer fit's symbolic build made (_make_symbolic_build) is built again,
+    # by Keras's apply, where its first variables are not what it was built with,
+    # as TF's would be built then: the variables it had before (its iterations and
+    # learning rate) stay, its slots are made anew.
+    kept = getattr(optimizer, "_eagertape_provisional", None)
+    if kept is None:
+        return
+    object.__setattr__(optimizer, "_eagertape_provisional", None)
+    if [id(v) for v in variables] == [id(v) for v in optimizer._trainable_variables]:
+        return
+    # In place, past Keras's tracking: its tracker adds to this very list.
+    optimizer._variables[:] = kept
+    optimizer._trainable_variables_indices.clear()
+    optimizer.built = False
 
 
 def _metric_rows():
@@ -1656,12 +1674,36 @@ def _make_symbolic_build(symbolic_build):
         # TFLite signature's runner takes as its argument) stay TF's.
         uids = _private("global_state").get_global_attribute("object_name_uids")
         made = None if uids is None else uids.get("keras_tensor")
+        optimizer = getattr(self, "optimizer", None)
+        early = (optimizer is not None and not optimizer.built
+                 and _tf_style(self, "train_step", JAXTrainer))
+        before = list(optimizer.variables) if early else None
+        unbuilt = [(layer, layer._tracker.locked) for layer in self._flatten_layers()
+                   if not layer.built]
         try:
-            return symbolic_build(self, iterator=iterator, data_batch=data_batch)
+            built = symbolic_build(self, iterator=iterator, data_batch=data_batch)
+            if early and optimizer.built:
+                # TF's optimizer is built at its first apply_gradients, with the
+                # variables the step gives it (the step may make more than the
+                # build did, or apply to some only): until then this build is
+                # provisional (_make_apply).
+                object.__setattr__(optimizer, "_eagertape_provisional", before)
+            return built
         except Exception:
             if any(_tf_style(self, n, JAXTrainer) for n in ("train_step", "test_step")):
-                if self.optimizer is not None and not self.optimizer.built:
-                    self.optimizer.build(self.trainable_variables)
+                # Nor is the optimizer built here: the step makes the variables the
+                # build could not, and TF's optimizer is built at its first
+                # apply_gradients, with the variables it is given then (built now,
+                # it would know only those made so far: "Unknown variable").
+                # The layers the failed build marked built with no state of their
+                # own (Keras's default build, the model's first) are unbuilt again:
+                # TF's step builds the model whole, symbolically, at its first call,
+                # drawing the initial values in that build's order.
+                for layer, locked in unbuilt:
+                    if layer.built and not layer._trainable_variables + \
+                            layer._non_trainable_variables:
+                        layer.built, layer._build_shapes_dict = False, None
+                        layer._tracker.locked = locked
                 return None
             raise
         finally:

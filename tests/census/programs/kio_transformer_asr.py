@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/audio/transformer_asr.py
 # commit: 0c4052b8db5464104c21ce6f43b47bf9a3af47b1
 # families: strings, io, audio
-# expected: gap: fit's first train_step: Keras's symbolic build fails (Transformer.call reads inputs[0] of the dict batch: KeyError '0'; TF's trainer does not build symbolically), and eagertape's fallback (tf/_keras.py _make_symbolic_build) builds the optimizer with the variables made so far; the step's trace then creates the rest (speech_feature_embedding's conv1d kernel first) and optimizer.apply_gradients raises ValueError "Unknown variable" (TF builds the optimizer at the first apply_gradients); every value before fit is TF's
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
