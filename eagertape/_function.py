@@ -754,6 +754,10 @@ class Function:
             objs.append(leaf)
             vals.append(v)
             static[i] = None
+        context = local.state.trace_context
+        if context is not None:
+            # (last: the leaves' entries keep their places, key[1 + i])
+            key.append(("trace context", context))
         key = tuple(key)
         forward = bool(local.state.accumulators)
         if forward and getattr(self._traces.get(key), "relaxed", None):

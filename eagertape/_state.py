@@ -79,11 +79,13 @@ class ThreadState:
                    persistent tapes' queries
     graph          fused mode: the pending graph calls are appended to
     name_scope     tf.name_scope's prefix of new Variables' names ("a/b/")
+    trace_context  a hashable a facade set (a replica's): functions called while it
+                   is set are traced apart from calls outside it, or None
     ============== ==============================================================
     """
 
     __slots__ = ("tapes", "var_watchers", "accumulators", "capture", "check_numerics",
-                 "replay", "mode", "executor", "graph", "name_scope")
+                 "replay", "mode", "executor", "graph", "name_scope", "trace_context")
 
     def __init__(self):
         self.tapes = []
@@ -96,6 +98,7 @@ class ThreadState:
         self.executor = EXECUTORS[self.mode]
         self.graph = None
         self.name_scope = ""
+        self.trace_context = None
 
 
 class _Local(threading.local):

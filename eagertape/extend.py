@@ -51,8 +51,8 @@ The names, by what they are for:
 - what records now: ``outside_recording``, ``unrecorded``, ``init_scope``,
   ``recording``, ``recording_tapes``, ``watching_reads``, ``function_trace``,
   ``scratch_trace``, ``VARIABLE_ON_LATER_TRACE``, ``current_name_scope``,
-  ``in_name_scope``; ``next_element(iterator, fetch)``, an iterator's next element
-  as a traced function takes it (an input of each call);
+  ``in_name_scope``, ``in_trace_context``; ``next_element(iterator, fetch)``, an
+  iterator's next element as a traced function takes it (an input of each call);
 - exporting: ``pure_trace`` (a ``tf.function`` as a pure JAX function of its
   Variables' values, for ``jax.export``);
 - fused mode: ``run_pending`` (before a JAX function that donates its arguments);
@@ -106,7 +106,7 @@ __all__ = [
     "outside_recording", "unrecorded", "init_scope", "recording", "recording_tapes",
     "watching_reads", "function_trace", "scratch_trace", "VARIABLE_ON_LATER_TRACE",
     "next_element",
-    "current_name_scope", "in_name_scope", "pure_trace",
+    "current_name_scope", "in_name_scope", "in_trace_context", "pure_trace",
     "run_pending", "config", "x64", "x64_modules", "operator_promotion",
     "OpError", "InvalidArgumentError", "CacheTable", "host_raising",
 ]
@@ -295,6 +295,28 @@ def current_name_scope():
     'layer/'
     """
     return _local.state.name_scope
+
+
+@_contextlib.contextmanager
+def in_trace_context(context):
+    """A context in which each ``eagertape.function`` called is traced apart from its
+    calls outside it (and in other contexts): ``context``, hashable, is part of the
+    trace's key, as TF keys a ``tf.function``'s traces by its replica context (a
+    function called in ``Strategy.run`` is traced once per replica, each trace
+    reading its replica's id).
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> f = et.function(lambda x: x + 1.0)
+    >>> _ = f(et.constant(1.0))
+    >>> with extend.in_trace_context(("replica", 1)):
+    ...     _ = f(et.constant(1.0))
+    >>> f.experimental_get_tracing_count()
+    2
+    """
+    hash(context)
+    with _switched(trace_context=context):
+        yield context
 
 
 @_contextlib.contextmanager

@@ -139,3 +139,50 @@ def test_a_tf_function_taking_a_distributed_iterator_is_traced_once(kind):
     tf_oracle.require()
     got = tf_oracle.check(_iterator_argument_program, kind)
     assert got.value[1][1] == ("py", "int", 1)      # (TF's too: check compared them)
+
+
+_REPLICA_TRACES = '''
+import sys
+if sys.argv[1] == "tf":
+    import tensorflow as tf
+else:
+    import eagertape.tf as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+traces = []
+
+@tf.function
+def f(x):
+    traces.append(1)
+    ctx = tf.distribute.get_replica_context()
+    return x + tf.cast(ctx.replica_id_in_sync_group, tf.float32)
+
+s = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+with s.scope():
+    print(s.run(f, args=(tf.constant(1.0),)))
+    print(s.run(f, args=(tf.constant(2.0),)))
+print("traces", len(traces))
+f(tf.constant(1.0))
+print("traces outside", len(traces))
+'''
+
+
+def _replica_traces(which):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("KERAS_BACKEND", None)
+    r = subprocess.run([sys.executable, "-c", _REPLICA_TRACES, which], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
+
+
+@pytest.mark.subprocess
+def test_a_tf_function_in_strategy_run_is_traced_per_replica():
+    # TF keys a tf.function's traces by the replica context: each replica's trace
+    # reads its own replica id (random_numbers_guide's Generator per replica).
+    tf_oracle = pytest.importorskip("tf_oracle")
+    tf_oracle.require()
+    want = tf_oracle.cached("replica-traces", [_REPLICA_TRACES], lambda: _replica_traces("tf"))
+    got = _replica_traces("eagertape")
+    assert "traces 2" in want and "1: tf.Tensor(3.0" in want
+    assert got == want

@@ -105,10 +105,16 @@ class DistributedValues:
     def values(self):
         return self._values
 
-    def __repr__(self):
+    def _show(self, show):
         kind = "Mirrored" if self._mirrored else "PerReplica"
-        inner = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
+        inner = ",\n".join(f"  {i}: {show(v)}" for i, v in enumerate(self._values))
         return f"{kind}:{{\n{inner}\n}}"
+
+    def __repr__(self):
+        return self._show(repr)
+
+    def __str__(self):          # (TF's: print shows its values' str)
+        return self._show(str)
 
     def __iter__(self):
         raise TypeError("a tf.distribute.DistributedValues is one value per replica: iterate "
@@ -646,7 +652,12 @@ class Strategy:
             for r in range(n):
                 _state.replica = (self, self._context_class(self, r))
                 dev = self._extended._devices[r] if self._extended._devices else None
-                with (jax.default_device(dev) if dev is not None else contextlib.nullcontext()):
+                # A function called in a replica is traced for that replica, as TF
+                # keys a tf.function's traces by the replica context.
+                context = None if isinstance(self, _DefaultStrategy) else (
+                    "replica", id(self), r)
+                with (jax.default_device(dev) if dev is not None else contextlib.nullcontext()), \
+                        _ext.in_trace_context(context):
                     outs.append(fn(*_select(args, r), **_select(kwargs, r)))
                 _state.replica = None
             for apply in _merged(merges, n):
