@@ -432,10 +432,12 @@ def code_digest(text):
 
 def header(name):
     """The program's header fields (``# source: ...``, ``# commit: ...``, ``# families: ...``,
-    ``# timings: ...``, and ``# expected: CAUSE`` for a program that does not pass yet)."""
+    ``# timings: ...``, ``# unrepeatable: NNNN ...: WHY``, and ``# expected: CAUSE`` for a
+    program that does not pass yet)."""
     fields = {}
     for line in source_of(name).splitlines():
-        m = re.match(r"#\s*(source|commit|families|timings|expected):\s*(.*)", line)
+        m = re.match(r"#\s*(source|commit|families|timings|unrepeatable|expected):\s*(.*)",
+                     line)
         if m:
             fields[m.group(1)] = m.group(2).strip()
         elif not line.startswith("#"):
@@ -546,10 +548,19 @@ def _installed(dist):
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
-def differences(want, got, where="", rtol=1e-3, atol=1e-4, timings=None):
+def unrepeatable(name):
+    """The records whose values TF itself gives anew at each run (a generator made from
+    the operating system's entropy), by the header's ``# unrepeatable: 0003 0005: why``:
+    their place and kind are compared, not their values."""
+    field = header(name).get("unrepeatable", "")
+    return set(re.findall(r"\b\d{4}\b", field.split(":")[0]))
+
+
+def differences(want, got, where="", rtol=1e-3, atol=1e-4, timings=None, unrepeatable=()):
     """Where ``got`` is not ``want`` (two trees of tools/census.py's prelude), as a
     list of lines: numbers within rtol/atol (atol scaled by the largest entry of the
-    value), texts equal but for their numbers, which are compared as numbers."""
+    value), texts equal but for their numbers, which are compared as numbers; the
+    values of the records numbered in ``unrepeatable`` are not compared."""
     out = []
 
     def largest(x):
@@ -610,6 +621,8 @@ def differences(want, got, where="", rtol=1e-3, atol=1e-4, timings=None):
     for k in wk:
         if timings and k.endswith(" print") and _is_timing(want[k], timings):
             continue            # a printed time: the machine's, not the program's
+        if k.split()[0] in unrepeatable:
+            continue            # a value TF's own runs do not repeat
         walk(want[k], got[k], k, max(1.0, largest(want[k])))
     return out
 
@@ -677,7 +690,8 @@ def outcome(name, mode, runner=None):
             if 0 < k <= len(src):
                 first += f" [program line {k}: {src[k - 1].strip()[:120]}]"
         return "error", first, err
-    diff = differences(stored["results"], got, timings=header(name).get("timings"))
+    diff = differences(stored["results"], got, timings=header(name).get("timings"),
+                       unrepeatable=unrepeatable(name))
     return ("pass", "", "") if not diff else ("differs", diff[0], "\n".join(diff))
 
 
