@@ -279,7 +279,9 @@ class _Plot:
         self._n = n
     def __getattr__(self, name):
         if name in _Plot._KEPT:
-            return lambda *a, **k: _record("plot." + name, *[x for x in a if not isinstance(x, str)])
+            # recorded, and a stand-in for what matplotlib returns (cells read it: lines[0].get_color())
+            return lambda *a, **k: (_record("plot." + name, *[x for x in a if not isinstance(x, str)]),
+                                    _Plot())[1]
         if name in ("xlim", "ylim", "get_xlim", "get_ylim"):
             return lambda *a, **k: (0.0, 1.0)
         if name == "subplots":

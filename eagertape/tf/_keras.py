@@ -1453,6 +1453,8 @@ def _make_hosting(method):
             x = kwargs.pop("x") if "x" in kwargs else args[0]
             args = (split.apply(x),) + tuple(args[1:])
             return method(self, *args, **kwargs)
+        if hasattr(split, "build_for"):     # (a Sequential: built as TF's trainer builds it)
+            split.build_for(method.__name__, args, kwargs)
         with _keras_host.hosting(split):
             return method(self, *args, **kwargs)
     return hosting

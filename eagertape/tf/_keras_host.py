@@ -113,6 +113,8 @@ class _SequentialSplit:
     def apply(self, x):
         from .. import extend
         x = _host_values(x)
+        if not self.model.built and np.ndim(x):
+            self.input_shape = tuple(np.shape(x))     # (a call's: TF's Keras builds from it)
         with extend.outside_recording():
             for layer in self.host_layers:
                 x = _host_call(layer, self.original_call, x)
@@ -123,10 +125,45 @@ class _SequentialSplit:
         for layer in self.inner_layers:
             x = operation_fn(layer, **call_args)(x)
         if not self.model.built and all(layer.built for layer in self.model.layers):
-            # (Keras builds a Sequential from its input's shape, which for
-            # strings it cannot trace: its layers are built now, by this call.)
+            # The model called on strings before fit/evaluate/predict built it
+            # (build_for): its layers are built by this call, and the model, as
+            # TF's Keras builds it, from the strings' shape.
+            self.build(getattr(self, "input_shape", None))
             self.model.built = True
         return x
+
+    def build(self, shape):
+        """The model built as TF's Keras builds a Sequential from its input's shape:
+        a functional graph from a string Input (its ``inputs``, which ``export``
+        reads), its layers built in order. Keras on JAX never does so here: its
+        trainer sees the host part's ids, not the strings."""
+        if shape is not None and not self.model.built:
+            self.model.build(tuple(shape))
+
+    def build_for(self, method, args, kwargs):
+        """``build`` before ``fit``/``evaluate``/``predict`` of an unbuilt model, with
+        the shape TF's trainer builds it from: a dataset's element spec, else the
+        data's with no batch size (fit, evaluate) or its first batch's (predict)."""
+        if self.model.built:
+            return
+        x = kwargs["x"] if "x" in kwargs else (args[0] if args else None)
+        spec = getattr(x, "element_spec", None)
+        if spec is not None:
+            while isinstance(spec, (tuple, list)) and spec:
+                spec = spec[0]
+            shape = getattr(spec, "shape", None)
+            shape = None if shape is None or getattr(shape, "rank", 0) is None else \
+                tuple(shape.as_list() if hasattr(shape, "as_list") else shape)
+        elif x is not None and hasattr(x, "shape") and len(x.shape):
+            shape = tuple(x.shape)
+            if method == "predict":
+                batch = kwargs.get("batch_size") or (args[1] if len(args) > 1 else None) or 32
+                shape = (min(int(shape[0]), int(batch)),) + shape[1:]
+            else:
+                shape = (None,) + shape[1:]
+        else:
+            shape = None
+        self.build(shape)
 
 
 

@@ -1139,7 +1139,7 @@ def _export_keras(model, filepath, verbose=None, input_signature=None, **kwargs)
         if shape is None:
             raise ValueError(f"argument `input_signature`: {x!r} has no shape")
         return TensorSpec([None if d is None else int(d) for d in shape],
-                          np.dtype(getattr(x, "dtype", None) or "float32"),
+                          getattr(x, "dtype", None) or "float32",   # ("string": TF's name)
                           getattr(x, "name", None))
 
     signature = keras.tree.map_structure(spec, list(input_signature))
