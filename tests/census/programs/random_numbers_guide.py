@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/random_numbers.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
-# expected: gap: values 0003, 0005 and 0014 are draws of generators TF makes from a non-deterministic state (cells 8 and 18: the global generator; cell 12: from_non_deterministic_state), other numbers at each run, TF's too; and a tf.function called in a tf.distribute replica runs the trace made in the first replica (replica id 0: the function cache has no replica in its key), so cell 54's Generator advances its state in both replicas (0048 state [512, 0, 0], TF [256, 0, 0]) and cell 56's loaded draws start from there (0056: TF -1.035941, eagertape -0.06425077); every other value (the virtual CPU devices, the Generator's draws, splits, tf.function, checkpoint and stateless ones) is TF's, in both modes
+# unrepeatable: 0003 0005 0014: draws of generators TF makes from a non-deterministic state (cells 8 and 18: the global generator; cell 12: from_non_deterministic_state), other numbers at each of TF's runs
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
