@@ -333,6 +333,8 @@ class _Trace:
                 var_pos.append(i)
                 self.variables.append(arg_vars.get(id(v), v))
                 consts[i] = None     # a copy of the Variable's value: not kept
+        # (what tf/_staged_map's interpreter runs the jaxpr with, its sizes filled in)
+        self.consts, self.var_pos = consts, var_pos
         jaxpr = self.jaxpr = closed.jaxpr
         n = sum(1 for s in self.static if s is _ARRAY or type(s) is _Host)
         self.remat = remat

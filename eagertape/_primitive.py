@@ -590,12 +590,22 @@ def _shape_arithmetic(vals, stand_ins):
     return seen
 
 
+# Set by tf/_staged_map: while a dataset function is traced with sizes only its data
+# knows, a call JAX cannot trace with those symbolic sizes (sizes TF leaves unknown but
+# JAX cannot prove equal, a comparison of sizes) gets a second way there (its
+# result, or None); else it does nothing.
+staged_retry = None
+
+
 def _execute(kind, objs, vals):
     jitted = kind.jitted
     if jitted is not None:
         try:
             out = jitted(*vals)
         except Exception as e:
+            retried = staged_retry(kind, vals) if staged_retry is not None else None
+            if retried is not None:
+                return retried
             # Tracing can fail where running on values works (a boolean mask, a
             # Python float the function needs concrete): run it as is; an error
             # that persists is the caller's and propagates from here.

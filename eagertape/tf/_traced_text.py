@@ -48,7 +48,7 @@ from jax.tree_util import tree_flatten, tree_unflatten
 
 from .. import extend as _extend
 from ..extend import InvalidArgumentError, TensorLike as _TensorLike
-from . import _text
+from . import _staged_map, _text
 from ._text import StringTensor, wrap
 from ._util import rebind as _rebind
 
@@ -319,11 +319,13 @@ def _call_of(leaves):
     return getattr(cap, "host_call", None)
 
 
-def _example_leaves(leaves, traced_ones):
+def _example_leaves(leaves, traced_ones, probe=False):
     filled = list(leaves)
     for i, kind, v in traced_ones:
         if kind == "text":
             ex = leaves[i]._example
+            if probe:       # (other text: sizes that follow the data differ)
+                ex = np.full(v.shape, _staged_map.PROBE, object)
             filled[i] = wrap(ex if ex is not None else np.full(v.shape, b"", object))
         else:
             filled[i] = _text._constant(np.zeros(v.shape, v.dtype))
@@ -344,10 +346,32 @@ def call_host(fn, args, kwargs, name):
     if not traced_ones:
         return fn(*args, **kwargs)
     call = _call_of(leaves)
-    example = _run_outside(fn, _example_leaves(leaves, traced_ones), tree)
-    out_leaves, out_tree = tree_flatten(example, is_leaf=_is_leaf)
+    specs = None
+    if _staged_map.active():
+        # A dataset function traced once on its spec: sizes the data sets are
+        # fresh symbolic ones (TF's None), bound at each element (_staged_map).
+        specs = _staged_map.result_specs(name, fn, args, kwargs)
+    if specs is not None:
+        out_leaves, out_tree = tree_flatten(
+            specs, is_leaf=lambda x: isinstance(x, _staged_map.Out))
+    else:
+        example = _run_outside(fn, _example_leaves(leaves, traced_ones), tree)
+        out_leaves, out_tree = tree_flatten(example, is_leaf=_is_leaf)
+        if _staged_map.active():
+            # The examples are stand-ins (no element is read at map()): a size that
+            # changes with other text (split's pieces) is the data's, a fresh one.
+            other = _run_outside(fn, _example_leaves(leaves, traced_ones, probe=True), tree)
+            other_leaves, other_tree = tree_flatten(other, is_leaf=_is_leaf)
+            if other_tree != out_tree:
+                raise _staged_map.NotStaged(f"{name} gives results of another structure "
+                                            "for other text")
+            out_leaves = [_staged_map.varying(o, p) for o, p in zip(out_leaves, other_leaves)]
     shapes, marks = [], []
     for o in out_leaves:
+        if isinstance(o, _staged_map.Out):
+            shapes.append(o.aval())
+            marks.append(("text" if o.text else "num", None))
+            continue
         if isinstance(o, StringTensor):
             shapes.append(jax.ShapeDtypeStruct(o._v.shape, np.int32))
             marks.append(("text", o._v))
@@ -383,7 +407,8 @@ def call_host(fn, args, kwargs, name):
             k += 1
             a = o._v if kind == "text" else np.asarray(
                 o.numpy() if isinstance(o, _TensorLike) else o)
-            if tuple(a.shape) != tuple(want.shape):
+            if len(a.shape) != len(want.shape) or any(
+                    not _staged_map._is_sym(d) and d != n for d, n in zip(want.shape, a.shape)):
                 raise InvalidArgumentError(
                     f"{name} in a tf.function gave a result of shape {list(a.shape)}, where "
                     f"it gave {list(want.shape)} for the values the function was traced "

@@ -30,17 +30,21 @@ import itertools
 import os
 import sys
 import types
+import warnings
 
 import jax
 import numpy as np
 
 from .. import extend as _extend
 from .. import function as _function
+from .._function import Function as _Function, HostSpec as _HostSpec, _ARRAY
 from ..extend import InvalidArgumentError
 from ..extend import convert_to_tensor
 from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap
 from . import _iterator_state as _state
+from . import _autograph
 from . import _snapshot
+from . import _staged_map
 from . import _text
 from . import _tfrecord
 from ._control_flow import vectorized_map
@@ -422,6 +426,9 @@ class _UserFn:
         fn = _traced_now(fn)
         self.fn, self.what = fn, what
         name = getattr(fn, "__name__", what)
+        # Traced on the spec as TF traces it: AutoGraph's (an ``if`` on a Tensor is a
+        # tf.cond, so the function is traced once, not run at each element).
+        self.traced_call = _list_as_tuple(_autograph.convert(fn))
         fn = self.call = _list_as_tuple(fn)
         self.compiled = _function(fn, name=name)
         self.eager = False
@@ -432,6 +439,7 @@ class _UserFn:
         self.vectorized = _function(
             lambda *args: vectorized_map(lambda e: fn(*e), args), name=name)
         self.vectorizable = None
+        self.staged = None        # a trace of strings run by _staged_map's interpreter
         if spec is not None:
             self._trace_at(spec, name)
 
@@ -444,17 +452,22 @@ class _UserFn:
         the spec; Python control flow on a value; a size JAX cannot follow) the
         function is traced, or run eagerly, at the elements, as without a spec."""
         leaves = _leaves(spec)
-        if not leaves or any(type(s) is not TensorSpec or s.dtype == object
+        if not leaves or any(type(s) is not TensorSpec
                              or s.shape is None or s.shape.rank is None for s in leaves):
             return
+        if any(s.dtype == object for s in leaves):
+            self._stage_at(spec, name)
+            return
         args = _as_args(spec)
-        sig = _function(self.call, input_signature=list(args), name=name)
+        sig = _function(self.traced_call, input_signature=list(args), name=name)
         stand_ins = _map(lambda s: _to_tensor(np.zeros(
             [1 if d is None else d for d in s.shape.as_list()], s.dtype.as_numpy_dtype)), args)
         try:
             with _extend.outside_recording():
                 trace = sig._lookup(stand_ins, {})[0]
         except Exception:       # noqa: BLE001  (not traceable so: at the elements)
+            return
+        if _odd_outputs(trace):
             return
         # Elements not of the spec (a spec eagertape inferred wrongly) fail the
         # signature with a TypeError: they run eagerly, as an untraceable function.
@@ -467,11 +480,54 @@ class _UserFn:
         else:
             self.vectorized = _vmapped(trace)
 
+    def _stage_at(self, spec, name):
+        """Trace a function of strings now, on ``spec``, as ``_trace_at`` does one of
+        numbers: its host ops (``tf.io.read_file``, ``decode_jpeg``) may give sizes
+        only the data knows, so the trace is run by ``_staged_map``'s interpreter,
+        its sizes bound at each element. Where it cannot be traced so, the function
+        runs its Python at each element, and a warning says so once (TF would have
+        traced it, or raised)."""
+        leaves = _leaves(spec)
+        why = None
+        if any(None in s.shape.as_list() for s in leaves):
+            why = "its input's spec has strings of unknown sizes"
+        else:
+            args = _as_args(spec)
+            sig = _Function(self.traced_call, input_signature=list(args), name=name,
+                            host_values=True)
+            stand_ins = _map(lambda s: _to_tensor(
+                np.full(s.shape.as_list(), b"", object) if s.dtype == object else
+                np.zeros(s.shape.as_list(), s.dtype.as_numpy_dtype)), args)
+            try:
+                with _extend.outside_recording(), _staged_map.staging():
+                    trace = sig._lookup(stand_ins, {})[0]
+                if _odd_outputs(trace):
+                    raise TypeError("it returns a Python object that is not a tensor")
+                self.staged = _staged_map.Staged(trace)
+            except Exception as e:      # noqa: BLE001  (not traceable so: at the elements)
+                why = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            else:
+                self.compiled, self.trace = sig, trace
+                self.vectorizable = False     # (the interpreter runs one element)
+                return
+        self.vectorizable = False
+        self.eager = True
+        warnings.warn(
+            f"Dataset.{self.what}'s function {name!r} could not be traced once on its input's "
+            f"spec ({why}); eagertape runs its Python at each element (its prints and "
+            "random draws happen per element, where TF's happen once)", stacklevel=5)
+
     def __call__(self, element, index):
         args = _as_args(_map(_to_tensor, element))
         # Pipeline functions record on no tape and compute values, as TF's graphs.
         with _extend.outside_recording():
             try:
+                if self.staged is not None:
+                    try:
+                        return self.staged(*args)
+                    except _staged_map.NotOfSpec:
+                        self.staged, self.eager = None, True
+                        return self.call(*args)
                 if not self.eager:
                     try:
                         return self.compiled(*args)
@@ -491,6 +547,11 @@ class _UserFn:
         """Raise TF's error where an iterator through this function cannot be saved:
         the function has external state (a stateful random draw or a Variable update
         writes a Variable; py_function/numpy_function call back into Python)."""
+        if self.staged is not None:
+            # (its host ops of text and sizes are TF's stateless kernels)
+            if _staged_map.external_state(self.staged.trace):
+                raise _state.stateful(self.what, getattr(self.fn, "__name__", self.what))
+            return
         for trace in self.compiled._traces.values():
             if getattr(trace, "written", None) or "callback" in str(getattr(trace, "jaxpr", "")):
                 raise _state.stateful(self.what, getattr(self.fn, "__name__", self.what))
@@ -519,6 +580,14 @@ class _UserFn:
                 return None                   # element by element finds the culprit
 
 
+def _odd_outputs(trace):
+    """Whether a trace returns a Python object TF's dataset functions could not (a
+    lazy range of AutoGraph's, say): its value is the trace's, not the element's."""
+    return any(s is not _ARRAY and type(s).__name__ != "_Host" and not isinstance(
+        s, (bool, int, float, complex, str, bytes, np.generic, np.ndarray))
+        for s in trace.static)
+
+
 def _vmapped(trace):
     """``trace`` (of fixed sizes) over a batch of its arguments, without running its
     Python again (a Function of it would trace it anew)."""
@@ -535,10 +604,19 @@ def _spec_of_trace(trace):
     """The outputs' spec of a trace (a symbolic size is None), or None where an
     output is not an array."""
     outs = trace.specs()
-    if not all(isinstance(x, jax.ShapeDtypeStruct) for x in _leaves(outs)):
+
+    def spec(x):
+        if isinstance(x, (jax.ShapeDtypeStruct, _HostSpec)):
+            # (a host value's dtype is tf.string's; a symbolic size is None)
+            return TensorSpec([d if isinstance(d, int) else None for d in x.shape], x.dtype)
+        if type(x) in _PYTHON_DTYPES:       # a Python value: TF's constant of it
+            return TensorSpec([], _PYTHON_DTYPES[type(x)])
         return None
-    return _map(lambda x: TensorSpec([d if isinstance(d, int) else None for d in x.shape],
-                                     x.dtype), outs)
+    specs = _map(spec, outs)
+    return None if any(s is None for s in _leaves(specs)) else specs
+
+
+_PYTHON_DTYPES = {bool: "bool", int: "int32", float: "float32", str: "string", bytes: "string"}
 
 
 def _traced_spec(fn, spec):

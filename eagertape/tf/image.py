@@ -370,10 +370,17 @@ def _random_crop(value, size, draw):
     if len(size) != value.ndim:
         raise ValueError(f"argument `size` must have {value.ndim} entries (the rank of "
                          f"`value`), got {list(size)}")
-    if any(s > d for s, d in zip(size, value.shape)):
+    if any(not isinstance(d, (int, np.integer)) for d in value.shape):
+        # Sizes known only symbolically (a dataset function traced once on its spec,
+        # tf/_staged_map), as TF's None: the offsets' limits follow the value's
+        # shape at each element.
+        limit = _call(lambda v: jnp.asarray(v.shape, jnp.int32) - jnp.asarray(
+            size, jnp.int32) + 1, (value,))
+    elif any(s > d for s, d in zip(size, value.shape)):
         raise InvalidArgumentError(f"Need value.shape >= size, got {list(value.shape)} "
                                    f"and {list(size)}")
-    limit = np.asarray([d - s + 1 for d, s in zip(value.shape, size)], np.int32)
+    else:
+        limit = np.asarray([d - s + 1 for d, s in zip(value.shape, size)], np.int32)
     offset = draw(value.ndim) % limit
     return _call(_dyn_slice, (value, offset, size))
 

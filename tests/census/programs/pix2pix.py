@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/generative/pix2pix.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: io
-# expected: gap: the generator's first output (cell 45, value 0013) differs (TF -0.1007, eagertape -0.2126 at [0][0][0][0]), so every later one does: its initial weights (Keras's RandomNormal, from the census's NumPy generator) are drawn one draw early. TF traces a Dataset.map function when map() is called (cell 30's train_dataset.map(load_image_train): random_jitter, a tf.function, traced again for the map's unknown image size, its tf.random.uniform(()) drawn then, before the Generator is built); eagertape traces a map at map() since 2026-11-28 only for numeric elements: this map's are file names (tf.data.Dataset.list_files), and a map over strings runs its Python at each element (decode_jpeg's output size is the data's), after the Generator
 # timings: Time taken for
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
