@@ -158,6 +158,10 @@ def test_differences_compares_numbers_in_text_and_finds_what_differs():
                            "0002 show": {"object": None}})
     assert census.differences(w, {"0001 print": [{"str": "loss 0.5"}, [1.0, 2.0]]})
     assert census.differences({"a": {"strs": ["x"]}}, {"a": {"strs": ["y"]}})
+    # NumPy's padding of a printed array follows its numbers' widths
+    assert census.differences({"a": [{"str": "[ 1.5210508  -1.3239406   0.    ]"}]},
+                              {"a": [{"str": "[ 1.5210508  -1.323931    0.    ]"}]}) == []
+    assert census.differences({"a": [{"str": "a b"}]}, {"a": [{"str": "ab"}]})
     # a record TF's own runs do not repeat: its place compared, not its value
     assert not census.differences({"0002 show": [1.5], "0003 show": [2.0]},
                                   {"0002 show": [1.5], "0003 show": [7.0]}, unrepeatable={"0003"})

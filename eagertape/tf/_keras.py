@@ -366,6 +366,12 @@ def _rows():
     rows += [(f"keras.src.utils.{m}", "tf", lambda _: _facade())
              for m in _DATASET_MODULES]
     rows += [("keras.src.utils.dataset_utils", "labels_to_dataset_tf", _make_labels_to_dataset)]
+    # keras.utils.FeatureSpace reads TensorFlow through its module global ``tf`` too
+    # (adapt's isinstance check and maps, its call's tensors): the facade here, so it
+    # adapts to the program's tf.data pipelines (eagertape's datasets), not only TF's.
+    rows += [("keras.src.layers.preprocessing.feature_space", "tf", lambda _: _facade()),
+             ("keras.src.layers.preprocessing.feature_space:FeatureSpace", "__call__",
+              _make_feature_space_call)]
     # A functional model with string inputs: its string layers run on the host
     # (tf/_keras_host.py), the rest on JAX.
     rows += [(owner, "call", _make_model_call) for owner in (
@@ -746,6 +752,19 @@ def _gives_text(layer):
         layer, "vocabulary_dtype", None) == "string"
 
 
+def _make_feature_space_call(call):
+    # FeatureSpace has a __call__ of its own (not Layer's: it runs its preprocessing
+    # layers in TensorFlow on any backend, and on Keras's JAX backend gives JAX
+    # arrays): called as a text layer is, on its values (a traced call at each call of
+    # the function), its results the facade's Tensors, as TF's Keras gives TF's.
+    @functools.wraps(call)
+    def __call__(self, data):
+        from . import _traced_text
+        return _traced_text.on_host(lambda *a, **k: _text_call(self, call, a, k),
+                                    (data,), {}, self.name)
+    return __call__
+
+
 def _text_call(layer, layer_call, args, kwargs):
     # A layer called on string tensors (StringLookup, TextVectorization, a model
     # starting with one), or giving strings: Keras's own call on the strings' NumPy
@@ -777,7 +796,9 @@ def _text_call(layer, layer_call, args, kwargs):
     scope = _private("TFGraphScope")() if _gives_text(layer) else contextlib.nullcontext()
     with extend.outside_recording(), scope:
         out = layer_call(layer, *args, **kwargs)
-    return jax.tree_util.tree_map(back, out)
+    result = jax.tree_util.tree_map(back, out)
+    # (a dict in its own order, as TF's Keras gives it: JAX's tree_map sorts its keys)
+    return {k: result[k] for k in out} if isinstance(out, dict) else result
 
 
 def _entry_call():
@@ -1344,12 +1365,33 @@ def _giving_tensors(fn):
     def public(*args, **kwargs):
         if _records(args, kwargs):
             return call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
+        if fn.__name__ == "convert_to_tensor" and _is_text_value(
+                args[0] if args else kwargs.get("x")):
+            # keras.ops.convert_to_tensor(["a"]): TF's Keras gives a tf.string
+            # Tensor (JAX has no string arrays)
+            from . import _text
+            return _text.constant_text(args[0] if args else kwargs["x"])
         out = fn(*args, **kwargs)
         if _in_stateless_scope() or _in_symbolic_scope():
             return out
         return _tensors_of(out)
     public._eagertape_op = True
     return public
+
+
+def _is_text_value(x):
+    """Whether ``x`` is Python or NumPy text (a str, bytes, or a list or array of them)."""
+    if isinstance(x, (str, bytes)):
+        return True
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "SU" or (x.dtype.kind == "O" and x.size > 0
+                                        and isinstance(x.flat[0], (str, bytes)))
+    if isinstance(x, (list, tuple)) and x:
+        first = x[0]
+        while isinstance(first, (list, tuple)) and first:
+            first = first[0]
+        return isinstance(first, (str, bytes))
+    return False
 
 
 def _computed(x):

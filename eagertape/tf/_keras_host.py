@@ -38,7 +38,7 @@ class _Split:
     def __init__(self, model, original_call):
         self.model, self.original_call = model, original_call
         self.texts = any(map(_is_text, model.inputs))
-        boundary, numeric, seen = [], [], set()
+        boundary, numeric, seen, inner = [], [], set(), set()
         stack = list(model.outputs)
         while stack:
             t = stack.pop()
@@ -51,6 +51,7 @@ class _Split:
             elif _on_host(node):
                 boundary.append(t)
             else:
+                inner.add(id(node))
                 stack.extend(node.input_tensors)
         host, stack = set(), list(boundary)
         while stack:
@@ -60,8 +61,11 @@ class _Split:
                 stack.extend(node.input_tensors)
         depths = sorted(model._nodes_by_depth, reverse=True)
         self.host_nodes = [n for d in depths for n in model._nodes_by_depth[d] if id(n) in host]
+        # What the outputs need past the boundary: a numeric node that also feeds a
+        # host node (FeatureSpace's discretized age, crossed with a string feature and
+        # concatenated as it is) runs in both parts.
         self.inner_nodes = [n for d in depths for n in model._nodes_by_depth[d]
-                            if id(n) not in host and n.operation and not n.is_input]
+                            if id(n) in inner and n.operation and not n.is_input]
         weighted = [n.operation.name for n in self.host_nodes if n.operation.trainable_weights]
         if weighted:
             raise NotImplementedError(
