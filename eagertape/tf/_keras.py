@@ -358,6 +358,14 @@ def _rows():
          lambda original: _make_make_function(original, "test_step")),
         ("keras.src.callbacks.tensorboard:TensorBoard", "__init__", _make_tensorboard_init),
         ("keras.src.models.model:Model", "export", _make_export),
+        # TF's trainer builds the compile metrics at its first step, after fit's reset
+        # (_make_compile_metrics_build): metrics passed to compile keep their state then.
+        (T, "__init__", _make_trainer_init),
+        (T, "compile", _make_trainer_compile),
+        ("keras.src.trainers.compile_utils:CompileMetrics", "build",
+         _make_compile_metrics_build),
+        ("keras.src.trainers.compile_utils:CompileMetrics", "reset_state",
+         _make_compile_metrics_reset),
     ]
     # Keras's *_dataset_from_directory and timeseries_dataset_from_array build
     # their tf.data pipelines with the module global ``tf`` (TensorFlow, imported
@@ -1774,6 +1782,59 @@ def _make_step_function(make_function):
         return iterator_step
     _make_function.__doc__ = make_function.__doc__
     return _make_function
+
+
+def _make_compile_metrics_build(build):
+    # Keras's JAX trainer builds a model's compile metrics in its symbolic build, before
+    # the reset_metrics of fit (evaluate, train_on_batch, test_on_batch); TF's trainer
+    # (a model made outside a distribution strategy's scope: _maybe_symbolic_build)
+    # builds them at the step's trace, after that reset, which finds them unbuilt and
+    # resets nothing. So in TF a metric object passed to compile keeps the state of its
+    # last use (another model's fit or evaluate: census imbalanced_data's METRICS list,
+    # every make_model()'s default argument) through the first epoch: the reset that
+    # follows this symbolic build is skipped (_make_compile_metrics_reset).
+    @functools.wraps(build)
+    def build_(self, y_true, y_pred):
+        built = build(self, y_true, y_pred)
+        if _private("in_symbolic_scope")() and getattr(self, "_eagertape_built_at_step", False):
+            object.__setattr__(self, "_eagertape_skip_reset", True)
+        return built
+    return build_
+
+
+def _make_trainer_init(init):
+    # TF's trainer keeps the strategy whose scope the model is made in (None outside
+    # any): with one, its fit builds the model and metrics ahead, as Keras's JAX
+    # trainer does.
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        dist = sys.modules.get("eagertape.tf.distribute")
+        object.__setattr__(self, "_eagertape_made_in_strategy",
+                           dist is not None and dist.has_strategy())
+    return __init__
+
+
+def _make_trainer_compile(compile_):
+    @functools.wraps(compile_)
+    def compile(self, *args, **kwargs):
+        out = compile_(self, *args, **kwargs)
+        metrics = self._compile_metrics
+        if metrics is not None:
+            object.__setattr__(metrics, "_eagertape_built_at_step",
+                               not getattr(self, "_eagertape_made_in_strategy", False))
+        return out
+    return compile
+
+
+def _make_compile_metrics_reset(reset_state):
+    @functools.wraps(reset_state)
+    def reset_state_(self):
+        if getattr(self, "_eagertape_skip_reset", False):
+            object.__setattr__(self, "_eagertape_skip_reset", False)
+            return None
+        return reset_state(self)
+    return reset_state_
 
 
 def _make_step_jit(jit):

@@ -93,6 +93,37 @@ def _leaves(nest):
     return [nest]
 
 
+def _common_spec(specs):
+    """The most specific element spec of several datasets' (TF's: a size where they
+    differ is None), None where one is not known statically (read from the first
+    element then); TypeError where their structures or dtypes differ."""
+    if any(s is None for s in specs):
+        return None
+    first = specs[0]
+    same = all(_same_structure(first, s) for s in specs[1:])
+    leaves = [_leaves(s) for s in specs]
+    same = same and all(len(ls) == len(leaves[0]) for ls in leaves)
+    if same:
+        for parts in zip(*leaves):
+            if not all(type(p) is TensorSpec for p in parts):
+                same = same and all(p == parts[0] for p in parts)
+            else:
+                same = same and all(p.dtype == parts[0].dtype for p in parts)
+    if not same:
+        raise TypeError("Invalid `datasets`. `datasets` must have compatible element specs.\n"
+                        + "\n".join(f"Dataset {i} element_spec={s}." for i, s in enumerate(specs)))
+
+    def common(*parts):
+        if type(parts[0]) is not TensorSpec:
+            return parts[0]
+        shape = parts[0].shape
+        for p in parts[1:]:
+            shape = None if shape is None or p.shape is None else \
+                shape.most_specific_compatible_shape(p.shape)
+        return TensorSpec(shape, parts[0].dtype)
+    return _map(common, *specs)
+
+
 def _same_structure(a, b):
     if isinstance(a, dict) or isinstance(b, dict):
         return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(
@@ -865,6 +896,62 @@ class Dataset:
         cards = [d._cardinality for d in datasets]
         card = INFINITE_CARDINALITY if INFINITE_CARDINALITY in cards else UNKNOWN_CARDINALITY
         return Dataset(make, card, datasets[0]._spec)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """Elements of ``datasets`` in the order ``choice_dataset`` (scalar int64
+        indices) names them: each choice takes the next element of that dataset. An
+        exhausted dataset ends the result (``stop_on_empty_dataset``, the default), or
+        its choices are skipped and the result ends when all are exhausted; it also
+        ends with ``choice_dataset``.
+
+        >>> import numpy as np
+        >>> import eagertape.tf as tf
+        >>> a, b = tf.data.Dataset.range(3), tf.data.Dataset.range(10, 13)
+        >>> choice = tf.data.Dataset.from_tensor_slices(np.array([0, 1, 1, 0], np.int64))
+        >>> [int(x) for x in tf.data.Dataset.choose_from_datasets([a, b], choice)]
+        [0, 10, 11, 1]
+        """
+        if isinstance(datasets, Dataset) or not isinstance(datasets, (list, tuple)):
+            raise TypeError("Invalid `datasets`. `datasets` should be a list of datasets, got "
+                            f"{type(datasets).__name__}")
+        datasets = list(datasets)
+        if not datasets:
+            raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+        if not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError("Invalid `datasets`. `datasets` should be a list of datasets")
+        if not isinstance(choice_dataset, Dataset):
+            raise TypeError("Invalid `choice_dataset`. `choice_dataset` should be a "
+                            f"`tf.data.Dataset` but is {type(choice_dataset)}.")
+        choice_spec = choice_dataset.element_spec
+        if not (type(choice_spec) is TensorSpec and choice_spec.dtype == np.int64
+                and choice_spec.shape is not None and choice_spec.shape.rank == 0):
+            raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be "
+                            f"scalar `tf.int64` tensors but are {choice_spec}.")
+        spec = _common_spec([d._static_spec() for d in datasets])
+        n = len(datasets)
+
+        def make():
+            passes = [d._make() for d in datasets]
+            live = [True] * n
+            for choice in choice_dataset._make():
+                i = int(np.asarray(choice))
+                if not 0 <= i < n:
+                    raise InvalidArgumentError(f"Selector index out of range: {i} >= {n}")
+                if not live[i]:
+                    continue
+                try:
+                    yield next(passes[i])
+                except StopIteration:
+                    if stop_on_empty_dataset:
+                        return
+                    live[i] = False
+                    if not any(live):
+                        return
+        # TF's: infinite if one of ``datasets`` is, whatever the choices
+        cards = [d._cardinality for d in datasets]
+        card = INFINITE_CARDINALITY if INFINITE_CARDINALITY in cards else UNKNOWN_CARDINALITY
+        return Dataset(make, card, spec)
 
     @staticmethod
     def zip(*datasets, name=None):
@@ -2370,6 +2457,20 @@ class _Experimental:
         [0, 1]
         """
         return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
+        """``tf.data.experimental.choose_from_datasets``: ``Dataset.choose_from_datasets``,
+        whose ``stop_on_empty_dataset`` is False here, as TF's.
+
+        >>> import numpy as np
+        >>> import eagertape.tf as tf
+        >>> a, b = tf.data.Dataset.range(1), tf.data.Dataset.range(10, 12)
+        >>> choice = tf.data.Dataset.from_tensor_slices(np.array([0, 0, 1, 1], np.int64))
+        >>> [int(x) for x in tf.data.experimental.choose_from_datasets([a, b], choice)]
+        [0, 10, 11]
+        """
+        return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
     @staticmethod
     def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
