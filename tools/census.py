@@ -218,6 +218,8 @@ def _plain(v, depth=0):
         return {"object": None}
     if v is None or isinstance(v, (bool, int, float)):
         return v if not isinstance(v, float) or np.isfinite(v) else {"float": str(v)}
+    if isinstance(v, _Drawn):
+        return None
     if isinstance(v, _Plot) or type(v).__module__.split(".")[0] == "pandas":
         return {"object": None}     # (a frame answers any attribute with a column)
     if isinstance(v, (str, bytes)):     # the run's own folder named alike in every run
@@ -281,7 +283,7 @@ class _Plot:
         if name in _Plot._KEPT:
             # recorded, and a stand-in for what matplotlib returns (cells read it: lines[0].get_color())
             return lambda *a, **k: (_record("plot." + name, *[x for x in a if not isinstance(x, str)]),
-                                    _Plot())[1]
+                                    _Drawn())[1]
         if name in ("xlim", "ylim", "get_xlim", "get_ylim"):
             return lambda *a, **k: (0.0, 1.0)
         if name == "subplots":
@@ -298,6 +300,8 @@ class _Plot:
         return _Plot()
     def __setitem__(self, i, v):
         pass
+class _Drawn(_Plot):
+    pass                             # (shown as nothing, as when these calls returned None)
 class _Axes(list):
     flat = property(lambda self: iter(self))
     def flatten(self):
