@@ -2031,6 +2031,25 @@ _STATE = {"train_step": ("trainable_variables", "non_trainable_variables",
           "predict_step": ("trainable_variables", "non_trainable_variables")}
 
 
+def _class_weighted(class_weight, batch):
+    # fit(dataset, class_weight=...): each batch's (x, y) with y's class weights as its
+    # sample weights, as TF's Keras maps a tf.data pipeline (make_class_weight_map_fn)
+    x, y, sw = _private("data_adapter_utils").unpack_x_y_sample_weight(batch)
+    if sw is not None:
+        raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+    if isinstance(y, (dict, list, tuple)):
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
+    table = np.asarray([class_weight.get(int(c), 1.0)
+                        for c in range(max(class_weight.keys()) + 1)], dtype="float32")
+    labels = np.asarray(y)
+    if labels.ndim >= 2:
+        classes = np.argmax(labels, axis=-1) if labels.shape[-1] > 1 else \
+            np.round(np.squeeze(labels, axis=-1))
+    else:
+        classes = np.round(labels)
+    return x, y, table[classes.astype("int32")]
+
+
 _dataset = None         # the Dataset class join_data joins (kept across unjoin)
 _data_joined = False
 
@@ -2051,8 +2070,8 @@ def join_data(Dataset):
     DataAdapter = _private("DataAdapter")
 
     class DatasetAdapter(DataAdapter):
-        def __init__(self, dataset, split=None):
-            self.dataset, self.split = dataset, split
+        def __init__(self, dataset, split=None, class_weight=None):
+            self.dataset, self.split, self.class_weight = dataset, split, class_weight
 
         def get_numpy_iterator(self):
             return data_adapter_utils.get_numpy_iterator(self._batches())
@@ -2067,6 +2086,8 @@ def join_data(Dataset):
             if self.split is not None:      # a model's string layers, on the host
                 from ._keras_host import apply_to_element
                 batches = (apply_to_element(self.split, b) for b in batches)
+            if self.class_weight is not None:
+                batches = map(functools.partial(_class_weighted, self.class_weight), batches)
             return map(_keras_inputs, batches)
 
         def get_tf_dataset(self):
@@ -2101,7 +2122,8 @@ def join_data(Dataset):
                 if arg is not None:
                     raise ValueError(f"argument `{what}` is not accepted with a tf.data."
                                      "Dataset as `x`: the dataset yields (x, y[, weights])")
-            return DatasetAdapter(x, _keras_host.active())
+            class_weight = kwargs.get("class_weight", args[3] if len(args) > 3 else None)
+            return DatasetAdapter(x, _keras_host.active(), class_weight)
         from .data import _keras_inputs
         split = _keras_host.active()
         if split is not None and x is not None:
