@@ -203,3 +203,20 @@ def test_tf_gives_the_stored_results_again_on_a_sample():
         assert census.differences(stored[name]["results"], got, rtol=1e-6, atol=1e-7,
                                   timings=census.header(name).get("timings"),
                                   unrepeatable=census.unrepeatable(name)) == [], name
+
+
+def test_the_docs_show_the_census_table_of_the_programs_headers():
+    # docs/porting.md's table and docs/census.md's summary are `tools/census.py table`'s
+    # output: regenerate them when a program or its status changes.
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        census._table_main()
+    table = out.getvalue().rstrip("\n")
+    docs = os.path.join(os.path.dirname(HERE), "docs")
+    with open(os.path.join(docs, "porting.md"), encoding="utf-8") as f:
+        assert table in f.read(), "docs/porting.md: paste `python tools/census.py table`"
+    summary = table[table.index("**"):]
+    with open(os.path.join(docs, "census.md"), encoding="utf-8") as f:
+        assert summary in f.read(), "docs/census.md: paste the summary of `tools/census.py table`"
