@@ -60,7 +60,12 @@ The names, by what they are for:
   ``operator_promotion`` (the per-process type-promotion hook of the operators);
 - errors and caches: ``OpError``, ``InvalidArgumentError``, ``CacheTable``;
   ``host_raising(fn)``, a host callback (``jax.debug.callback``) whose exception
-  a compiled call raises as it was, not as JAX's runtime error.
+  a compiled call raises as it was, not as JAX's runtime error, and
+  ``host_error_original(error)``, that exception taken back from JAX's error;
+- traces a facade runs itself (tf.data's staged maps): ``Function``, ``HostSpec`` (a
+  host value's spec in a trace), ``TRACED_ARRAY`` (a trace's mark of an array
+  output), ``failed_call_retry`` (the choke point's hook for a call that fails to
+  trace).
 """
 import contextlib as _contextlib
 
@@ -73,9 +78,12 @@ from ._dimension import Dimension
 from ._dtypes import DType
 from ._dtypes import category as dtype_category
 from ._errors import InvalidArgumentError, OpError
+from ._host_errors import original as host_error_original
 from ._host_errors import raising as host_raising
 from ._function import _SINGLETON as VARIABLE_ON_LATER_TRACE
+from ._function import _ARRAY as TRACED_ARRAY
 from ._function import _Capture, next_element, pure_trace
+from ._function import Function, HostSpec
 from ._fused import run_pending as _run_pending
 from ._operators import _convert_operand as convert_operand
 from ._operators import _mismatch as dtype_mismatch
@@ -108,11 +116,32 @@ __all__ = [
     "next_element",
     "current_name_scope", "in_name_scope", "in_trace_context", "pure_trace",
     "run_pending", "config", "x64", "x64_modules", "operator_promotion",
-    "OpError", "InvalidArgumentError", "CacheTable", "host_raising",
+    "OpError", "InvalidArgumentError", "CacheTable", "host_raising", "host_error_original",
+    "Function", "HostSpec", "TRACED_ARRAY", "failed_call_retry",
 ]
 
 
+
 _UNSET = object()
+
+
+def failed_call_retry(retry=_UNSET):
+    """The hook the one choke point calls when a call's compiled program fails to
+    trace (before it runs the call as is): ``retry(kind, vals)`` gives the call's
+    result another way, or None. A facade sets it while it traces with sizes only
+    its data knows (tf.data's staged maps). Given ``retry`` (a callable or None),
+    sets it; returns the hook in force.
+
+    >>> from eagertape import extend
+    >>> before = extend.failed_call_retry()
+    >>> extend.failed_call_retry(lambda kind, vals: None) is not before
+    True
+    >>> _ = extend.failed_call_retry(before)      # put back
+    """
+    from . import _primitive
+    if retry is not _UNSET:
+        _primitive.staged_retry = retry
+    return _primitive.staged_retry
 
 
 def operator_promotion(promote=_UNSET):

@@ -327,7 +327,8 @@ class Staged:
         self.trace = trace
 
     def __call__(self, *args):
-        from ._traced_text import CODEC
+        from ._text import StringTensor
+        CODEC = StringTensor._host_codec      # (tf/_traced_text's, set at its import)
         trace = self.trace
         leaves = jax.tree_util.tree_leaves(args, is_leaf=lambda x: isinstance(
             x, _extend.TensorLike))
@@ -350,8 +351,7 @@ class Staged:
             arrays = flat[:n]
             return trace.outputs([_extend.wrap(a) for a in arrays], call_id)
         except jax.errors.JaxRuntimeError as e:
-            from .. import _host_errors
-            orig = _host_errors.original(e)
+            orig = _extend.host_error_original(e)
             if orig is None:
                 raise
             raise orig from None
@@ -456,8 +456,7 @@ def _retry(kind, vals):
 
 
 def _install():
-    from .. import _primitive
-    _primitive.staged_retry = _retry
+    _extend.failed_call_retry(_retry)
 
 
 _install()

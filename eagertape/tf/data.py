@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import extend as _extend
 from .. import function as _function
-from .._function import Function as _Function, HostSpec as _HostSpec, _ARRAY
+from ..extend import Function as _Function, HostSpec as _HostSpec, TRACED_ARRAY as _ARRAY
 from ..extend import InvalidArgumentError
 from ..extend import convert_to_tensor
 from ..extend import Tensor, as_dtype as _as_dtype, TensorLike as _TensorLike, wrap as _wrap

@@ -33,11 +33,13 @@ TensorShape([2, 3])
 >>> tf.random.set_seed(None)           # unset the global seed again
 """
 import enum
+import sys
 import threading
 import types
 
 import jax
 import jax.numpy as jnp
+
 import numpy as np
 
 from ..extend import InvalidArgumentError
@@ -883,10 +885,13 @@ class Generator(_Module):
             raise ValueError("argument `state` must be given (or use Generator.from_seed / "
                              "from_non_deterministic_state)")
         self._alg = _alg(alg)
-        from . import distribute as _distribute
         # TF hashes the key with the replica id in a replica of the strategy the
-        # Generator was made in (Generator._preprocess_key).
-        self._strategy = _distribute.get_strategy() if _distribute.has_strategy() else None
+        # Generator was made in (Generator._preprocess_key). (tf.distribute is looked
+        # up, not imported: it imports tf.data, which imports this module; before it
+        # is imported no strategy can be in force.)
+        _distribute = _distribute_module()
+        self._strategy = _distribute.get_strategy() \
+            if _distribute is not None and _distribute.has_strategy() else None
         with _extend.init_scope():
             self._state_var = Variable(self._checked(state), trainable=False, dtype="int64")
 
@@ -950,7 +955,7 @@ class Generator(_Module):
     def _replica(self):
         if self._strategy is None:
             return None
-        from . import distribute as _distribute
+        _distribute = _distribute_module()
         ctx = _distribute.get_replica_context()
         if ctx is None or _distribute.get_strategy() is not self._strategy:
             return None
@@ -1168,3 +1173,7 @@ experimental = types.SimpleNamespace(
     get_global_generator=get_global_generator, set_global_generator=set_global_generator,
     index_shuffle=index_shuffle, stateless_fold_in=fold_in, stateless_shuffle=stateless_shuffle,
     stateless_split=split)
+
+
+def _distribute_module():
+    return sys.modules.get(__name__.rsplit(".", 1)[0] + ".distribute")
