@@ -579,14 +579,20 @@ def _px_sample(kind, kc, shape, dtype, *params):
 
 
 # -- the stateless ops --------------------------------------------------------------
-def _seed_key(seed):
+def _checked_seed(seed):
+    """``seed`` as a Tensor, checked as TF's stateless ops check it, and its value
+    (None where a tf.function traces it)."""
     s = _t(seed)
     if s.dtype not in (np.dtype("int32"), np.dtype("int64")):
         raise InvalidArgumentError(f"argument `seed` must be an int32 or int64 tensor, "
                                    f"got {s.dtype}")
     if tuple(s.shape) != (2,):
         raise InvalidArgumentError(f"seed must have shape [2], not {list(s.shape)}")
-    v = _concrete(s)
+    return s, _concrete(s)
+
+
+def _seed_key(seed):
+    s, v = _checked_seed(seed)
     if v is None:       # traced by tf.function: the key is computed in the op
         return _call(_key_from_seed, (s,), constant_output=True)._value
     return _key_from_seed(jnp.asarray(v))
@@ -613,13 +619,7 @@ def _stateless_alg(alg):
 
 def _kc_of_seed(seed):
     """The Philox key and counter (uint32[6]) TF's stateless ops derive from ``seed``."""
-    s = _t(seed)
-    if s.dtype not in (np.dtype("int32"), np.dtype("int64")):
-        raise InvalidArgumentError(f"argument `seed` must be an int32 or int64 tensor, "
-                                   f"got {s.dtype}")
-    if tuple(s.shape) != (2,):
-        raise InvalidArgumentError(f"seed must have shape [2], not {list(s.shape)}")
-    v = _concrete(s)
+    s, v = _checked_seed(seed)
     if v is None:       # traced by tf.function: the key is computed in the op
         return _call(_seed_kc, (s,), constant_output=True)._value
     return _seed_kc_jit(jnp.asarray(v))
