@@ -421,10 +421,10 @@ class DistributedIterator:
     def __next__(self):
         self._check_not_in_compiled_loop("next(iterator)")
         cap = _ext.function_trace()
-        if cap is None or self._made_in is cap:
-            # Eager, or made in the trace being made (a loop over the dataset inside
-            # the function): the trace goes through it, as each call of TF's does.
-            return _ext.next_element(self, self._take) if cap is None else self._take()
+        if cap is not None and self._made_in is cap:
+            # Made in the trace being made (a loop over the dataset inside the
+            # function): the trace goes through it, as each call of TF's does.
+            return self._take()
         return _ext.next_element(self, self._take)
 
     def _take(self):
