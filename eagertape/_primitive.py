@@ -590,10 +590,10 @@ def _shape_arithmetic(vals, stand_ins):
     return seen
 
 
-# Set through extend.failed_call_retry (tf/_staged_map): while a dataset function is traced with sizes only its data
-# knows, a call JAX cannot trace with those symbolic sizes (sizes TF leaves unknown but
-# JAX cannot prove equal, a comparison of sizes) gets a second way there (its
-# result, or None); else it does nothing.
+# Set through extend.failed_call_retry (by tf/_staged_map): while a dataset function
+# is traced with sizes only its data knows, a call JAX cannot trace with those
+# symbolic sizes (sizes TF leaves unknown but JAX cannot prove equal, a comparison of
+# sizes) gets a second way there (its result, or None); else it does nothing.
 staged_retry = None
 
 
