@@ -505,7 +505,8 @@ def _dynamic(leaf, tp, objs, vals, jit):
     elif isinstance(leaf, _TensorLike):     # a Variable: one recorded read
         leaf = leaf.read_value()
         objs.append(leaf)
-        vals.append(leaf._value)
+        # The read's own value, not computed: a TF 1 graph's read is symbolic.
+        vals.append(leaf._v if type(leaf) is Tensor else leaf._value)
     elif hasattr(tp, "_eagertape_variable"):
         leaf = standin(leaf)
         return _dynamic(leaf, type(leaf), objs, vals, jit)

@@ -155,6 +155,8 @@ class _TensorLike:
         is_tensor = isinstance(self, Tensor)
         if not _TensorLike._USE_EQUALITY and (not is_tensor or local.state.capture is not None):
             return id(self)
+        if is_tensor and type(self._v) is Pending and getattr(self._v.graph, "describe", None):
+            return id(self)       # a TF 1 graph's Tensor (a feed_dict key), as TF's
         kind = "Tensor" if is_tensor else "Variable"
         raise TypeError(f"{kind} is unhashable. Instead, use {kind.lower()}.ref() as the key.")
 
@@ -687,8 +689,20 @@ class Tensor(_TensorLike):
     def __dlpack_device__(self):
         return self._value.__dlpack_device__()
 
+    # A value of a TF 1 graph (``_symbolic``) has no array: its graph describes
+    # it (TF's text of a symbolic Tensor; its name, op and graph). Only attributes
+    # a Tensor lacks come here, so other Tensors pay nothing.
+    def __getattr__(self, attr):
+        describe = None if attr.startswith("__") or attr == "_v" else \
+            getattr(getattr(self._v, "graph", None), "describe", None)
+        if describe is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+        return describe(self._v, attr)
+
     # Printed as TF prints its Tensors (eagertape's Tensor is tf.Tensor).
     def __repr__(self):
+        if type(self._v) is Pending and getattr(self._v.graph, "describe", None) is not None:
+            return self._v.graph.describe(self._v, "__repr__")
         if isinstance(self._value, jax.core.Tracer):      # as TF shows a symbolic Tensor
             name, shape = _traced(self._value)
             return f"<tf.Tensor '{name}' shape={shape} dtype={self.dtype.name}>"
@@ -696,6 +710,8 @@ class Tensor(_TensorLike):
                 f"numpy={_shown(self._value, True)}>")
 
     def __str__(self):
+        if type(self._v) is Pending and getattr(self._v.graph, "describe", None) is not None:
+            return self._v.graph.describe(self._v, "__str__")
         if isinstance(self._value, jax.core.Tracer):
             name, shape = _traced(self._value)
             return f'Tensor("{name}", shape={shape}, dtype={self.dtype.name})'

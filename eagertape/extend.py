@@ -66,6 +66,10 @@ The names, by what they are for:
   host value's spec in a trace), ``TRACED_ARRAY`` (a trace's mark of an array
   output), ``failed_call_retry`` (the choke point's hook for a call that fails to
   trace).
+- TF 1's graphs: ``SymbolicGraph`` (deferred calls, run later on fed values),
+  ``building_graph(graph)`` (a context in which recorded calls add nodes to it),
+  ``current_graph()``, ``evaluate_graph`` (run part of one), ``symbolic_value(t)``
+  (a Tensor's value in such a graph, or None) and ``SymbolicValueError``.
 """
 import contextlib as _contextlib
 
@@ -102,6 +106,10 @@ from ._tensor import tf_variable_error as foreign_variable_error
 from ._variables import _Alias as VariableAlias
 from ._variables import _uid
 from ._variables import Variable, init_scope
+from ._symbolic import SymbolicGraph, SymbolicValueError
+from ._symbolic import building as building_graph
+from ._symbolic import current as current_graph
+from ._symbolic import evaluate as evaluate_graph
 
 __all__ = [
     "primitive", "call", "stop_gradient", "custom_gradient", "Cotangent", "reading_inputs", "tie",
@@ -118,7 +126,26 @@ __all__ = [
     "run_pending", "config", "x64", "x64_modules", "operator_promotion",
     "OpError", "InvalidArgumentError", "CacheTable", "host_raising", "host_error_original",
     "Function", "HostSpec", "TRACED_ARRAY", "failed_call_retry",
+    "SymbolicGraph", "SymbolicValueError", "building_graph", "current_graph",
+    "evaluate_graph", "symbolic_value",
 ]
+
+
+def symbolic_value(t):
+    """The value of Tensor ``t`` in a ``SymbolicGraph`` (its graph, index, shape and
+    dtype: ``.graph``, ``.index``, ``.shape``, ``.dtype``), or None where ``t`` is
+    not a symbolic Tensor.
+
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> g = extend.SymbolicGraph()
+    >>> with extend.building_graph(g):
+    ...     y = et.constant([1.0, 2.0]) * 2.0
+    >>> extend.symbolic_value(y).graph is g, extend.symbolic_value(et.constant(1.0))
+    (True, None)
+    """
+    v = getattr(t, "_v", None) if type(t) is Tensor else None
+    return v if v is not None and isinstance(getattr(v, "graph", None), SymbolicGraph) else None
 
 
 

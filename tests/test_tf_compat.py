@@ -252,23 +252,15 @@ def test_compat_utilities_are_tfs(name):
     tf_oracle.check(UTILITIES[name], errors="class")
 
 
-# Each graph-only name and what its error must name (TF 2's way, from TF's migration guide).
+# Each graph-only name and what its error must name (TF 2's way, from TF's migration guide);
+# TF 1's graphs, sessions, placeholders, get_variable, collections and Saver are
+# eagertape/tf/_v1_graph.py's (tests/test_tf_v1_graph.py).
 GRAPH_ONLY = {
-    "Session": ["tf.function", ".numpy()"],
-    "InteractiveSession": ["tf.function"],
-    "placeholder": ["tf.function", "tf.TensorSpec"],
     "sparse_placeholder": ["tf.function"],
-    "get_variable": ["tf.Variable", "tf.Module"],
-    "variable_scope": ["tf.Variable", "tf.Module"],
-    "global_variables_initializer": ["drop the call"],
-    "trainable_variables": [".trainable_variables"],
-    "get_collection": ["tf.Module"],
-    "get_default_graph": ["tf.function"],
     "disable_eager_execution": ["TF 2", "tf.function"],
     "disable_v2_behavior": ["TF 2"],
     "disable_v2_tensorshape": ["TF 2's behaviour"],
     "ConfigProto": ["tf.config.experimental.set_memory_growth"],
-    "train.Saver": ["tf.train.Checkpoint"],
     "train.MonitoredSession": ["tf.GradientTape", "tf.keras.callbacks.Callback"],
     "train.SessionRunHook": ["tf.keras.callbacks.Callback"],
     "train.StopAtStepHook": ["fit"],
@@ -333,7 +325,7 @@ def test_port_check_and_coverage_see_compat():
     from eagertape.port_check import _resolve
     assert _resolve("tf.compat.v1.reduce_sum") == ("resolved", None)
     assert _resolve("tf.compat.v2.reduce_sum") == ("resolved", None)
-    status, reason = _resolve("tf.compat.v1.placeholder")
+    status, reason = _resolve("tf.compat.v1.sparse_placeholder")
     assert status == "left_out" and "tf.TensorSpec" in reason
     status, reason = _resolve("tf.compat.v1.train.AdamOptimizer")
     assert status == "missing" and "tf.keras.optimizers.Adam" in reason

@@ -147,7 +147,7 @@ def test_approx_min_k_is_max_k_of_the_negation():
 def test_left_out_names_say_why():
     for name, why in [("ragged_fill_empty_rows", "ragged"), ("fingerprint", "Fingerprint64"),
                       ("hessians", "GradientTape"), ("RegisterGradient", "custom_gradient"),
-                      ("qint8", "quantized"), ("Graph", "graph-mode")]:
+                      ("qint8", "quantized"), ("import_graph_def", "graph-mode")]:
         with pytest.raises(AttributeError, match=f"left out of eagertape's TensorFlow facade: "
                                                  f".*{why}"):
             getattr(etf, name)

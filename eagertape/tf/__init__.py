@@ -103,7 +103,7 @@ _unsupported = _Unsupported("tf", {
     **_excluded(_STRINGS, "fingerprint"),
     **_excluded(_SPARSE, "ragged_fill_empty_rows "
                 "ragged_fill_empty_rows_grad edit_distance"),
-    **_excluded(_GRAPH, "Graph Operation import_graph_def AggregationMethod guarantee_const"),
+    **_excluded(_GRAPH, "import_graph_def AggregationMethod guarantee_const"),
     **_excluded("TF raises in eager mode too (a graph-only op); use tf.stack",
                 "parallel_stack"),
     **_excluded("tf.hessians raises in TF's eager mode too; use "
@@ -149,6 +149,10 @@ def __getattr__(name):
         mod = importlib.import_module(__name__ + ".distribute")
         globals()[name] = mod
         return mod
+    if name in ("Graph", "Operation"):
+        # TF 1's graphs (tf.Graph().as_default(), for tf.compat.v1 programs).
+        from . import _v1_graph
+        return getattr(_v1_graph, name)
     if name == "autograph":
         # tf.autograph (imported on first use, as tf.function's AutoGraph is).
         from ._autograph import namespace as mod

@@ -11,10 +11,13 @@ programs that import it (TF's migration guides among them).
   ``tf.math.log``), and the TF 1 spellings whose eager run is a TF-2 function's
   (``_OWN``: ``reduce_sum(..., keep_dims=True)``, ``set_random_seed``,
   ``to_float``, the ``enable_*`` switches that TF 2 has on already, ...);
-- TF 1's graph-mode API (sessions, placeholders, ``get_variable``, collections,
-  ``disable_eager_execution``, the Estimator) is left out: looking it up raises an
-  AttributeError that names TF 2's way (TF's migration guide's mapping); the import
-  of ``tf.compat.v1`` itself works.
+- TF 1's graph mode as TF's migration guides use it (``Graph().as_default()``,
+  ``placeholder``, ``get_variable``/``variable_scope``, ``Session.run`` with
+  ``feed_dict``, the initializers, collections, ``train.Saver``,
+  ``train.init_from_checkpoint``) is ``_v1_graph``'s; the rest of it
+  (``disable_eager_execution``, MetaGraphs, TF 1 SavedModels, hooks, queues, the
+  Estimator) is left out: looking it up raises an AttributeError that names TF 2's
+  way (TF's migration guide's mapping); the import of ``tf.compat.v1`` itself works.
 
 >>> import eagertape.tf as tf
 >>> tf1 = tf.compat.v1
@@ -23,9 +26,9 @@ array([[3.],
        [7.]], dtype=float32)
 >>> tf.compat.v2 is tf, tf1.log is tf.math.log, tf.compat.as_bytes("é")
 (True, True, b'\\xc3\\xa9')
->>> tf1.placeholder
+>>> tf1.disable_eager_execution
 Traceback (most recent call last):
-AttributeError: tf.compat.v1.placeholder is left out of eagertape's TensorFlow facade: ...
+AttributeError: tf.compat.v1.disable_eager_execution is left out of eagertape's TensorFlow facade: ...
 """
 import codecs as _codecs
 import contextlib as _contextlib
@@ -389,6 +392,10 @@ class _Variable:
                 validate_shape=True, caching_device=None, name=None, variable_def=None,
                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
                 use_resource=None, synchronization=None, aggregation=None, shape=None):
+        from . import _v1_graph
+        if _v1_graph._building() is not None:      # in a TF 1 graph: the graph's
+            return _v1_graph.make_graph_variable(initial_value, name, dtype,
+                                                 True if trainable is None else trainable)
         kwargs = {k: v for k, v in (("constraint", constraint), ("shape", shape),
                                     ("synchronization", synchronization),
                                     ("aggregation", aggregation)) if v is not None}
@@ -457,7 +464,29 @@ def _own():
                        ("executing_eagerly_outside_functions", "eager outside functions")):
         own[name] = _true(name, what)
     own.update({f"logging.{k}": v for k, v in vars(_logging_namespace()).items()})
+    own.update(_graph_mode())
     return own
+
+
+def _graph_mode():
+    # TF 1's graph mode (_v1_graph): graphs, placeholders, get_variable, sessions,
+    # initializers, collections, Saver.
+    from . import _v1_graph as g
+    names = {n: getattr(g, n) for n in (
+        "Graph placeholder placeholder_with_default get_variable variable_scope "
+        "get_variable_scope VariableScope AUTO_REUSE Session InteractiveSession "
+        "get_default_session get_default_graph reset_default_graph "
+        "global_variables_initializer local_variables_initializer variables_initializer "
+        "report_uninitialized_variables global_variables local_variables "
+        "trainable_variables get_collection get_collection_ref add_to_collection "
+        "add_to_collections GraphKeys zeros_initializer ones_initializer "
+        "constant_initializer").split()}
+    names.update({"initialize_all_variables": g.global_variables_initializer,
+                  "initialize_variables": g.variables_initializer,
+                  "initialize_local_variables": g.local_variables_initializer,
+                  "all_variables": g.global_variables,
+                  "train.Saver": g.Saver, "train.init_from_checkpoint": g.init_from_checkpoint})
+    return names
 
 # tf.compat.v1's names that are TF 2's own objects under the same path (TF 2.21:
 # tf.compat.v1.<ns>.<name> is tf.<ns>.<name>, or a constant of equal value), by
@@ -901,8 +930,6 @@ _ALIAS = dict(pair.split('=') for pair in (
 
 
 # -- tf.compat.v1: TF 1's graph-mode API, left out with TF 2's way (TF's migration guide) --
-_SESSION = ("TF 1's graph sessions have no place in eager TF 2: call the ops (or a "
-            "tf.function) directly and read results with .numpy()")
 _PLACEHOLDER = ("TF 1's graph inputs: in TF 2 they are a function's arguments; pass the values "
                 "to a tf.function (input_signature=[tf.TensorSpec(shape, dtype)] for a "
                 "placeholder's shape)")
@@ -913,8 +940,6 @@ _INITIALIZER = ("TF 1's initializer ops: an eager tf.Variable holds its value wh
                 "made, so there is nothing to run; drop the call")
 _COLLECTION = ("TF 1's graph collections: in TF 2 a tf.Module's (or Keras model's) "
                ".variables and .trainable_variables list them")
-_GRAPH = ("TF 1's default graph: eagertape runs eagerly and compiles a tf.function with "
-          "XLA; write the computation as a tf.function instead")
 _EAGER_OFF = ("it turns TF 1's graph mode on; eagertape runs TF 2's eager mode only: drop "
               "the call and write TF 2 code (tf.function for graphs)")
 _SWITCH = ("it brings back a TF 1 behaviour; eagertape has TF 2's only: drop the call and "
@@ -930,30 +955,20 @@ _HOOKS = ("TF 1's MonitoredSession and its SessionRunHooks: in TF 2 write a trai
 _QUEUES = ("TF 1's queue-based input pipelines: feed data with tf.data.Dataset")
 
 _V1_LEFT_OUT = {
-    **dict.fromkeys("Session InteractiveSession get_default_session".split(), _SESSION),
-    **dict.fromkeys("placeholder placeholder_with_default sparse_placeholder".split(),
-                    _PLACEHOLDER),
-    **dict.fromkeys("get_variable get_local_variable variable_scope get_variable_scope "
-                    "VariableScope AUTO_REUSE make_template variable_op_scope op_scope "
+    **dict.fromkeys("sparse_placeholder".split(), _PLACEHOLDER),
+    **dict.fromkeys("get_local_variable make_template variable_op_scope op_scope "
                     "create_partitioned_variables".split(), _GET_VARIABLE),
-    **dict.fromkeys("global_variables_initializer local_variables_initializer "
-                    "variables_initializer initialize_all_variables "
-                    "initialize_local_variables initialize_variables tables_initializer "
-                    "initialize_all_tables report_uninitialized_variables "
+    **dict.fromkeys("tables_initializer initialize_all_tables "
                     "assert_variables_initialized is_variable_initialized".split(),
                     _INITIALIZER),
-    **dict.fromkeys("global_variables local_variables trainable_variables model_variables "
-                    "moving_average_variables all_variables get_collection "
-                    "get_collection_ref add_to_collection add_to_collections "
-                    "GraphKeys".split(), _COLLECTION),
-    **dict.fromkeys("get_default_graph reset_default_graph".split(), _GRAPH),
+    **dict.fromkeys("model_variables moving_average_variables".split(), _COLLECTION),
     **dict.fromkeys("disable_eager_execution disable_v2_behavior".split(), _EAGER_OFF),
     **dict.fromkeys("disable_v2_tensorshape disable_resource_variables "
                     "disable_control_flow_v2".split(), _SWITCH),
     **dict.fromkeys("ConfigProto GPUOptions GraphOptions OptimizerOptions RunOptions "
                     "RunMetadata".split(), _CONFIG),
-    **dict.fromkeys("train.Saver train.import_meta_graph train.export_meta_graph "
-                    "train.init_from_checkpoint saved_model.Builder saved_model.loader "
+    **dict.fromkeys("train.import_meta_graph train.export_meta_graph "
+                    "saved_model.Builder saved_model.loader "
                     "saved_model.simple_save".split(), _SAVER),
     **dict.fromkeys("train.MonitoredSession train.MonitoredTrainingSession "
                     "train.SingularMonitoredSession train.Scaffold train.Supervisor "
