@@ -45,11 +45,17 @@ def _stack(name):
     return s
 
 
-def _internal_caller(depth=2):
-    """Whether the function ``depth`` frames up was called by eagertape's own code
-    (a Checkpoint's save or restore), not the program's."""
-    name = sys._getframe(depth).f_globals.get("__name__", "")
-    return name.startswith("eagertape.") and name != __name__
+def _internal_caller():
+    """Whether this module's caller is eagertape's own code (a Checkpoint's save or
+    restore), not the program's: the first frame up that is neither this module's
+    nor a 64-bit scope's wrapper (``extend.x64``)."""
+    f = sys._getframe(1)
+    while f is not None:
+        name = f.f_globals.get("__name__", "")
+        if name != __name__ and name != extend.x64.__module__:
+            return name.startswith("eagertape.")
+        f = f.f_back
+    return False
 
 
 def _errors():
@@ -596,7 +602,7 @@ class GraphVariable(extend.Variable):
 
     def _assign_op(self, fn, value, read_value, kind):
         g = _building()
-        if g is not self._graph or _internal_caller(3):
+        if g is not self._graph or _internal_caller():
             # eagertape's own code (a Checkpoint's restore, which TF runs as restore
             # ops in the default session): the value goes there at once.
             with extend.outside_recording():
@@ -1204,3 +1210,9 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
             v._set_initial(value.astype(v._spec.dtype))
         else:
             v.assign(value.astype(np.dtype(v.dtype)), read_value=False)
+
+
+# Imported on first use, after the facade scoped its modules: scoped now (tf/_x64.py).
+from . import _x64  # noqa: E402
+
+_x64.scope([__name__])
