@@ -947,8 +947,11 @@ _SWITCH = ("it brings back a TF 1 behaviour; eagertape has TF 2's only: drop the
 _CONFIG = ("TF 1's session config protos: in TF 2 use tf.config "
            "(tf.config.experimental.set_memory_growth, tf.config.set_visible_devices, "
            "tf.config.threading)")
-_SAVER = ("TF 1's graph Saver: in TF 2 save and restore with tf.train.Checkpoint "
-          "(object-based; tf.train.load_checkpoint reads a TF 1 checkpoint's values)")
+_SAVED_MODEL_V1 = ("TF 1's MetaGraphs and SavedModels of a graph: eagertape's TF 1 graphs "
+                   "(tf.Graph, Session) are graphs of JAX calls, not TF GraphDefs; in TF 2 "
+                   "save a tf.Module with tf.function signatures (tf.saved_model.save) and "
+                   "load it with tf.saved_model.load; a graph's variables with "
+                   "tf.compat.v1.train.Saver")
 _HOOKS = ("TF 1's MonitoredSession and its SessionRunHooks: in TF 2 write a training loop "
           "(tf.GradientTape) or use Keras's fit with callbacks "
           "(tf.keras.callbacks.Callback)")
@@ -968,8 +971,10 @@ _V1_LEFT_OUT = {
     **dict.fromkeys("ConfigProto GPUOptions GraphOptions OptimizerOptions RunOptions "
                     "RunMetadata".split(), _CONFIG),
     **dict.fromkeys("train.import_meta_graph train.export_meta_graph "
-                    "saved_model.Builder saved_model.loader "
-                    "saved_model.simple_save".split(), _SAVER),
+                    "saved_model.Builder saved_model.loader saved_model.load "
+                    "saved_model.simple_save saved_model.predict_signature_def "
+                    "saved_model.build_signature_def saved_model.build_tensor_info "
+                    "wrap_function".split(), _SAVED_MODEL_V1),
     **dict.fromkeys("train.MonitoredSession train.MonitoredTrainingSession "
                     "train.SingularMonitoredSession train.Scaffold train.Supervisor "
                     "train.SessionRunHook train.SessionRunArgs train.SessionRunContext "

@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/migrate/saved_model.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
-# expected: kept: TF 1 graph mode is left out (cell 8's `with tf.Graph().as_default()` with tf1.Session, tf1.placeholder and tf1.saved_model.Builder, then cells 11, 25, 33, 35 and 37's TF 1 sessions, tf1.saved_model.simple_save, tf1.train.Saver/import_meta_graph and tf1.wrap_function: eagertape/tf/compat.py names TF 2's way for each)
+# expected: kept: TF 1 SavedModels and MetaGraphs are left out (cell 8's tf1.saved_model.Builder, then cell 11's simple_save, cell 25's tf1.saved_model.load, cells 33-37's Saver.export_meta_graph, import_meta_graph and tf1.wrap_function): eagertape's TF 1 graphs (tf/_v1_graph.py) are graphs of JAX calls, not TF GraphDefs; cell 8's graph, placeholder and Session.run run
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show;

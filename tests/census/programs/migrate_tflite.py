@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/migrate/tflite.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: kept: TF 1 graph mode is left out (cell 9's `with tf1.Graph().as_default()` with tf1.Session, tf1.placeholder and tf1.saved_model.simple_save, and the same in the generated frozen graph; cells 12 and 22's tf1.lite.TFLiteConverter of TF 1 graphs (from_saved_model with input_arrays, from_frozen_graph) and cell 24's tf.Graph, import_graph_def and tf.compat.v1.Session: eagertape/tf/compat.py names TF 2's way for each); eagertape stops at cell 9's first line (AttributeError: tf.compat.v1.Graph), so cell 14's TF 2 converter of the TF 1 SavedModel is not reached
+# expected: kept: TF 1 SavedModels and GraphDefs are left out (cell 9's tf1.saved_model.simple_save and graph.as_graph_def() of the generated frozen graph; cells 12 and 22's tf1.lite.TFLiteConverter of TF 1 graphs (from_saved_model with input_arrays, from_frozen_graph) and cell 24's import_graph_def): eagertape's TF 1 graphs (tf/_v1_graph.py) are graphs of JAX calls, not TF GraphDefs; eagertape stops at cell 9's simple_save (AttributeError naming TF 2's way), so cell 14's TF 2 converter of the TF 1 SavedModel is not reached
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show;
