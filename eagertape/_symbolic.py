@@ -45,7 +45,8 @@ class SymbolicGraph:
     ``producer`` the node of each. ``namer(kind)``, set by a facade, names a
     call's node (None: the kind's name); ``describe(value, attr)``, set by a
     facade, gives a symbolic Tensor's attributes it lacks (``name``, ``op``, its
-    ``__repr__`` and ``__str__``), else raises AttributeError."""
+    ``__repr__`` and ``__str__``), else raises AttributeError; ``control()``, set by
+    a facade, the nodes a call's node must run after (TF's control dependencies)."""
 
     def __init__(self):
         self.id = next(_graph_ids)
@@ -55,6 +56,7 @@ class SymbolicGraph:
         self.constants = []
         self.namer = None
         self.describe = None     # describe(value, attr): a Tensor's attribute (a facade's)
+        self.control = None      # control(): the nodes a new call's node runs after
         self.programs = {}
         self.lock = threading.Lock()
         _graph.made = True     # Pending values exist: the eager path resolves them
@@ -154,7 +156,7 @@ def _run_symbolic(kind, objs, vals, constant_output):
             "(eagerly, or in a tf.function)")
     treedef, avals = ab
     name = g.namer(kind) if g.namer is not None else kind.name
-    _, outs = g.add_node(kind, refs, avals, name)
+    _, outs = g.add_node(kind, refs, avals, name, g.control() if g.control is not None else ())
     tensors = []
     for p in outs:
         t = _new(Tensor)

@@ -144,6 +144,22 @@ a3, c3 = tf.Variable(0.0), tf.Variable(0.0)
 tf.train.Checkpoint(var_list={"a": a3, "scoped/c": c3}).restore(path)
 rec(a3.numpy(), c3.numpy())
 ''',
+    "ops_and_control": '''
+with tf.Graph().as_default():
+    v = tf1.Variable(1.0, name="v")
+    w = tf1.Variable([1.0, 2.0])
+    x = tf1.placeholder(tf.float32, shape=[2], name="x")
+    loss = tf.reduce_sum(w * x) * v
+    update = tf1.group(v.assign_add(1.0), w.assign(w * 2.0))
+    with tf1.control_dependencies([update]):      # reads made inside run after it
+        after = tf.reduce_sum(w.read_value() * x) * v.read_value()
+    rec(v.name, w.name, [u.name for u in tf1.global_variables()], update.type)
+    with tf1.Session() as sess:
+        sess.run(tf1.global_variables_initializer())
+        rec(sess.run(loss, {x: [1.0, 1.0]}))
+        rec(sess.run(update), sess.run([v, w]))
+        rec(sess.run(after, {x: [1.0, 0.0]}), sess.run([v, w]))
+''',
 }
 
 

@@ -99,6 +99,7 @@ class Graph:
         self._g.namer = self._name_call
         self._g.facade = self
         self._g.describe = self._describe
+        self._g.control = self._control_nodes
         self._used = {}
         self._ops = {}          # name -> Operation
         self._tensors = {}      # value index -> Tensor
@@ -152,10 +153,13 @@ class Graph:
             f = f.f_back
         return self.unique_name(name or _DEFAULT_NAMES.get(kind.name, kind.name))
 
+    def _control_nodes(self):
+        return tuple(n for c in self._control for n in c)
+
     def _add(self, op, refs, avals, name, control=()):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        control = tuple(control) + tuple(n for c in self._control for n in c)
+        control = tuple(control) + self._control_nodes()
         node, outs = self._g.add_node(op, refs, avals, name, control)
         return node, outs
 
@@ -476,14 +480,20 @@ def group(*inputs, name=None):
     graph = _building()
     if graph is None:
         return None
-    flat = [x for x in jax.tree_util.tree_leaves(inputs, is_leaf=lambda x: x is not None)
-            if x is not None]
+    flat = jax.tree_util.tree_leaves(
+        inputs, is_leaf=lambda x: isinstance(x, (Operation, extend.TensorLike)))
     return _no_op(graph, name or "group_deps", [_node_of(graph, x) for x in flat])
 
 
 def no_op(name=None):
+    """An Operation that does nothing (its control inputs run)."""
     graph = _building()
     return None if graph is None else _no_op(graph, name or "NoOp", ())
+
+
+def control_dependencies(control_inputs):
+    """In a graph: ops made inside run after ``control_inputs``."""
+    return get_default_graph().control_dependencies(control_inputs)
 
 
 # -- placeholders ------------------------------------------------------------------------

@@ -468,6 +468,17 @@ def _own():
     return own
 
 
+def _in_graph_or_eager(graph_fn, eager_fn):
+    # A TF 1 name whose graph form is an op (tf.group: an Operation a Session runs),
+    # TF 2's function otherwise.
+    def fn(*args, **kwargs):
+        from . import _v1_graph
+        return (graph_fn if _v1_graph._building() is not None else eager_fn)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = eager_fn.__name__
+    fn.__doc__ = eager_fn.__doc__
+    return fn
+
+
 def _graph_mode():
     # TF 1's graph mode (_v1_graph): graphs, placeholders, get_variable, sessions,
     # initializers, collections, Saver.
@@ -481,6 +492,9 @@ def _graph_mode():
         "trainable_variables get_collection get_collection_ref add_to_collection "
         "add_to_collections GraphKeys zeros_initializer ones_initializer "
         "constant_initializer").split()}
+    tf = _facade()
+    for name in ("group", "no_op", "control_dependencies"):
+        names[name] = _in_graph_or_eager(getattr(g, name), getattr(tf, name))
     names.update({"initialize_all_variables": g.global_variables_initializer,
                   "initialize_variables": g.variables_initializer,
                   "initialize_local_variables": g.local_variables_initializer,
