@@ -510,6 +510,7 @@ class _Unrelaxable(Exception):
 def _symbolic(vals, relaxed):
     """Stand-ins of ``vals`` with JAX symbolic sizes where ``relaxed`` has None."""
     scope = jax.export.SymbolicScope()
+    _BOUNDED_SCOPES.add(scope)
     out, k = [], 0
     for v, shape in zip(vals, relaxed):
         if shape is None or None not in shape:
@@ -522,6 +523,111 @@ def _symbolic(vals, relaxed):
         sym = jax.export.symbolic_shape(",".join(dims), scope=scope) if dims else ()
         out.append(jax.ShapeDtypeStruct(sym, v.dtype, weak_type=getattr(v, "weak_type", False)))
     return out
+
+
+# JAX decides a symbolic size's bounds (is it >= 0? which operand of a max is
+# larger?) by a procedure whose time is exponential in how deeply max/min nest in
+# the expression, and each valid or strided convolution or pooling wraps the size
+# in one more max(floordiv(...), 0): measured on JAX 0.10.2, a decision on a size
+# nesting one max takes 0.4 s, on one nesting two 25 s, three not within 2 minutes
+# (InceptionV3 nests dozens). On the sizes of eagertape's own traces (their
+# scopes), an expression nesting max/min _DEEP times or more is bounded instead by
+# interval arithmetic, linear in its size: the bounds are sound (they hold for
+# every size), only wider than JAX's could be, so a question they cannot answer
+# ('is it >= 0?') raises JAX's InconclusiveDimensionOperation, which makes the
+# trace fall back as any failed symbolic trace does (per size), and a max they
+# cannot resolve stays a max, evaluated when called. Shallower expressions get
+# JAX's own answers, as before.
+_DEEP = 2
+_BOUNDED_SCOPES = weakref.WeakSet()
+_INF = float("inf")
+
+
+def _bounded_decision(jax_decision):
+    shape_poly = _jax_private.shape_poly
+    expr, factor = shape_poly._DimExpr, shape_poly._DimFactor
+    minmax = (factor.MAX, factor.MIN)
+
+    def nesting(e, memo):
+        """How deeply max/min nest in ``e`` (subexpressions shared: ``memo``)."""
+        deepest = 0
+        for term, _ in e._sorted_terms:
+            for f, _ in term._factors:
+                if f.var is None:
+                    n = memo.get(id(f))
+                    if n is None:
+                        n = memo[id(f)] = (f.operation in minmax) + max(
+                            nesting(o, memo) if isinstance(o, expr) else 0
+                            for o in f.operands)
+                    deepest = max(deepest, n)
+        return deepest
+
+    def decide(e, prec):
+        if isinstance(e, expr) and e.scope in _BOUNDED_SCOPES:
+            try:
+                deep = nesting(e, {}) >= _DEEP
+            except AttributeError:      # (another JAX's representation: JAX decides)
+                deep = False
+            if deep:
+                return _interval(e, {}, expr, factor)
+        return jax_decision(e, prec)
+    decide.eagertape_bounded = True
+    return decide
+
+
+def _interval(e, memo, expr, factor):
+    """Sound bounds (lower, upper) of symbolic size ``e``: interval arithmetic over
+    its terms, each dimension variable at least 1 (JAX's rule)."""
+    if not isinstance(e, expr):
+        return int(e), int(e)
+    lo = hi = 0
+    for term, k in e._sorted_terms:
+        b = (k, k)
+        for f, power in term._factors:
+            fb = memo.get(id(f))
+            if fb is None:
+                fb = memo[id(f)] = _factor_interval(f, memo, expr, factor)
+            for _ in range(power):
+                b = _times(b, fb)
+        lo, hi = lo + b[0], hi + b[1]
+    return (int(lo) if lo != -_INF else lo), (int(hi) if hi != _INF else hi)
+
+
+def _factor_interval(f, memo, expr, factor):
+    if f.var is not None:
+        return 1, _INF
+    ops = [_interval(o, memo, expr, factor) for o in f.operands]
+    if f.operation == factor.MAX:
+        return max(ops[0][0], ops[1][0]), max(ops[0][1], ops[1][1])
+    if f.operation == factor.MIN:
+        return min(ops[0][0], ops[1][0]), min(ops[0][1], ops[1][1])
+    (a_lo, a_hi), (d, d_hi) = ops
+    if d != d_hi or d == 0:          # (a divisor that is not a known number)
+        return -_INF, _INF
+    if f.operation == factor.FLOORDIV:
+        # floor(a / d) is monotonic in a: its ends are those of a's ends
+        q = sorted(x // d if abs(x) != _INF else x / d for x in (a_lo, a_hi))
+        return q[0], q[1]
+    if f.operation == factor.MOD:
+        return (0, d - 1) if d > 0 else (d + 1, 0)
+    return -_INF, _INF
+
+
+def _times(a, b):
+    # (0 times an infinite end is 0: the end is a limit, the 0 exact)
+    c = [0 if x == 0 or y == 0 else x * y for x in a for y in b]
+    return min(c), max(c)
+
+
+def _bound_jax_decisions():
+    """Put ``_bounded_decision`` in front of JAX's procedure, once per process."""
+    import jax.export     # (its import installs JAX's procedure, which this wraps)
+    shape_poly = _jax_private.shape_poly
+    if not getattr(shape_poly._bounds_decision, "eagertape_bounded", False):
+        shape_poly._bounds_decision = _bounded_decision(shape_poly._bounds_decision)
+
+
+_bound_jax_decisions()
 
 
 class _Slot:
@@ -770,6 +876,7 @@ class Function:
         if trace is None:
             rkey = None if forward else self._relaxed_key(key, dyn)
             if rkey is not None:
+                top, wider_failed = rkey, False
                 trace = self._traces.get(rkey)
                 if trace is _NARROWED:
                     rkey = _narrowed(rkey, key, dyn)
@@ -785,7 +892,15 @@ class Function:
                         narrower = _narrowed(rkey, key, dyn)
                         if narrower is None:
                             trace = _UNRELAXABLE
+                            if wider_failed:
+                                # The narrowed trace failed as the wide one did: what
+                                # fails is the function, not these sizes (a gradient
+                                # of a strided convolution, say), so later sizes are
+                                # traced per size at once, not each tried narrowed
+                                # first (the Python function ran once more per size).
+                                self._traces[top] = _UNRELAXABLE
                         else:
+                            wider_failed = True
                             self._traces[rkey] = _NARROWED
                             rkey = narrower
                             continue

@@ -49,6 +49,15 @@ eval_context   ``jax._src.core             JAX's eager evaluation, whatever trac
                                            started inside it as well, and a trace of
                                            symbolic sizes (an exported function's
                                            VJP) cannot fold its broadcasts
+shape_poly     ``jax._src.export           the one entry of JAX's decision procedure
+               .shape_poly``               for symbolic sizes (``_bounds_decision``)
+                                           and the expressions' class (``_DimExpr``):
+                                           eagertape bounds the sizes of its own
+                                           traces of ``None`` dimensions by interval
+                                           arithmetic where they nest ``max``/``min``
+                                           twice or more, on which JAX's procedure
+                                           takes time exponential in the nesting
+                                           (``_function._bounded_decision``)
 ============== =========================== ========================================
 """
 import importlib
@@ -80,6 +89,8 @@ EvalTrace = _private("jax._src.core", "EvalTrace")
 compiler = _private("jax._src", "compiler", attrs=("compile_or_get_cached",))
 cache_key = _private("jax._src", "cache_key", attrs=("get",))
 eval_context = _private("jax._src.core", "eval_context")
+shape_poly = _private("jax._src.export", "shape_poly",
+                      attrs=("_bounds_decision", "_DimExpr", "_DimFactor"))
 
 
 def tracing():
