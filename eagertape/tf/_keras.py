@@ -380,6 +380,12 @@ def _rows():
     rows += [("keras.src.layers.preprocessing.feature_space", "tf", lambda _: _facade()),
              ("keras.src.layers.preprocessing.feature_space:FeatureSpace", "__call__",
               _make_feature_space_call)]
+    # tf.keras.backend's functions (K.sum, K.softmax, ...) are Keras's legacy backend,
+    # written in TensorFlow (its module global ``tf``): the facade here, so they run
+    # on the program's tensors, traced or not, as TF's Keras runs them.
+    rows += [("keras.src.legacy.backend", "tf", lambda _: _facade()),
+             ("keras.src.legacy.backend", "softmax", _make_legacy_softmax),
+             ("keras._tf_keras.keras.backend", "softmax", _make_legacy_softmax)]
     # A functional model with string inputs: its string layers run on the host
     # (tf/_keras_host.py), the rest on JAX.
     rows += [(owner, "call", _make_model_call) for owner in (
@@ -424,6 +430,7 @@ KERAS_PRIVATE = {
     "PyDatasetAdapter": "keras.src.trainers.data_adapters.py_dataset_adapter:PyDatasetAdapter",
     "get_input_signature": "keras.src.export.export_utils:get_input_signature",
     "TFGraphScope": "keras.src.utils.backend_utils:TFGraphScope",
+    "tensorflow": "keras.src.utils.module_utils:tensorflow",
     # Keras's optimizers read their ops as a module global `ops`, which
     # tf/_keras_sparse.py swaps while an IndexedSlices gradient is applied.
     "optimizer_ops": "keras.src.optimizers.base_optimizer:ops",
@@ -646,6 +653,7 @@ def _make_layer_call(layer_call):
         args = tuple(_as_input(a) for a in args)
         if not _one_op(self):
             return _op_by_op(self, layer_call, args, kwargs)
+        kwargs = _with_context_training(kwargs)
         keras = _keras
         if not self.built or any(not sub.built for sub in self._flatten_layers()):
             # Build (create the weights) on the values, inside a scope that
@@ -750,8 +758,11 @@ def _make_rows_fn(keras, layer, layer_call, emb):
 
 
 def _holds_text(args, kwargs):
+    # (Python strings and NumPy arrays of them too: `lookup([["a", "b"]])` is text
+    # to TF's Keras, and a deferred JAX call cannot take it)
     leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)
-    return any(getattr(x, "_host_only", False) for x in leaves)
+    return any(getattr(x, "_host_only", False) or isinstance(x, (str, bytes))
+               or (isinstance(x, np.ndarray) and x.dtype.kind in "SU") for x in leaves)
 
 
 def _gives_text(layer):
@@ -788,25 +799,61 @@ def _text_call(layer, layer_call, args, kwargs):
             "text_layer(texts), or in the tf.data pipeline) and call the layers after it "
             "on the ids")
 
+    from ._ragged import RaggedTensor
+
     def host(x):
+        if isinstance(x, RaggedTensor):
+            return _tf_ragged(x)
         return np.asarray(x) if getattr(x, "_host_only", False) else x
 
     def back(x):
         if isinstance(x, jax.Array):
             return _wrap(x)
+        if type(x).__name__ == "RaggedTensor" and not isinstance(x, RaggedTensor):
+            return RaggedTensor.from_nested_row_splits(
+                back(x.flat_values), [s.numpy() for s in x.nested_row_splits])
         if isinstance(x, np.ndarray) or hasattr(x, "numpy"):
             from . import _text
             value = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
             return _text.constant_text(value) if value.dtype.kind in "SUO" \
                 else _text.text_result(value)
         return x
-    args, kwargs = jax.tree_util.tree_map(host, (args, kwargs), is_leaf=is_tensor_like)
+    args, kwargs = jax.tree_util.tree_map(
+        host, (args, kwargs), is_leaf=lambda x: is_tensor_like(x) or isinstance(x, RaggedTensor))
     scope = _private("TFGraphScope")() if _gives_text(layer) else contextlib.nullcontext()
     with extend.outside_recording(), scope:
         out = layer_call(layer, *args, **kwargs)
     result = jax.tree_util.tree_map(back, out)
     # (a dict in its own order, as TF's Keras gives it: JAX's tree_map sorts its keys)
     return {k: result[k] for k in out} if isinstance(out, dict) else result
+
+
+def _tf_ragged(rt):
+    # Keras's text layers take TensorFlow's RaggedTensor (their kernels are TF's, on
+    # any backend), as TF's Keras takes a ragged batch of strings: the same rows.
+    tf = _private("tensorflow")
+    flat = rt.flat_values
+    flat = np.asarray(flat) if getattr(flat, "_host_only", False) else np.asarray(
+        flat.numpy() if hasattr(flat, "numpy") else flat)
+    return tf.RaggedTensor.from_nested_row_splits(
+        flat, [np.asarray(s.numpy() if hasattr(s, "numpy") else s)
+               for s in rt.nested_row_splits])
+
+
+def _with_context_training(kwargs):
+    """``kwargs`` with the ``training`` of the Keras call context an outer layer's call
+    set, where this call gives none, as Keras's ``__call__`` resolves it: a one-op
+    call's trace, cached by its arguments, and its replay for a tape's gradient run
+    outside that context (a BatchNormalization in a subclassed block of a model called
+    with training=True ran in inference mode there)."""
+    if "training" in kwargs:
+        return kwargs
+    ctx = _private("global_state").get_global_attribute("current_call_ctx")
+    if ctx is None:
+        return kwargs
+    value = ctx.get_value("training") if hasattr(ctx, "get_value") else getattr(
+        ctx, "training", None)
+    return kwargs if value is None else dict(kwargs, training=value)
 
 
 def _entry_call():
@@ -1514,6 +1561,26 @@ def _facade():
     # The facade module (this join is made by its tf.keras, so it is imported):
     # read from sys.modules rather than imported back from here.
     return sys.modules[__name__.rpartition(".")[0]]
+
+
+def _make_legacy_softmax(original):
+    """Keras's legacy ``K.softmax`` (TF's Keras backend function) without its last line,
+    which caches the logits on the output (``output._keras_logits``): eagertape's
+    Tensor holds no such attribute, and TF's own ops do not read it (only the legacy
+    crossentropy's logits path, docs/differences.md)."""
+    def softmax(x, axis=-1):
+        tf = _facade()
+        if x.shape.rank <= 1:
+            raise ValueError(
+                f"Cannot apply softmax to a tensor that is 1D. Received input: {x}")
+        if isinstance(axis, int):
+            return tf.nn.softmax(x, axis=axis)
+        numerator = tf.exp(x - tf.reduce_max(x, axis=axis, keepdims=True))
+        return numerator / tf.reduce_sum(numerator, axis=axis, keepdims=True)
+    softmax.__doc__ = original.__doc__
+    softmax.__module__ = original.__module__
+    softmax.__wrapped__ = original
+    return softmax
 
 
 def _make_labels_to_dataset(labels_to_dataset):
@@ -2244,7 +2311,8 @@ class _Namespace(types.ModuleType):
         elif (self._path in _FUNCTIONAL and callable(obj) and not isinstance(obj, type)
               and not name.startswith("get") and name not in _NOT_OPS
               and not getattr(obj, "_eagertape_op", False)):
-            obj = _op(obj)
+            obj = (_legacy_backend_fn(obj) if obj.__module__ == "keras.src.legacy.backend"
+                   else _op(obj))
         setattr(self, name, obj)
         self._cached.add(name)
         return obj
@@ -2290,6 +2358,22 @@ def _op(fn):
             return fn(*args, **kwargs)
         return call(_quiet_fn(fn), tuple(_as_input(a) for a in args), kwargs, jit=False)
     return recorded
+
+
+def _legacy_backend_fn(fn):
+    """A function of Keras's legacy backend (``tf.keras.backend.sum`` ...), written in
+    TensorFlow (its ``tf`` is the facade: the join table): it reads TF's tensor API
+    (``x.shape.rank``, ``x.dtype.base_dtype``), so the JAX values a layer's call gets
+    inside Keras's traces are given to it as the facade's Tensors, as the facade's own
+    ops make of them."""
+    @functools.wraps(fn)
+    def legacy(*args, **kwargs):
+        tensor = _facade().convert_to_tensor
+        args, kwargs = jax.tree_util.tree_map(
+            lambda x: tensor(x) if isinstance(x, jax.Array) else x, (args, kwargs),
+            is_leaf=is_tensor_like)
+        return fn(*args, **kwargs)
+    return legacy
 
 
 @functools.lru_cache(maxsize=None)
