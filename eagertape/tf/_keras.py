@@ -430,6 +430,7 @@ KERAS_PRIVATE = {
     "PyDatasetAdapter": "keras.src.trainers.data_adapters.py_dataset_adapter:PyDatasetAdapter",
     "get_input_signature": "keras.src.export.export_utils:get_input_signature",
     "TFGraphScope": "keras.src.utils.backend_utils:TFGraphScope",
+    "tensorflow": "keras.src.utils.module_utils:tensorflow",
     # Keras's optimizers read their ops as a module global `ops`, which
     # tf/_keras_sparse.py swaps while an IndexedSlices gradient is applied.
     "optimizer_ops": "keras.src.optimizers.base_optimizer:ops",
@@ -652,6 +653,7 @@ def _make_layer_call(layer_call):
         args = tuple(_as_input(a) for a in args)
         if not _one_op(self):
             return _op_by_op(self, layer_call, args, kwargs)
+        kwargs = _with_context_training(kwargs)
         keras = _keras
         if not self.built or any(not sub.built for sub in self._flatten_layers()):
             # Build (create the weights) on the values, inside a scope that
@@ -756,8 +758,11 @@ def _make_rows_fn(keras, layer, layer_call, emb):
 
 
 def _holds_text(args, kwargs):
+    # (Python strings and NumPy arrays of them too: `lookup([["a", "b"]])` is text
+    # to TF's Keras, and a deferred JAX call cannot take it)
     leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)
-    return any(getattr(x, "_host_only", False) for x in leaves)
+    return any(getattr(x, "_host_only", False) or isinstance(x, (str, bytes))
+               or (isinstance(x, np.ndarray) and x.dtype.kind in "SU") for x in leaves)
 
 
 def _gives_text(layer):
@@ -794,25 +799,61 @@ def _text_call(layer, layer_call, args, kwargs):
             "text_layer(texts), or in the tf.data pipeline) and call the layers after it "
             "on the ids")
 
+    from ._ragged import RaggedTensor
+
     def host(x):
+        if isinstance(x, RaggedTensor):
+            return _tf_ragged(x)
         return np.asarray(x) if getattr(x, "_host_only", False) else x
 
     def back(x):
         if isinstance(x, jax.Array):
             return _wrap(x)
+        if type(x).__name__ == "RaggedTensor" and not isinstance(x, RaggedTensor):
+            return RaggedTensor.from_nested_row_splits(
+                back(x.flat_values), [s.numpy() for s in x.nested_row_splits])
         if isinstance(x, np.ndarray) or hasattr(x, "numpy"):
             from . import _text
             value = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
             return _text.constant_text(value) if value.dtype.kind in "SUO" \
                 else _text.text_result(value)
         return x
-    args, kwargs = jax.tree_util.tree_map(host, (args, kwargs), is_leaf=is_tensor_like)
+    args, kwargs = jax.tree_util.tree_map(
+        host, (args, kwargs), is_leaf=lambda x: is_tensor_like(x) or isinstance(x, RaggedTensor))
     scope = _private("TFGraphScope")() if _gives_text(layer) else contextlib.nullcontext()
     with extend.outside_recording(), scope:
         out = layer_call(layer, *args, **kwargs)
     result = jax.tree_util.tree_map(back, out)
     # (a dict in its own order, as TF's Keras gives it: JAX's tree_map sorts its keys)
     return {k: result[k] for k in out} if isinstance(out, dict) else result
+
+
+def _tf_ragged(rt):
+    # Keras's text layers take TensorFlow's RaggedTensor (their kernels are TF's, on
+    # any backend), as TF's Keras takes a ragged batch of strings: the same rows.
+    tf = _private("tensorflow")
+    flat = rt.flat_values
+    flat = np.asarray(flat) if getattr(flat, "_host_only", False) else np.asarray(
+        flat.numpy() if hasattr(flat, "numpy") else flat)
+    return tf.RaggedTensor.from_nested_row_splits(
+        flat, [np.asarray(s.numpy() if hasattr(s, "numpy") else s)
+               for s in rt.nested_row_splits])
+
+
+def _with_context_training(kwargs):
+    """``kwargs`` with the ``training`` of the Keras call context an outer layer's call
+    set, where this call gives none, as Keras's ``__call__`` resolves it: a one-op
+    call's trace, cached by its arguments, and its replay for a tape's gradient run
+    outside that context (a BatchNormalization in a subclassed block of a model called
+    with training=True ran in inference mode there)."""
+    if "training" in kwargs:
+        return kwargs
+    ctx = _private("global_state").get_global_attribute("current_call_ctx")
+    if ctx is None:
+        return kwargs
+    value = ctx.get_value("training") if hasattr(ctx, "get_value") else getattr(
+        ctx, "training", None)
+    return kwargs if value is None else dict(kwargs, training=value)
 
 
 def _entry_call():
