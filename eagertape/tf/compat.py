@@ -492,6 +492,8 @@ def _graph_mode():
         "trainable_variables get_collection get_collection_ref add_to_collection "
         "add_to_collections GraphKeys zeros_initializer ones_initializer "
         "constant_initializer").split()}
+    # (TF exports these as TF 2's own objects, which in a graph make ops; eagertape's
+    # TF 2 functions are eager only, so tf.compat.v1's dispatch.)
     tf = _facade()
     for name in ("group", "no_op", "control_dependencies"):
         names[name] = _in_graph_or_eager(getattr(g, name), getattr(tf, name))
@@ -515,17 +517,17 @@ _SAME = {
         'as_string asin asinh atan atan2 atanh bfloat16 bitcast bool '
         'broadcast_dynamic_shape broadcast_static_shape broadcast_to cast check_pinned '
         'clip_by_global_norm clip_by_norm clip_by_value complex complex128 complex64 '
-        'concat control_dependencies conv conv2d_backprop_filter_v2 '
+        'concat conv conv2d_backprop_filter_v2 '
         'conv2d_backprop_input_v2 cos cosh cumsum custom_gradient divide double '
         'dynamic_partition dynamic_stitch edit_distance einsum ensure_shape equal exp '
         'extract_volume_patches eye fftnd fill fingerprint float16 float32 float64 floor '
         'function get_logger get_static_value grad_pass_through greater greater_equal '
-        'group guarantee_const half histogram_fixed_width histogram_fixed_width_bins '
+        'guarantee_const half histogram_fixed_width histogram_fixed_width_bins '
         'identity identity_n ifftnd import_graph_def init_scope int16 int32 int64 int8 '
         'irfftnd is_symbolic_tensor is_tensor less less_equal linspace load_library '
         'load_op_library logical_and logical_not logical_or make_ndarray '
         'make_tensor_proto matmul matrix_square_root maximum meshgrid minimum multiply '
-        'negative newaxis no_gradient no_op nondifferentiable_batch_function not_equal '
+        'negative newaxis no_gradient nondifferentiable_batch_function not_equal '
         'numpy_function one_hot ones parallel_stack pow print py_function qint16 qint32 '
         'qint8 quint16 quint8 ragged_fill_empty_rows ragged_fill_empty_rows_grad '
         'random_index_shuffle range rank realdiv recompute_grad '
