@@ -254,7 +254,15 @@ def _main(work, out):
             return None, x
         return None
 
-    functions, raw = [], []
+    def text_layers(prelude):
+        # A Keras model's string layers (saved_model._text_prelude): TF's Keras
+        # rebuilds them from their configs, and they run in the function's graph
+        # (their lookup tables are the SavedModel's), as TF's export of the model.
+        os.environ["KERAS_BACKEND"] = "tensorflow"
+        import keras
+        return [keras.layers.deserialize(c) for c in prelude["layers"]]
+
+    functions, raw, held = [], [], []
     for entry in spec["functions"]:
         with open(os.path.join(work, entry["file"]), "rb") as f:
             exported = jax.export.deserialize(bytearray(f.read()))
@@ -266,9 +274,16 @@ def _main(work, out):
         reads = [variables[i] for i in entry["reads"]]
         writes = [variables[i] for i in entry["writes"]]
         specs = [tf_spec(s) for s in entry["inputs"]]
+        prelude = text_layers(entry["prelude"]) if entry.get("prelude") else None
+        held.extend(prelude or ())
 
         def core(tensors, rows, _converted=converted, _reads=reads, _writes=writes,
-                 _entry=entry):
+                 _entry=entry, _prelude=prelude):
+            if _prelude is not None:
+                x = tensors[0]
+                for layer in _prelude:
+                    x = layer(x)
+                tensors = [tf.cast(x, tf.as_dtype(_entry["prelude"]["inputs"][0]["dtype"]))]
             flat = [tf.ensure_shape(a, shape) for a, shape in zip(tensors, _entry["ensure"])]
             arrays, new = _converted(list(_reads), list(flat))
             for v, value in zip(_writes, new):
@@ -337,6 +352,8 @@ def _main(work, out):
         # Variables a function reads that no attribute holds (a random stream's
         # state): tracked here, so the SavedModel has them.
         root._eagertape_captured = [variables[i] for i in spec["captured"]]
+    if held:
+        root._eagertape_text_layers = held
     if spec.get("keras_lists"):
         # model.export: the lists Keras's ExportArchive gives the reloaded artifact.
         for name, indices in spec["keras_lists"].items():

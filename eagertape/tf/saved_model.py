@@ -59,7 +59,7 @@ import numpy as np
 from .. import extend as _extend
 from ..extend import Variable
 from .. import Function as _Function
-from . import _keras, random as _random, train as _train
+from . import _keras, _keras_host, random as _random, train as _train
 from ._module import Module
 from . import _saved_model_tf
 from ._util import _Unsupported
@@ -1120,7 +1120,10 @@ def _export_keras(model, filepath, verbose=None, input_signature=None, **kwargs)
     exporter on JAX would import TensorFlow into this process, where ``tf.keras``
     runs Keras on JAX (and TF would take a GPU's memory beside JAX's).
     ``is_static`` and ``jax2tf_kwargs`` (options of Keras's JAX exporter) are
-    accepted; the functions are always exported with the Variables as inputs."""
+    accepted; the functions are always exported with the Variables as inputs. A
+    Sequential whose first layers take its string input (a ``TextVectorization``
+    before ``Dense`` layers) takes strings of any batch size: those layers are
+    rebuilt from their configs where the SavedModel runs (``_text_prelude``)."""
     from ._spec import TensorSpec
     keras = _keras._keras
     filepath = os.fspath(filepath)
@@ -1156,7 +1159,26 @@ def _export_keras(model, filepath, verbose=None, input_signature=None, **kwargs)
         return model(*args)
     serve.__signature__ = inspect.Signature(params)
     export = _Export(None, gradients=True)
-    fn = export.function(_function_of(serve), "serve", (tuple(signature), {}))
+    prelude = _text_prelude(model, signature)
+    if prelude is None:
+        fn = export.function(_function_of(serve), "serve", (tuple(signature), {}))
+    else:
+        # The string layers are the prelude (rebuilt from their configs where the
+        # SavedModel runs: TF's Keras in TF's graph, eagertape's on the host), the
+        # exported JAX function the rest of the model on their results.
+        layers, inner = prelude
+        mark = f"{_keras_host._MARK}0000"       # (the inner part's one input)
+
+        def serve_inner(*args):
+            return model({mark: args[0]})
+        serve_inner.__signature__ = serve.__signature__
+        fn = export.function(_function_of(serve_inner), "serve", ((inner,), {}))
+        entry = export.functions[fn]
+        entry["prelude"] = {"layers": layers, "inputs": entry["inputs"]}
+        s = signature[0]
+        entry["inputs"] = [{"shape": [None if d is None else int(d) for d in s.shape],
+                            "dtype": "string",
+                            "name": s.name or entry["inputs"][0]["name"]}]
     export.objects[0]["functions"].append(["serve", fn])
     tv = [export.variable(v) for v in model.trainable_variables]
     nv = [export.variable(v) for v in model.non_trainable_variables]
@@ -1166,6 +1188,57 @@ def _export_keras(model, filepath, verbose=None, input_signature=None, **kwargs)
     if verbose is None or verbose:
         print(f"Saved artifact at '{filepath}'. The following endpoints are available:\n\n"
               f"{printed}")
+
+
+def _text_prelude(model, signature):
+    """``(layer configs, TensorSpec of their result)`` for a Sequential model whose
+    first layers take its one string input (a TextVectorization before Dense layers,
+    as TF's text tutorial exports it), else None. Those layers run on the host
+    (tf/_keras_host.py), which JAX's export cannot hold: the SavedModel rebuilds
+    them from their configs, their vocabularies put in (Keras's config leaves out
+    an adapted one), as TF's SavedModel holds their string ops."""
+    from ._spec import TensorSpec
+    keras = _keras._keras
+    if len(signature) != 1 or not _of_strings(signature):
+        return None
+    split = _keras_host.split_of(model, _keras._layer_call_original)
+    if not isinstance(split, _keras_host._SequentialSplit):
+        return None
+    x = keras.KerasTensor(tuple(signature[0].shape), "string")
+    configs = []
+    for layer in split.host_layers:
+        config = keras.layers.serialize(layer)
+        if config["config"].get("output_mode") == "tf_idf":
+            raise ValueError(f"cannot export model {model.name!r}: its layer {layer.name!r} "
+                             "has output_mode='tf_idf', whose adapted weights eagertape's "
+                             "SavedModel does not carry; export a model of its results")
+        if hasattr(layer, "get_vocabulary"):
+            config["config"]["vocabulary"] = [
+                v.item() if isinstance(v, np.generic) else v
+                for v in layer.get_vocabulary(include_special_tokens=True)]
+            config["config"].pop("vocabulary_size", None)
+        try:
+            config = json.loads(json.dumps(config))
+        except TypeError:
+            config = None
+        if config is None or _holds_code(config):
+            raise ValueError(f"cannot export model {model.name!r}: its string layer "
+                             f"{layer.name!r} has a setting that is no Keras config value "
+                             "(a Python function as standardize or split, say), which the "
+                             "SavedModel cannot rebuild; export a model of its results")
+        configs.append(config)
+        x = layer.compute_output_spec(x)
+    return configs, TensorSpec([None if d is None else int(d) for d in x.shape],
+                               np.dtype(x.dtype).name)
+
+
+def _holds_code(config):
+    # Keras's config of a Python function (a lambda's bytecode, a function's name):
+    # another process rebuilds neither, as Keras's safe mode refuses the first.
+    if isinstance(config, dict):
+        return config.get("class_name") in ("__lambda__", "function") or any(
+            _holds_code(v) for v in config.values())
+    return isinstance(config, list) and any(_holds_code(v) for v in config)
 
 
 def _function_of(python_function):
@@ -1307,6 +1380,7 @@ class _LoadedFunction:
         self._reads = [variables[i] for i in entry["reads"]]
         self._writes = [variables[i] for i in entry["writes"]]
         self.__name__ = entry["name"]
+        self._text_layers = None        # (the prelude's layers, made at the first call)
 
     def __repr__(self):
         return f"<loaded function {self.__name__}>"
@@ -1339,8 +1413,11 @@ class _LoadedFunction:
         if len(flat) != len(entry["inputs"]):
             raise TypeError(f"{self.__name__}() takes {len(entry['inputs'])} tensors, given "
                             f"{len(flat)}")
+        prelude = entry.get("prelude")
+        if prelude is not None:
+            flat = self._prelude(flat)
         tensors = []
-        for x, s in zip(flat, entry["inputs"]):
+        for x, s in zip(flat, entry["inputs"] if prelude is None else prelude["inputs"]):
             t = _extend.convert_to_tensor(x, dtype=s["dtype"])
             if len(t.shape) != len(s["shape"]) or any(
                     d is not None and d != n for d, n in zip(s["shape"], t.shape)):
@@ -1368,6 +1445,28 @@ class _LoadedFunction:
                 handles = np.asarray(arrays[i].numpy(), np.int64)
                 arrays[i] = wrap(table[-1 - text["base"] - handles])
         return _rebuild(entry["outputs"], arrays, rows or {})
+
+
+    def _prelude(self, flat):
+        """The string layers of a Keras model's export (``_text_prelude``), rebuilt
+        from their configs, on the string argument: the exported function's input."""
+        from . import cast, convert_to_tensor
+        entry = self._entry
+        (s,) = entry["inputs"]
+        x = convert_to_tensor(flat[0])
+        if x.dtype.name != "string":
+            raise TypeError(f"argument {s['name']!r} of {self.__name__}() must be a "
+                            f"string Tensor, got {x.dtype.name}")
+        if len(x.shape) != len(s["shape"]) or any(
+                d is not None and d != n for d, n in zip(s["shape"], x.shape)):
+            raise ValueError(f"argument {s['name']!r} of {self.__name__}() must have "
+                             f"shape {s['shape']} (None: any size), got {list(x.shape)}")
+        if self._text_layers is None:
+            layers = _keras._keras.layers
+            self._text_layers = [layers.deserialize(c) for c in entry["prelude"]["layers"]]
+        for layer in self._text_layers:
+            x = layer(x)
+        return [cast(x, entry["prelude"]["inputs"][0]["dtype"])]
 
 
 def _split_argument(x, kind):

@@ -2,13 +2,6 @@
 # source: tensorflow/docs site/en/tutorials/load_data/text.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: strings, ragged, saved_model
-# expected: gap: cell 53's binary_model.export('bin.tf') (the Sequential of a TextVectorization and a Dense,
-#   its signature TensorSpec((None,), tf.string)): TF exports it; eagertape raises ValueError "cannot export
-#   tf.function 'serve' ... for every size of the None dimensions": the text layer runs on the host
-#   (tf/_traced_text.py call_host), which runs it once on example values of the traced shape to learn its
-#   results' shapes, and a None size under JAX's shape polymorphism has none (np.full of a _DimExpr);
-#   every value before it (cells 10-51: 42 records) is TF's in eager and fused mode, and so are cells 62-70's
-#   with cells 53-56 left out
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
