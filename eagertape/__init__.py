@@ -8,9 +8,6 @@
 >>> tape.gradient(y, x).numpy()
 array([2., 4., 6.], dtype=float32)
 """
-# First: which core modules run as their compiled twins (eagertape/_speedups.py).
-from . import _speedups  # noqa: E402
-_speedups.install()
 from ._tensor import Tensor  # noqa: E402
 from ._operators import constant, convert_to_tensor  # noqa: E402
 from ._variables import Variable  # noqa: E402

@@ -22,13 +22,13 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from . import _cache, _graph, _speedups
+from . import _cache, _graph
 from ._config import config
 from ._graph import Pending
 from ._state import ThreadState, local, switched
 
-__all__ = ["cache_info", "clear_caches", "compiled_modules", "compiled_programs", "config",
-           "is_pending", "pending_graph", "recording", "replay_policy", "thread_state"]
+__all__ = ["cache_info", "clear_caches", "compiled_programs", "config", "is_pending",
+           "pending_graph", "recording", "replay_policy", "thread_state"]
 
 _POLICIES = ("auto", "compiled", "per_op")
 
@@ -99,20 +99,6 @@ def compiled_programs(name: str) -> list:
             return c.compiled()
     names = sorted(c.name for c in _cache._registry if isinstance(c, _cache.CompileCache))
     raise ValueError(f"argument `name`: no compile cache is named {name!r}; they are {names}")
-
-
-def compiled_modules() -> dict[str, str]:
-    """Per core module on the recording path, ``"compiled"`` where it runs as its
-    compiled twin (built by the install, eagertape/_speedups.py), else why it runs
-    as Python: not built, its source edited since the build, or
-    ``EAGERTAPE_PURE_PYTHON`` set. Both ways give the same results.
-
-    >>> from eagertape import introspect
-    >>> modules = introspect.compiled_modules()
-    >>> "_primitive" in modules and "_record" in modules
-    True
-    """
-    return dict(_speedups.status)
 
 
 def recording(tape: Any) -> Any:

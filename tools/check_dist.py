@@ -5,15 +5,13 @@
 The sdist is minimal, as optax's and equinox's are: the package, README, LICENSE
 and pyproject.toml, no tests (they need the examples, notebooks and conftest
 of a clone; run them from one), no benchmark and no tools. The wheel carries
-py.typed, the namespace stubs, the license text, the core's compiled twins (each
-with the digest of the source it was built from, the wheel's), and none of the repository's
+py.typed, the namespace stubs and the license text, and none of the repository's
 tooling (the benchmark, the TF-coverage report), which lives in benchmarks/ and
 tools/. Exit status 1, with the reasons, when something is off.
 """
 from __future__ import annotations
 
 import email.parser
-import hashlib
 import pathlib
 import re
 import sys
@@ -22,9 +20,6 @@ import tomllib
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "eagertape"))
-from _speedups import COMPILED, TWINS  # noqa: E402  (the standard library only)
-sys.path.pop(0)
 STUBS = ["eagertape/numpy/__init__.pyi", "eagertape/numpy/linalg.pyi",
          "eagertape/numpy/fft.pyi", "eagertape/nn.pyi"]
 # Folders of the repository that neither the sdist nor the wheel may hold.
@@ -65,20 +60,6 @@ def check(dist: pathlib.Path) -> list[str]:
     stray = sorted(n for n in names if not n.startswith(("eagertape/", info)))
     if stray:
         problems.append(f"wheel {wheels[0].name} ships files outside the package: {stray}")
-    # The compiled twins of the core (eagertape/_speedups.py), each with the digest of
-    # the source it was built from, that source being the wheel's own.
-    with zipfile.ZipFile(wheels[0]) as whl:
-        for m in COMPILED:
-            twins = [n for n in names if n.startswith(f"eagertape/{TWINS}/{m}.")
-                     and n.endswith((".so", ".pyd"))]
-            digest = f"eagertape/{TWINS}/{m}.sha256"
-            if not twins or digest not in names:
-                problems.append(f"wheel {wheels[0].name} lacks the compiled twin of {m} "
-                                "(built without Cython or a C compiler?)")
-            elif whl.read(digest).decode().strip() != hashlib.sha256(
-                    whl.read(f"eagertape/{m}.py")).hexdigest():
-                problems.append(f"wheel {wheels[0].name}: the twin of {m} was built from "
-                                "another source than the wheel's")
     tooling = sorted(set(TOOLING) & names)
     if tooling:
         problems.append(f"wheel {wheels[0].name} ships the repository's tooling {tooling}: "
