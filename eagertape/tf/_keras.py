@@ -187,8 +187,14 @@ def _make_layer_fn(keras, layer, original):
         read = []
         with _quiet(), extend.watching_reads(read), \
                 StatelessScope(state_mapping=mapping, collect_losses=True) as scope:
+            given = [scope.get_current_value(v) for v in layer.non_trainable_variables]
             out = original(layer, *args, **kwargs)
-            new = [scope.get_current_value(v) for v in layer.non_trainable_variables]
+            # None where the call assigned nothing (an inference call's
+            # BatchNormalization): TF's Keras writes no Variable there, and
+            # an assignment of the unchanged value would be a write inside a
+            # traced tf.while_loop, which eagertape refuses.
+            new = [None if value is old else value for value, old in zip(
+                [scope.get_current_value(v) for v in layer.non_trainable_variables], given)]
             losses = list(scope.losses)
         # A tf.Variable read inside the op (by a program's layer that a Keras
         # wrapper, an RNN over a custom cell, runs) is a constant of it: noted,
@@ -687,7 +693,8 @@ def _make_layer_call(layer_call):
                 "would be None. Make that weight with the layer's add_weight (Keras tracks "
                 "it), or pass the Variable's value as an input of the call")
         for v, value in zip(self.non_trainable_variables, new):
-            v.assign(_raw(value))
+            if value is not None:
+                v.assign(_raw(value))
         # As Keras clears its sublayers' losses when an outer layer is called.
         for sub in self._flatten_layers(include_self=False):
             sub.__dict__.pop("_eagertape_losses", None)
