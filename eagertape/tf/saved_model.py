@@ -1450,7 +1450,8 @@ class _LoadedFunction:
     def _prelude(self, flat):
         """The string layers of a Keras model's export (``_text_prelude``), rebuilt
         from their configs, on the string argument: the exported function's input."""
-        from . import cast, convert_to_tensor
+        from .dtypes import cast
+        convert_to_tensor = _extend.convert_to_tensor
         entry = self._entry
         (s,) = entry["inputs"]
         x = convert_to_tensor(flat[0])
