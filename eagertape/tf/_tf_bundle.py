@@ -529,3 +529,123 @@ def write_bundle(prefix, tensors):
 
 def _mask(c):
     return (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xffffffff
+
+
+# -- the order of TF's maps ------------------------------------------------------------
+# TF's CheckpointReader collects a bundle's keys into a C++ std::unordered_map<string, ...>
+# (inserted in key order) and its Python dicts are made by iterating that map, so
+# get_variable_to_shape_map / get_variable_to_dtype_map list the keys in libstdc++'s
+# hash-table order. Programs print them in that order; it is reproduced here:
+# std::hash<std::string> (libstdc++'s _Hash_bytes, a 64-bit Murmur2 variant), the
+# prime bucket counts of _Prime_rehash_policy (max load factor 1, growth factor 2)
+# and its singly linked list, each new node put at its bucket's start.
+_PRIMES = (  # libstdc++'s __prime_list, up to 2**32 buckets
+    2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79,
+    83, 89, 97, 103, 109, 113, 127, 137, 139, 149, 157, 167, 179, 193, 199, 211, 227,
+    241, 257, 277, 293, 313, 337, 359, 383, 409, 439, 467, 503, 541, 577, 619, 661, 709,
+    761, 823, 887, 953, 1031, 1109, 1193, 1289, 1381, 1493, 1613, 1741, 1879, 2029,
+    2179, 2357, 2549, 2753, 2971, 3209, 3469, 3739, 4027, 4349, 4703, 5087, 5503, 5953,
+    6427, 6949, 7517, 8123, 8783, 9497, 10273, 11113, 12011, 12983, 14033, 15173, 16411,
+    17749, 19183, 20753, 22447, 24281, 26267, 28411, 30727, 33223, 35933, 38873, 42043,
+    45481, 49201, 53201, 57557, 62233, 67307, 72817, 78779, 85229, 92203, 99733, 107897,
+    116731, 126271, 136607, 147793, 159871, 172933, 187091, 202409, 218971, 236897,
+    256279, 277261, 299951, 324503, 351061, 379787, 410857, 444487, 480881, 520241,
+    562841, 608903, 658753, 712697, 771049, 834181, 902483, 976369, 1056323, 1142821,
+    1236397, 1337629, 1447153, 1565659, 1693859, 1832561, 1982627, 2144977, 2320627,
+    2510653, 2716249, 2938679, 3179303, 3439651, 3721303, 4026031, 4355707, 4712381,
+    5098259, 5515729, 5967347, 6456007, 6984629, 7556579, 8175383, 8844859, 9569143,
+    10352717, 11200489, 12117689, 13109983, 14183539, 15345007, 16601593, 17961079,
+    19431899, 21023161, 22744717, 24607243, 26622317, 28802401, 31160981, 33712729,
+    36473443, 39460231, 42691603, 46187573, 49969847, 54061849, 58488943, 63278561,
+    68460391, 74066549, 80131819, 86693767, 93793069, 101473717, 109783337, 118773397,
+    128499677, 139022417, 150406843, 162723577, 176048909, 190465427, 206062531,
+    222936881, 241193053, 260944219, 282312799, 305431229, 330442829, 357502601,
+    386778277, 418451333, 452718089, 489790921, 529899637, 573292817, 620239453,
+    671030513, 725980837, 785430967, 849749479, 919334987, 994618837, 1076067617,
+    1164186217, 1259520799, 1362662261, 1474249943, 1594975441, 1725587117, 1866894511,
+    2019773507, 2185171673, 2364114217, 2557710269, 2767159799, 2993761039, 3238918481,
+    3504151727, 3791104843, 4101556399, 4294967291)
+_FAST_BUCKETS = (2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13)
+_M64 = (1 << 64) - 1
+_MUL = (0xc6a4a793 << 32) + 0x5bd1e995
+_SEED = 0xc70f6907
+
+
+def _std_hash(data):
+    """libstdc++'s ``std::hash<std::string>`` of ``data`` (bytes), on a 64-bit machine."""
+    def mix(v):
+        return v ^ (v >> 47)
+    n = len(data)
+    h = (_SEED ^ (n * _MUL)) & _M64
+    aligned = n & ~7
+    for i in range(0, aligned, 8):
+        word = int.from_bytes(data[i:i + 8], "little")
+        h = ((h ^ ((mix((word * _MUL) & _M64) * _MUL) & _M64)) * _MUL) & _M64
+    if n & 7:
+        h = ((h ^ int.from_bytes(data[aligned:], "little")) * _MUL) & _M64
+    return mix((mix(h) * _MUL) & _M64)
+
+
+def _next_buckets(n):
+    """``_Prime_rehash_policy::_M_next_bkt``: (bucket count, next resize)."""
+    if n < len(_FAST_BUCKETS):
+        return _FAST_BUCKETS[n], _FAST_BUCKETS[n]
+    import bisect
+    i = bisect.bisect_left(_PRIMES, n, 6)
+    if i >= len(_PRIMES):
+        raise ValueError("more keys than TF's map order is reproduced for")
+    return _PRIMES[i], _PRIMES[i]
+
+
+def unordered_map_order(keys):
+    """The keys (str, distinct) in the order a libstdc++ ``std::unordered_map`` they
+    were inserted into, in this order, iterates them: TF's order for the maps of a
+    checkpoint's reader.
+
+    >>> from eagertape.tf._tf_bundle import unordered_map_order
+    >>> unordered_map_order(["a", "b", "scoped/c"])     # as TF lists a TF 1 checkpoint
+    ['scoped/c', 'b', 'a']
+    """
+    codes = [_std_hash(k.encode("utf-8", "surrogateescape")) for k in keys]
+    head, nxt = None, [None] * len(keys)     # the list; -1 stands for its "before begin"
+    buckets, count, next_resize = [None], 1, 0
+
+    def link_after(prev, node):
+        nonlocal head
+        if prev == -1:
+            nxt[node], head = head, node
+        else:
+            nxt[node], nxt[prev] = nxt[prev], node
+
+    for node, code in enumerate(codes):
+        if node + 1 > next_resize:           # _M_need_rehash
+            least = max(node + 1, 11 if next_resize == 0 else 0)
+            if least >= count:
+                count, next_resize = _next_buckets(max(least + 1, count * 2))
+                new, p, head, first_bucket = [None] * count, head, None, 0
+                while p is not None:         # _M_rehash_aux
+                    after, b = nxt[p], codes[p] % count
+                    if new[b] is None:
+                        nxt[p], head, new[b] = head, p, -1
+                        if nxt[p] is not None:
+                            new[first_bucket] = p
+                        first_bucket = b
+                    else:
+                        link_after(new[b], p)
+                    p = after
+                buckets = new
+            else:
+                next_resize = count
+        b = code % count
+        if buckets[b] is not None:           # _M_insert_bucket_begin
+            link_after(buckets[b], node)
+        else:
+            nxt[node], head = head, node
+            if nxt[node] is not None:
+                buckets[codes[nxt[node]] % count] = node
+            buckets[b] = -1
+    out, p = [], head
+    while p is not None:
+        out.append(keys[p])
+        p = nxt[p]
+    return out

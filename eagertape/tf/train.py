@@ -63,6 +63,7 @@ checkpoint, its slots wait for its build, as in TF). A list or dict given to a
 Checkpoint is held as TF's tracked wrapper: a Variable put into it in place
 (``ckpt.items.append(v)``) takes its waiting value then.
 """
+import base64
 import collections
 import inspect
 import json
@@ -450,6 +451,11 @@ class Checkpoint:
                 "keras_optimizers": {p: graph.keras_built_for(o)
                                      for p, o in graph.keras_optimizers},
                 "iterators": _iterator_states(graph, arrays)}
+        try:        # TF's object graph, which load_checkpoint gives as TF does
+            proto = _tf_object_graph(self, values=False)[_OBJECT_GRAPH].item()
+            meta["tf_object_graph"] = base64.b64encode(proto).decode("ascii")
+        except ValueError:      # an object TF's checkpoints lay out otherwise
+            pass
         _atomic_orbax_save(path, arrays, meta)
         return path
 
@@ -479,7 +485,10 @@ class Checkpoint:
         ``save_counter`` first."""
         save_path = _path_argument(save_path, "save_path")
         if _tf_bundle.is_bundle(save_path):      # a checkpoint TensorFlow wrote
-            record = _TFRestore(self, save_path, _tf_bundle.BundleReader(save_path))
+            bundle = _tf_bundle.BundleReader(save_path)
+            if _OBJECT_GRAPH not in bundle.entries:     # TF 1's Saver: by variable name
+                return _NameBasedStatus(self, save_path, bundle)
+            record = _TFRestore(self, save_path, bundle)
             record.apply(strict=True)
             record.register()
             return LoadStatus(record, self)
@@ -729,12 +738,6 @@ class _TFRestore(_Restore):
     def __init__(self, root, save_path, bundle):
         from ._proto.checkpoint import TrackableObjectGraph
         self.save_path, self.bundle = save_path, bundle
-        if _OBJECT_GRAPH not in bundle.entries:
-            from .errors import UnimplementedError
-            raise UnimplementedError(None, None, f"{save_path!r} has no object graph (a TF-1 "
-                                     f"tf.compat.v1.train.Saver checkpoint, restored by "
-                                     f"variable name): read its values with "
-                                     f"tf.train.load_checkpoint and assign them")
         self.nodes = TrackableObjectGraph.FromString(bundle.get(_OBJECT_GRAPH).item()).nodes
         self.keys = {}             # node id -> the checkpoint key of its VARIABLE_VALUE
         other = set()
@@ -1023,6 +1026,58 @@ class LoadStatus:
     def expect_partial(self):
         """Say that a partial restore is intended (eagertape prints no warnings
         about unused values anyway). Returns self."""
+        return self
+
+    def run_restore_ops(self, session=None):
+        """Nothing to run: eager restores assign at once."""
+
+
+class _NameBasedStatus:
+    """What ``Checkpoint.restore`` of a TF-1 ``Saver`` checkpoint (no object graph)
+    returns, as TF's ``NameBasedSaverStatus``: TF falls back to the Saver's rule,
+    each Variable reachable from the Checkpoint takes the value saved under its
+    name (``v.name`` without ``:0``; two Variables of one name take the same value),
+    and a Variable whose name the checkpoint lacks keeps its value. Unlike TF, a
+    Variable attached after the restore is not given its value then."""
+
+    def __init__(self, root, save_path, bundle):
+        self._root, self.save_path = root, save_path
+        todo, errors, shapes_differ = [], [], False
+        self._unrestored = []
+        names = set(bundle.keys())
+        for path, v in _Graph(root).variables.items():
+            name = _base_name(v)
+            if name not in names:
+                self._unrestored.append(path)
+                continue
+            shape, dtype = tuple(bundle.shape(name)), bundle.dtype(name)
+            if tuple(v.shape) != shape or not _fits(dtype, v):
+                shapes_differ |= tuple(v.shape) != shape
+                errors.append(f"{name} (at {path}): the checkpoint has shape {shape} dtype "
+                              f"{dtype.name}, the Variable has {_describe(v)}")
+                continue
+            todo.append((v, name))
+        if errors:
+            raise (ValueError if shapes_differ else InvalidArgumentError)(
+                f"cannot restore {save_path!r} by name (no Variable was changed):\n  "
+                + "\n  ".join(errors))
+        values = [(v, bundle.get(name)) for v, name in todo]      # all read, then assign
+        for v, value in values:
+            v.assign(jnp.asarray(value.astype(np.dtype(v.dtype))), read_value=False)
+
+    def assert_consumed(self):
+        """Raise AssertionError if a Variable reachable from the Checkpoint found no
+        value under its name. Returns self."""
+        if self._unrestored:
+            raise AssertionError(f"Some objects had attributes which were not restored "
+                                 f"from the name-based checkpoint {self.save_path!r}: "
+                                 f"{self._unrestored}")
+        return self
+
+    assert_existing_objects_matched = assert_nontrivial_match = assert_consumed
+
+    def expect_partial(self):
+        """Say that a partial restore is intended. Returns self."""
         return self
 
     def run_restore_ops(self, session=None):
@@ -1355,7 +1410,7 @@ def _tf_format(options):
     return getattr(options, "eagertape_format", "orbax") == "tensorflow"
 
 
-def _tf_object_graph(root):
+def _tf_object_graph(root, values=True):
     """The values of ``root``'s Variables by TF's checkpoint keys, with TF's object
     graph (a ``TrackableObjectGraph``: each object a node, its dependencies by name,
     each Variable's value under its first breadth-first path) under
@@ -1363,7 +1418,8 @@ def _tf_object_graph(root):
     layers and optimizers are under TF's Keras's names (see ``_tf_tracks``), a Keras
     optimizer's step count as TF's int64. Objects whose TF layout is not eagertape's
     (a metric given to the Checkpoint itself, eagertape's optimizers, tf.data
-    iterators) are refused before anything is written."""
+    iterators) are refused before anything is written. With ``values=False`` only
+    the object graph is made (no Variable is read)."""
     from ._proto.checkpoint import TrackableObjectGraph
     graph, tensors, ids = TrackableObjectGraph(), {}, {}
     queue = collections.deque()
@@ -1387,9 +1443,10 @@ def _tf_object_graph(root):
             key = path + _VALUE_SUFFIX
             node.attributes.add(name="VARIABLE_VALUE", full_name=_base_name(obj),
                                 checkpoint_key=key)
-            tensors[key] = np.asarray(obj.numpy())
-            if id(obj) in steps:
-                tensors[key] = tensors[key].astype(np.int64)
+            if values:
+                tensors[key] = np.asarray(obj.numpy())
+                if id(obj) in steps:
+                    tensors[key] = tensors[key].astype(np.int64)
             continue
         if isinstance(obj, (_optimizers.Optimizer,) + _ITERATORS + tuple(keras[2:])):
             raise ValueError(f"cannot write {path or 'the root'!r} (a {type(obj).__name__}) in "
@@ -1568,16 +1625,19 @@ class CheckpointReader:
     """What ``load_checkpoint`` returns: the values of one checkpoint by name."""
 
     def __init__(self, path):
-        self._path = path
+        self._path, self._keys = path, None
         self._bundle = _tf_bundle.BundleReader(path) if _tf_bundle.is_bundle(path) else None
         if self._bundle is not None:        # TF's: its keys, shapes and dtypes as they are
             return
         meta, self._arrays = _orbax_load(path)
         self._entries = {key + _VALUE_SUFFIX: (tuple(shape), jnp.dtype(dtype), str(i))
                          for i, (key, shape, dtype) in enumerate(meta["values"])}
-        # TF's scalar string entry holding the object graph: here eagertape's index
-        # (JSON: each value's path, shape and dtype), in place of TF's proto.
-        self._graph = json.dumps({"values": meta["values"]}).encode()
+        # TF's scalar string entry holding the object graph, TF's proto as TF would
+        # write it; where the objects have no TF layout (an eagertape optimizer, a
+        # tf.data iterator), eagertape's index (JSON: each value's path, shape, dtype).
+        graph = meta.get("tf_object_graph")
+        self._graph = base64.b64decode(graph) if graph is not None else \
+            json.dumps({"values": meta["values"]}).encode()
         self._entries[_OBJECT_GRAPH] = ((), np.dtype(object), None)
         # A tf.data iterator's position, under TF's key; its value is eagertape's
         # state (JSON, one string), not TF's serialized iterator.
@@ -1613,21 +1673,25 @@ class CheckpointReader:
         shape, dtype, i = self._entries[key]
         return np.asarray(self._arrays[i]) if i in self._arrays else np.zeros(shape, dtype)
 
+    def _order(self):
+        # TF's order: its reader's C++ hash map of the keys, inserted in key order
+        if self._keys is None:
+            keys = self._bundle.keys() if self._bundle is not None else self._entries
+            self._keys = _tf_bundle.unordered_map_order(sorted(keys, key=str.encode))
+        return self._keys
+
     def get_variable_to_shape_map(self):
-        """``{name: shape as a list}`` for every value."""
+        """``{name: shape as a list}`` for every value, in TF's order."""
         if self._bundle is not None:
-            return {k: self._bundle.shape(k) for k in self._bundle.keys()}
-        return {k: list(shape) for k, (shape, _, _) in self._entries.items()}
+            return {k: self._bundle.shape(k) for k in self._order()}
+        return {k: list(self._entries[k][0]) for k in self._order()}
 
     def get_variable_to_dtype_map(self):
-        """``{name: tf.DType}`` for every value."""
+        """``{name: tf.DType}`` for every value, in TF's order."""
         from .dtypes import as_dtype
         if self._bundle is not None:
-            return {k: as_dtype(self._bundle.dtype(k)) for k in self._bundle.keys()}
-        # TF's _CHECKPOINTABLE_OBJECT_GRAPH and iterator states are tf.string, a dtype
-        # eagertape leaves out
-        return {k: as_dtype(dtype) for k, (_, dtype, _) in self._entries.items()
-                if dtype != np.dtype(object)}
+            return {k: as_dtype(self._bundle.dtype(k)) for k in self._order()}
+        return {k: as_dtype(self._entries[k][1]) for k in self._order()}
 
 
 def load_checkpoint(ckpt_dir_or_file):
@@ -1643,11 +1707,12 @@ def load_checkpoint(ckpt_dir_or_file):
     checkpoints names are TF's, Keras objects' too (``net/l1/_kernel``); an
     eagertape optimizer's slots (``<optimizer>/.slots/<variable path>/<i>``), which
     TF has not, are under eagertape's own paths. The
-    ``_CHECKPOINTABLE_OBJECT_GRAPH`` entry is there, as in TF (a scalar); its
-    bytes are eagertape's JSON index, not TF's proto, and a tf.data iterator's
-    ``<path>/.ATTRIBUTES/ITERATOR_STATE`` is eagertape's state (one JSON string);
-    neither has a dtype in ``get_variable_to_dtype_map`` (eagertape has no
-    ``tf.string``).
+    ``_CHECKPOINTABLE_OBJECT_GRAPH`` entry is there, as in TF (a scalar
+    ``tf.string``): the object graph TF writes for the same objects (where they
+    have no TF layout, an eagertape optimizer or a tf.data iterator, eagertape's
+    JSON index), and a tf.data iterator's ``<path>/.ATTRIBUTES/ITERATOR_STATE`` is
+    eagertape's state (one JSON string). The maps list the keys in TF's order
+    (its reader's C++ hash map), which programs that print them show.
 
     >>> import eagertape.tf as tf, tempfile
     >>> d = tempfile.mkdtemp()
