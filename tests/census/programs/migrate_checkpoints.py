@@ -2,7 +2,6 @@
 # source: tensorflow/docs site/en/guide/migrate/migrating_checkpoints.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: kept: eagertape's tf.train.Checkpoint writes orbax checkpoints by default, not TF's format (docs/differences.md, checkpoints): cell 10's print_checkpoint of a TF 2 checkpoint meets its _CHECKPOINTABLE_OBJECT_GRAPH entry, which has no dtype there (KeyError); further on, cell 22's tf.train.Checkpoint restore of a TF 1 Saver checkpoint (name-based: UnimplementedError, documented) and the order of load_checkpoint's maps of a TF bundle (TF's reader lists the keys in reverse order). TF 1 graph mode itself (cells 9, 18, 27, 29, 31, 33, 35, 49, 51 and 60: Graph, get_variable, variable_scope, Session.run, initializers, Saver, init_from_checkpoint, a Checkpoint in a session) gives TF's values
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show; matplotlib is a recorder of what is plotted;
