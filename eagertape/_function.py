@@ -1079,6 +1079,17 @@ class Function:
             while given and given[-1] is _MISSING:
                 given.pop()
             args = tuple(given)
+        if params is not None and len(args) <= len(sig) and (
+                len(args) < len(sig) or any(a is _MISSING for a in args)):
+            # A parameter left out takes its default, converted as its spec says (TF
+            # binds the call to the Python signature first: f(a, b=64) with two
+            # specs called as f(x) is traced once, b a Tensor of 64).
+            filled = list(args) + [_MISSING] * (len(sig) - len(args))
+            for i, a in enumerate(filled):
+                if a is _MISSING and i < len(params) and \
+                        params[i].default is not inspect.Parameter.empty:
+                    filled[i] = params[i].default
+            args = tuple(filled)
         if len(args) > len(sig):
             raise TypeError(f"Binding inputs to tf.function {self.__name__!r} failed due to "
                             f"`too many positional arguments`: its input_signature has "
