@@ -459,6 +459,9 @@ _INTERNAL_PREFIXES = ("keras.src.",)
 _ALIAS_PREFIXES = ("keras.src.ops", "keras.src.activations", "keras.src.losses",
                    "keras.api", "keras._tf_keras", "keras.ops", "keras.activations",
                    "keras.losses")
+# Keras's legacy backend (tf.keras.backend's K.sum, K.softmax, ...), written in TF:
+# its functions get the facade as their ``tf`` (the table above) and Tensors.
+LEGACY_BACKEND = "keras.src.legacy.backend"
 # -- (the end of the declared Keras names)
 
 
@@ -2318,7 +2321,7 @@ class _Namespace(types.ModuleType):
         elif (self._path in _FUNCTIONAL and callable(obj) and not isinstance(obj, type)
               and not name.startswith("get") and name not in _NOT_OPS
               and not getattr(obj, "_eagertape_op", False)):
-            obj = (_legacy_backend_fn(obj) if obj.__module__ == "keras.src.legacy.backend"
+            obj = (_legacy_backend_fn(obj) if obj.__module__ == LEGACY_BACKEND
                    else _op(obj))
         setattr(self, name, obj)
         self._cached.add(name)
