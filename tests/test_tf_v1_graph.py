@@ -2,12 +2,7 @@
 runs as written in a TensorFlow subprocess (``import tensorflow as tf``, cached by
 tf_oracle.cached) and through eagertape.tf in this process, in a folder of its own;
 what each records (values, names, error classes) must be the same."""
-import json
-import os
-import subprocess
-import sys
 
-import numpy as np
 import pytest
 
 import eagertape.tf as etf
@@ -163,52 +158,11 @@ with tf.Graph().as_default():
 }
 
 
-def _tf_side(name):
-    code = "import tensorflow as tf\n" + _PRELUDE + PROGRAMS[name] + \
-        "\nprint('@@' + json.dumps(out))\n"
-
-    def run():
-        import tempfile
-        with tempfile.TemporaryDirectory() as d:
-            r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                               cwd=d, env=dict(os.environ, CUDA_VISIBLE_DEVICES="",
-                                               TF_CPP_MIN_LOG_LEVEL="3"), timeout=600)
-        lines = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")]
-        return json.loads(lines[-1][2:]) if lines else ("failed", r.stderr[-3000:])
-    return tf_oracle.cached("tf_v1_graph", (code,), run,
-                            keep=lambda v: not (isinstance(v, tuple) and v[0] == "failed"))
-
-
-def _eagertape_side(name, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    scope = {"tf": etf}
-    exec(compile(_PRELUDE + PROGRAMS[name], f"<{name}>", "exec"), scope)
-    return json.loads(json.dumps(scope["out"]))
-
-
-def _same(got, want, where=""):
-    if isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), (where, got, want)
-        for i, (g, w) in enumerate(zip(got, want)):
-            _same(g, w, f"{where}[{i}]")
-    elif isinstance(want, dict):
-        assert isinstance(got, dict) and list(got) == list(want), (where, got, want)
-        for k in want:
-            _same(got[k], want[k], f"{where}.{k}")
-    elif isinstance(want, float):
-        assert isinstance(got, (int, float)) and np.isclose(got, want, rtol=1e-6), \
-            (where, got, want)
-    else:
-        assert got == want, (where, got, want)
-
-
 @pytest.mark.subprocess
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_tf1_graph_programs_give_tfs_answers(name, tmp_path, monkeypatch):
-    want = _tf_side(name)
-    assert not (isinstance(want, tuple) and want[0] == "failed"), want
-    got = _eagertape_side(name, tmp_path, monkeypatch)
-    _same(got, want)
+def test_tf1_graph_programs_give_tfs_answers(name, tmp_path):
+    want, got = tf_oracle.text_program("tf_v1_graph", _PRELUDE + PROGRAMS[name], etf, tmp_path)
+    tf_oracle.assert_same_json(got, want)
 
 
 def test_a_symbolic_tensor_has_no_value_outside_a_session():

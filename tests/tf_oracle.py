@@ -703,6 +703,54 @@ def cached(kind, parts, compute, keep=lambda value: True):
     return value
 
 
+def text_program(kind, code, tf_module, folder):
+    """A program given as text, TF 2 code on the name ``tf`` that appends JSON-able
+    values to a list ``out`` (TF 1 sessions, checkpoint files: what a function of
+    ``tf`` run by ``check`` cannot hold): ``(tf's out, tf_module's out)``. TF runs it
+    once, in a process of its own in an empty folder, kept under ``kind``
+    (``("failed", its stderr's tail)`` where it failed); ``tf_module`` (the facade) runs
+    it here, in ``folder``."""
+    source = "import tensorflow as tf\n" + code + "\nprint('@@' + json.dumps(out))\n"
+
+    def run():
+        import subprocess
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                               cwd=d, env=dict(os.environ, CUDA_VISIBLE_DEVICES="",
+                                               TF_CPP_MIN_LOG_LEVEL="3"), timeout=600)
+        lines = [ln for ln in r.stdout.splitlines() if ln.startswith("@@")]
+        return json.loads(lines[-1][2:]) if lines else ("failed", r.stderr[-3000:])
+    want = cached(kind, (source,), run,
+                  keep=lambda v: not (isinstance(v, tuple) and v[0] == "failed"))
+    assert not (isinstance(want, tuple) and want[0] == "failed"), want
+    cwd = os.getcwd()
+    try:
+        os.chdir(folder)
+        scope = {"tf": tf_module}
+        exec(compile(code, f"<{kind}>", "exec"), scope)
+    finally:
+        os.chdir(cwd)
+    return want, json.loads(json.dumps(scope["out"]))
+
+
+def assert_same_json(got, want, where=""):
+    """``got`` is ``want``: lists and dicts alike in length, keys and their order, floats
+    within 1e-6 relative, everything else equal."""
+    if isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), (where, got, want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same_json(g, w, f"{where}[{i}]")
+    elif isinstance(want, dict):
+        assert isinstance(got, dict) and list(got) == list(want), (where, got, want)
+        for k in want:
+            assert_same_json(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, float):
+        assert isinstance(got, (int, float)) and np.isclose(got, want, rtol=1e-6), \
+            (where, got, want)
+    else:
+        assert got == want, (where, got, want)
+
+
 def tf_outcome(program, *args, **kwargs):
     """``program(tf, *args, **kwargs)``'s Outcome in real TensorFlow: run at most once
     per process, and read from disk where an earlier run kept it (module docstring).
