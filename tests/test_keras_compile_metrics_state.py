@@ -9,9 +9,6 @@ reset_metrics, which finds them unbuilt and resets nothing; Keras's JAX trainer 
 them ahead, so its reset cleared them. A model made in a strategy's scope is built
 ahead in TF too: there the reset clears them in both. TF's Keras runs in a subprocess.
 """
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -80,16 +77,7 @@ _PROGRAM = textwrap.dedent("""
 
 
 def _tf(name):
-    def compute():
-        env = dict(os.environ)
-        env.pop("KERAS_BACKEND", None)
-        env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-        code = _PROGRAM + f"\nimport tensorflow as tf\nprint(repr({name}(tf)))\n"
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env=env)
-        assert p.returncode == 0, p.stderr[-3000:]
-        return p.stdout.strip().splitlines()[-1]
-    return eval(tf_oracle.cached("keras-compile-metrics-state", [_PROGRAM, name], compute))
+    return tf_oracle.tf_keras_text("keras-compile-metrics-state", _PROGRAM, name)
 
 
 def _eagertape(name):

@@ -7,9 +7,6 @@ Keras's legacy backend, written in TensorFlow, and were called on JAX arrays).
 
 TF's Keras runs in a subprocess (a test process's Keras is on JAX).
 """
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -82,16 +79,7 @@ _PROGRAM = textwrap.dedent("""
 
 
 def _tf(name):
-    def compute():
-        env = dict(os.environ)
-        env.pop("KERAS_BACKEND", None)
-        env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-        code = _PROGRAM + f"\nimport tensorflow as tf\nprint(repr({name}(tf)))\n"
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env=env)
-        assert p.returncode == 0, p.stderr[-3000:]
-        return p.stdout.strip().splitlines()[-1]
-    return eval(tf_oracle.cached("keras-legacy-backend", [_PROGRAM, name], compute))
+    return tf_oracle.tf_keras_text("keras-legacy-backend", _PROGRAM, name)
 
 
 def _eagertape(name):

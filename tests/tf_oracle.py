@@ -733,6 +733,23 @@ def text_program(kind, code, tf_module, folder):
     return want, json.loads(json.dumps(scope["out"]))
 
 
+def tf_keras_text(kind, program, name):
+    """``name(tf)``'s value (a literal: its repr is read back) for ``program``, the text
+    of a module defining the function ``name``, run with TF's own Keras: once, in a
+    process of its own (Keras has one backend a process), kept under ``kind``."""
+    def compute():
+        import subprocess
+        env = dict(os.environ)
+        env.pop("KERAS_BACKEND", None)
+        env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+        code = program + f"\nimport tensorflow as tf\nprint(repr({name}(tf)))\n"
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env)
+        assert p.returncode == 0, p.stderr[-3000:]
+        return p.stdout.strip().splitlines()[-1]
+    return eval(cached(kind, [program, name], compute))
+
+
 def assert_same_json(got, want, where=""):
     """``got`` is ``want``: lists and dicts alike in length, keys and their order, floats
     within 1e-6 relative, everything else equal."""
