@@ -509,6 +509,7 @@ class _Unrelaxable(Exception):
 
 def _symbolic(vals, relaxed):
     """Stand-ins of ``vals`` with JAX symbolic sizes where ``relaxed`` has None."""
+    _bound_jax_decisions()
     scope = jax.export.SymbolicScope()
     _BOUNDED_SCOPES.add(scope)
     out, k = [], 0
@@ -620,14 +621,12 @@ def _times(a, b):
 
 
 def _bound_jax_decisions():
-    """Put ``_bounded_decision`` in front of JAX's procedure, once per process."""
-    import jax.export     # (its import installs JAX's procedure, which this wraps)
+    """Put ``_bounded_decision`` in front of JAX's procedure, once per process, at
+    eagertape's first trace of symbolic sizes (never at import: a process that
+    imports eagertape and uses jax.export itself keeps JAX's own procedure until then)."""
     shape_poly = _jax_private.shape_poly
     if not getattr(shape_poly._bounds_decision, "eagertape_bounded", False):
         shape_poly._bounds_decision = _bounded_decision(shape_poly._bounds_decision)
-
-
-_bound_jax_decisions()
 
 
 class _Slot:

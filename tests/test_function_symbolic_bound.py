@@ -114,3 +114,18 @@ def test_interval_bounds_hold_for_every_size():
     assert lo == -3      # (the narrowest an interval can be: 0 * 3 - 3 + 0)
     # And what JAX is asked: max(...) >= 0 holds, answered without its procedure.
     assert chain(a) >= 0
+
+
+def test_importing_eagertape_leaves_jaxs_size_decisions_alone():
+    # No side effect at import: the bound is put in front of JAX's decision procedure
+    # at eagertape's first trace of None sizes, not before.
+    import subprocess
+    import sys
+    code = ("import eagertape.tf as tf, eagertape._jax_private as p; "
+            "print(getattr(p.shape_poly._bounds_decision, 'eagertape_bounded', False)); "
+            "f = tf.function(lambda x: x * 2.0, input_signature=[tf.TensorSpec([None])]); "
+            "f(tf.ones([3])); f(tf.ones([4])); "
+            "print(getattr(p.shape_poly._bounds_decision, 'eagertape_bounded', False))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["False", "True"]
