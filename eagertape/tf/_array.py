@@ -24,7 +24,7 @@ from ..extend import call as _call, stop_gradient
 from ..extend import convert_operand as _convert_operand, constant
 from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike
 from ._util import Unique, UniqueWithCounts  # noqa: F401  (tf.unique's results)
-from ._util import concrete as _concrete, same_dtype as _same, tensor as _t
+from ._util import constant_value as _constant_value, concrete as _concrete, same_dtype as _same, tensor as _t
 from .dtypes import float32
 from .errors import UnimplementedError
 from .sparse import SparseTensor as _SparseTensor
@@ -73,12 +73,45 @@ def reverse(tensor, axis, name=None):
 
 
 def roll(input, shift, axis, name=None):
+    """Roll ``input`` by ``shift`` along ``axis`` (TF's ``Roll``): each a scalar or a
+    1-D vector, of one shape; an axis named twice rolls by the sum of its shifts.
+    ``axis`` must be known when a tf.function is traced; ``shift`` may be computed
+    there (a random draw): the axis doubled and a dynamic slice of it, whose gradient
+    is the slice rolled back."""
     x = _t(input)
-    shift = _static(shift, "shift")
-    axis = _static(axis, "axis")
-    if isinstance(shift, list):
-        shift, axis = tuple(shift), tuple(axis)
-    return _np.roll(x, shift, axis=axis)
+    if x.ndim == 0:
+        raise InvalidArgumentError("argument `input` must be 1-D or higher, got a scalar")
+    a = np.asarray(_static(axis, "axis"))
+    if isinstance(shift, (list, tuple)) and any(isinstance(v, _TensorLike) for v in shift):
+        shift = _t(shift)
+    known = _constant_value(shift) if isinstance(shift, _TensorLike) else None
+    if isinstance(shift, _TensorLike) and known is None:
+        s = shift
+    elif isinstance(shift, _TensorLike):
+        s = known
+    else:
+        s = np.asarray(_static(shift, "shift"))
+    for what, v in (("shift", s), ("axis", a)):
+        dtype = np.dtype(getattr(v.dtype, "as_numpy_dtype", v.dtype))
+        if v.ndim > 1:
+            raise InvalidArgumentError(f"argument `{what}` must be a scalar or a 1-D vector, "
+                                       f"got shape {list(np.shape(v))}")
+        if np.prod(np.shape(v)) and not np.issubdtype(dtype, np.integer):
+            raise InvalidArgumentError(f"argument `{what}` must be int32 or int64, got {dtype}")
+    if tuple(s.shape) != a.shape:
+        raise InvalidArgumentError(f"arguments `shift` and `axis` must have the same size, got "
+                                   f"shapes {list(s.shape)} and {list(a.shape)}")
+    axes = []
+    for ax in a.reshape(-1).tolist():
+        if not -x.ndim <= ax < x.ndim:
+            raise InvalidArgumentError(f"argument `axis`: axis {ax} is out of range for a "
+                                       f"tensor of rank {x.ndim}")
+        axes.append(ax % x.ndim)
+    if not axes:
+        return _np.asarray(x)
+    if isinstance(s, _TensorLike):
+        return _np.roll(x, _np.reshape(s, (-1,)), axis=tuple(axes))
+    return _np.roll(x, tuple(int(v) for v in s.reshape(-1)), axis=tuple(axes))
 
 
 def repeat(input, repeats, axis=None, name=None):
