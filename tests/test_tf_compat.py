@@ -261,7 +261,7 @@ GRAPH_ONLY = {
     "disable_v2_behavior": ["TF 2"],
     "disable_v2_tensorshape": ["TF 2's behaviour"],
     "ConfigProto": ["tf.config.experimental.set_memory_growth"],
-    "saved_model.simple_save": ["tf.saved_model.save", "tf.function"],
+    "wrap_function": ["tf.saved_model.save", "tf.function"],
     "train.import_meta_graph": ["tf.saved_model.load"],
     "train.MonitoredSession": ["tf.GradientTape", "tf.keras.callbacks.Callback"],
     "train.SessionRunHook": ["tf.keras.callbacks.Callback"],

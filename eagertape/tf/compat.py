@@ -502,6 +502,13 @@ def _graph_mode():
                   "initialize_local_variables": g.local_variables_initializer,
                   "all_variables": g.global_variables,
                   "train.Saver": g.Saver, "train.init_from_checkpoint": g.init_from_checkpoint})
+    # TF 1's SavedModels of a graph (_v1_saved_model: eagertape's SavedModel format)
+    from . import _v1_saved_model as sm
+    names.update({f"saved_model.{n}": getattr(sm, n) for n in (
+        "Builder load loader simple_save predict_signature_def build_signature_def "
+        "build_tensor_info signature_def_utils utils").split()})
+    names.update({"saved_model.builder.SavedModelBuilder": sm.Builder,
+                  "saved_model.tag_constants.SERVING": sm.SERVING})
     return names
 
 # tf.compat.v1's names that are TF 2's own objects under the same path (TF 2.21:
@@ -963,11 +970,11 @@ _SWITCH = ("it brings back a TF 1 behaviour; eagertape has TF 2's only: drop the
 _CONFIG = ("TF 1's session config protos: in TF 2 use tf.config "
            "(tf.config.experimental.set_memory_growth, tf.config.set_visible_devices, "
            "tf.config.threading)")
-_SAVED_MODEL_V1 = ("TF 1's MetaGraphs and SavedModels of a graph: eagertape's TF 1 graphs "
-                   "(tf.Graph, Session) are graphs of JAX calls, not TF GraphDefs; in TF 2 "
-                   "save a tf.Module with tf.function signatures (tf.saved_model.save) and "
-                   "load it with tf.saved_model.load; a graph's variables with "
-                   "tf.compat.v1.train.Saver")
+_SAVED_MODEL_V1 = ("TF 1's MetaGraphs of a graph: eagertape's TF 1 graphs (tf.Graph, Session) "
+                   "are graphs of JAX calls, not TF GraphDefs; save the graph as a SavedModel "
+                   "(tf.compat.v1.saved_model.simple_save) or, in TF 2, save a tf.Module "
+                   "with tf.function signatures (tf.saved_model.save) and load it with "
+                   "tf.saved_model.load; a graph's variables with tf.compat.v1.train.Saver")
 _HOOKS = ("TF 1's MonitoredSession and its SessionRunHooks: in TF 2 write a training loop "
           "(tf.GradientTape) or use Keras's fit with callbacks "
           "(tf.keras.callbacks.Callback)")
@@ -987,9 +994,6 @@ _V1_LEFT_OUT = {
     **dict.fromkeys("ConfigProto GPUOptions GraphOptions OptimizerOptions RunOptions "
                     "RunMetadata".split(), _CONFIG),
     **dict.fromkeys("train.import_meta_graph train.export_meta_graph "
-                    "saved_model.Builder saved_model.loader saved_model.load "
-                    "saved_model.simple_save saved_model.predict_signature_def "
-                    "saved_model.build_signature_def saved_model.build_tensor_info "
                     "wrap_function".split(), _SAVED_MODEL_V1),
     **dict.fromkeys("train.MonitoredSession train.MonitoredTrainingSession "
                     "train.SingularMonitoredSession train.Scaffold train.Supervisor "

@@ -979,6 +979,13 @@ def save(obj, export_dir, signatures=None, options=None):
     >>> tf.saved_model.load(path)(tf.constant([1.0, 2.0])).numpy()
     array([3., 6.], dtype=float32)
     """
+    _save(obj, export_dir, signatures, options)
+
+
+def _save(obj, export_dir, signatures=None, options=None, extra=None):
+    # ``extra``: what a facade keeps beside the payload's spec (TF 1's names and tags
+    # of a tf.compat.v1.saved_model.Builder's SavedModel), which ``load`` gives back
+    # as the loaded root's ``_eagertape_extra``.
     export_dir = os.fspath(export_dir)
     if importlib.util.find_spec("tensorflow") is None:
         raise _tensorflow_missing()
@@ -1006,7 +1013,7 @@ def save(obj, export_dir, signatures=None, options=None):
         # TF's Keras gives a model built on known inputs this default signature
         # (Keras's `_default_save_signature`): the model called on its inputs.
         keys = _keras_default_signature(obj, export)
-    _write(export, export_dir, keys)
+    _write(export, export_dir, keys, extra=extra)
 
 
 def _keras_default_signature(model, export):
@@ -1029,7 +1036,7 @@ def _keras_default_signature(model, export):
     return {DEFAULT_SERVING_SIGNATURE_DEF_KEY: fn}
 
 
-def _write(export, export_dir, keys, keras_lists=None, endpoints=None):
+def _write(export, export_dir, keys, keras_lists=None, endpoints=None, extra=None):
     tracked = {n["variable"] for n in export.objects if n["kind"] == "variable"}
     tracked.update(i for indices in (keras_lists or {}).values() for i in indices)
     captured = sorted(set(range(len(export.variables))) - tracked)
@@ -1052,6 +1059,8 @@ def _write(export, export_dir, keys, keras_lists=None, endpoints=None):
                           for v in export.variables],
             "functions": [], "signatures": keys, "captured": captured,
             "keras_lists": keras_lists, "endpoints": endpoints}
+    if extra:
+        spec["extra"] = extra
     parent = os.path.dirname(os.path.abspath(export_dir))
     os.makedirs(parent, exist_ok=True)
     work = tempfile.mkdtemp(prefix="eagertape-saved-model-")
@@ -1299,6 +1308,7 @@ def load(export_dir, tags=None, options=None):
     for name, indices in (spec.get("keras_lists") or {}).items():
         setattr(root, name, [variables[i] for i in indices])
     root.signatures = _signatures(spec, functions)
+    root._eagertape_extra = spec.get("extra") or {}
     return root
 
 
