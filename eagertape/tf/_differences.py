@@ -128,6 +128,10 @@ DIFFERENCES = (
     (("tf.keras.mixed_precision.*", "tf.float16"),
      "float16", "float16 arithmetic is XLA's CPU rounding, not TF's kernels: values "
      "differ in the last bits of float16"),
+    (("tf.keras.layers.BatchNormalization", "tf.nn.moments"),
+     "batch-statistics", "a gradient that is exactly 0 through the batch statistics (a "
+     "bias just before a training-mode normalization) is smaller rounding noise than "
+     "TF's, which Adam's normalized step can amplify"),
     (("tf.keras.losses.*crossentropy*", "tf.keras.metrics.*crossentropy*",
       "tf.keras.losses.*Crossentropy", "tf.keras.metrics.*Crossentropy"),
      "keras-softmax-logits", "of a softmax or sigmoid output, the loss is computed from "
