@@ -124,29 +124,37 @@ class Graph:
         # value): computed there they would be that trace's tracers, kept afterwards.
         # (JAX's eval context, not ensure_compile_time_eval: that one also folds
         # constants inside the traces the graph starts, and a trace of symbolic
-        # sizes, an exported function's VJP, cannot fold them.)
-        with self.lock, _jax_private.eval_context():
-            if self.done:
-                return
-            self.seal()
-            live = self.live()
-            if live:
-                nodes = self.nodes
+        # sizes, an exported function's VJP, cannot fold them.) Entered only under
+        # a trace: the context costs as much as the rest of a small graph's run.
+        if type(_jax_private.trace_ctx.trace) is _jax_private.EvalTrace:
+            with self.lock:
+                self._run()
+        else:
+            with self.lock, _jax_private.eval_context():
+                self._run()
 
-                def forward():
-                    ns = list(nodes)
-                    return lambda inputs: _pick(evaluate(ns, inputs), live)
-                e = programs.get((self.sid, len(self.inputs), tuple(live)), forward,
-                                 now=local.state.replay == "compiled")
-                if e.state is COMPILED:
-                    results = e.fn(self.inputs)
-                else:
-                    results = _pick(evaluate(nodes, self.inputs, eager=True), live)
-                self._fill(live, results)
-            self.done = True
-            # The values are out: drop what the graph held.
-            self.inputs = self.nodes = self.outs = self.signatures = None
-            self.input_pos = None
+    def _run(self):
+        if self.done:
+            return
+        self.seal()
+        live = self.live()
+        if live:
+            nodes = self.nodes
+
+            def forward():
+                ns = list(nodes)
+                return lambda inputs: _pick(evaluate(ns, inputs), live)
+            e = programs.get((self.sid, len(self.inputs), tuple(live)), forward,
+                             now=local.state.replay == "compiled")
+            if e.state is COMPILED:
+                results = e.fn(self.inputs)
+            else:
+                results = _pick(evaluate(nodes, self.inputs, eager=True), live)
+            self._fill(live, results)
+        self.done = True
+        # The values are out: drop what the graph held.
+        self.inputs = self.nodes = self.outs = self.signatures = None
+        self.input_pos = None
 
 
 def _pick(env, indices):

@@ -22,7 +22,7 @@ from ._cache import Table
 from ._connected import NO_GRADIENT
 from .debug import call_site, check_outputs
 from ._graph import _ArrayImpl
-from ._jax_private import tracing as _tracing
+from ._jax_private import EvalTrace as _EvalTrace, trace_ctx as _trace_ctx
 from ._errors import InvalidArgumentError
 from ._logging import logger
 from ._state import EAGER, FUSED, _x64_flag, local, x64
@@ -345,17 +345,11 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
     ``jit=False`` runs ``fn`` as is (user functions with Python side effects,
     functions that are jitted already).
     """
-    if not _x64_flag.value and not local.state.executor.defers:
-        # The user's JAX keeps its 32-bit defaults; eagertape's calls see TF's
-        # 64-bit types (_state.x64), switched once for the whole call (its
-        # Variable reads, its run). A fused call that only appends to its graph
-        # runs no JAX: there the switch is thrown only where JAX computes
-        # (``_run_now``, ``_device_scalar``, the graph's shape inference).
-        saved = _x64_flag.swap_local(True)
-        try:
-            return call(fn, args, kwargs, constant_output, jit, name)
-        finally:
-            _x64_flag.set_local(saved)
+    # The user's JAX keeps its 32-bit defaults; eagertape's calls see TF's 64-bit
+    # types (_state.x64), switched only where JAX computes (``_run_now``,
+    # ``_device_scalar``, the graph's shape inference): a call that finds its
+    # kind and appends to a fused graph runs no JAX, and one switch per run
+    # costs less than a second frame per call.
     if not kwargs:
         # The common call: positional Tensors, Variables, floats and ints, in
         # one pass that builds its kind's key (``_take``'s rule, inlined) and its
@@ -406,7 +400,9 @@ def call(fn, args, kwargs=None, constant_output=False, jit=True, name=None):
                         if vals[i] is None:          # a Variable: one recorded read
                             objs[i] = o = o.read_value()
                             vals[i] = o._v
-                return _run(kind, objs, vals, constant_output)
+                if constant_output:
+                    kind.deps = NO_GRADIENT     # _run's, inlined on the common call
+                return local.state.executor.run(kind, objs, vals, constant_output)
     # Sorted: a dict's leaves come in key order in the treedef that rebuilds the call.
     kwnames = tuple(sorted(kwargs)) if kwargs else ()
     leaves = list(args) + [kwargs[k] for k in kwnames] if kwnames else list(args)
@@ -550,29 +546,38 @@ def _run_deferred(kind, objs, vals, constant_output):
 
 
 @EAGER.define("run")
-@x64
 def _run_now(kind, objs, vals, constant_output):
     """Run the call at once (eager mode, or a call fused mode cannot defer)."""
-    if _graph.made:             # a value made in fused mode, used at once
-        vals = _fused.resolve(vals)
-    c = local.state.capture
-    if (c is not None or _tracing()) and _shape_arithmetic(vals, () if c is None else c.stand_ins):
-        # Tracing (a tf.function, Keras's compiled step or symbolic build, any
-        # JAX trace): arithmetic on shapes (tf.shape(x)[0] * 2) stays a concrete
-        # value, as TF's static shapes, so it can shape tensors
-        # (tf.ones((batch_size, 1))) and bound slices (x[:, :h - 1]).
-        with jax.ensure_compile_time_eval():
+    # ``_state.x64``'s switch, inlined: a decorator's frame on every eager call
+    # costs more than the switch.
+    switched = not _x64_flag.value
+    if switched:
+        saved = _x64_flag.swap_local(True)
+    try:
+        if _graph.made:             # a value made in fused mode, used at once
+            vals = _fused.resolve(vals)
+        c = local.state.capture
+        if (c is not None or type(_trace_ctx.trace) is not _EvalTrace) \
+                and _shape_arithmetic(vals, () if c is None else c.stand_ins):
+            # Tracing (a tf.function, Keras's compiled step or symbolic build, any
+            # JAX trace): arithmetic on shapes (tf.shape(x)[0] * 2) stays a
+            # concrete value, as TF's static shapes, so it can shape tensors
+            # (tf.ones((batch_size, 1))) and bound slices (x[:, :h - 1]).
+            with jax.ensure_compile_time_eval():
+                out = _execute(kind, objs, vals)
+        else:
             out = _execute(kind, objs, vals)
-    else:
-        out = _execute(kind, objs, vals)
-    if type(out) is _ArrayImpl or isinstance(out, jax.Array):
-        outs, out_treedef = [_wrap(out)], None
-    else:
-        outs, out_treedef = tree_flatten(out)
-        for j, o in enumerate(outs):
-            if isinstance(o, jax.Array):
-                outs[j] = _wrap(o)
-    return _finish(kind, objs, vals, outs, out_treedef, constant_output)
+        if type(out) is _ArrayImpl or isinstance(out, jax.Array):
+            outs, out_treedef = [_wrap(out)], None
+        else:
+            outs, out_treedef = tree_flatten(out)
+            for j, o in enumerate(outs):
+                if isinstance(o, jax.Array):
+                    outs[j] = _wrap(o)
+        return _finish(kind, objs, vals, outs, out_treedef, constant_output)
+    finally:
+        if switched:
+            _x64_flag.set_local(saved)
 
 
 def _shape_arithmetic(vals, stand_ins):
