@@ -94,6 +94,14 @@ V1 = {
     "reduce_any": lambda tf: tf.compat.v1.reduce_any(X > 2.0, 0),
     "reduce_logsumexp": lambda tf: tf.compat.v1.reduce_logsumexp(X, 1, keep_dims=True),
     "reduce_both_names": lambda tf: tf.compat.v1.reduce_sum(X, axis=0, reduction_indices=0),
+    "nn_conv2d_filter": lambda tf: tf.compat.v1.nn.conv2d(
+        X.reshape(1, 3, 4, 1), filter=np.ones((2, 2, 1, 2), np.float32), strides=[1, 1, 1, 1],
+        padding="SAME"),
+    "nn_conv2d_positional": lambda tf: tf.compat.v1.nn.conv2d(
+        X.reshape(1, 3, 4, 1), np.ones((2, 2, 1, 1), np.float32), [1, 2, 2, 1], "VALID"),
+    "nn_relu6": lambda tf: tf.compat.v1.nn.relu6(X * 5.0 - 4.0),
+    "nn_softmax_dim": lambda tf: tf.compat.v1.nn.softmax(X, dim=0),
+    "nn_softmax": lambda tf: tf.compat.v1.nn.softmax(X),
     "argmax_dimension": lambda tf: tf.compat.v1.argmax(X, dimension=1),
     "argmax_default_axis": lambda tf: tf.compat.v1.argmax(X),
     "argmin_output_type": lambda tf: tf.compat.v1.argmin(X, 1, output_type=tf.int32),

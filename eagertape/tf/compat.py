@@ -324,6 +324,25 @@ def _squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
     return _facade().squeeze(input, _one(axis, squeeze_dims, "axis", "squeeze_dims"))
 
 
+def _conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
+            data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
+    """TF 1's ``nn.conv2d``: ``tf.nn.conv2d``, ``filter`` for ``filters``."""
+    filters = _one(filters, filter, "filters", "filter")
+    return _facade().nn.conv2d(input, filters, strides, padding, data_format=data_format,
+                               dilations=list(dilations))
+
+
+def _relu6(features, name=None):
+    """TF 1's ``nn.relu6``: ``tf.nn.relu6``."""
+    return _facade().nn.relu6(features)
+
+
+def _softmax(logits, axis=None, name=None, dim=None):
+    """TF 1's ``nn.softmax``: ``tf.nn.softmax``, ``dim`` for ``axis``."""
+    axis = _one(axis, dim, "axis", "dim")
+    return _facade().nn.softmax(logits, axis=-1 if axis is None else axis)
+
+
 def _transpose(a, perm=None, name="transpose", conjugate=False):
     """TF 1's ``transpose`` (``name`` before ``conjugate``): ``tf.transpose``."""
     return _facade().transpose(a, perm, conjugate=conjugate)
@@ -442,6 +461,7 @@ def _own():
         "argmax": _arg("argmax"), "argmin": _arg("argmin"),
         "arg_max": _arg("argmax"), "arg_min": _arg("argmin"),
         "data.Dataset": tf.data.Dataset, "compat": _sys.modules[__name__],
+        "nn.conv2d": _conv2d, "nn.relu6": _relu6, "nn.softmax": _softmax,
     }
     for op in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
                "reduce_all", "reduce_any", "reduce_logsumexp"):
