@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import operator
 import weakref
 from collections.abc import Callable
 from typing import Any, overload
@@ -510,6 +511,7 @@ class _Unrelaxable(Exception):
 def _symbolic(vals, relaxed):
     """Stand-ins of ``vals`` with JAX symbolic sizes where ``relaxed`` has None."""
     _bound_jax_decisions()
+    _symbolic_conv_transposes()
     scope = jax.export.SymbolicScope()
     _BOUNDED_SCOPES.add(scope)
     out, k = [], 0
@@ -627,6 +629,94 @@ def _bound_jax_decisions():
     shape_poly = _jax_private.shape_poly
     if not getattr(shape_poly._bounds_decision, "eagertape_bounded", False):
         shape_poly._bounds_decision = _bounded_decision(shape_poly._bounds_decision)
+
+
+# A gradient through a strided or valid convolution of a symbolic size: JAX's
+# transposes of conv_general_dilated compute the padding of the transposed
+# convolution from the sizes, (in - k) % stride more rows after, say, which is a
+# symbolic size there, and a convolution's padding must be a number (JAX raises
+# "padding argument to conv_general_dilated should be a string or a sequence of
+# (low, high) pairs"). The same transposes are JAX's rules applied to the operand
+# padded first, by lax.pad, which takes a symbolic padding (negative: cropped) and
+# dilates by its interior padding: the cotangent dilated by the strides and padded
+# for the input's gradient, the input padded for the kernel's. JAX's rules then
+# see a stride of 1 and a padding of numbers. Where JAX's padding is numbers its
+# rules run as they are.
+
+def _pads_are_sizes(pads):
+    try:
+        for lo, hi in pads:
+            operator.index(lo), operator.index(hi)
+        return True
+    except Exception:      # (a symbolic size: JAX's InconclusiveDimensionOperation)
+        return False
+
+
+def _dilated(d, r):
+    """JAX's size of ``d`` dilated by ``r`` (``core.dilate_dim``), the same expression."""
+    if r == 1:
+        return d
+    e = 1 + r * (d - 1)
+    try:
+        return max(operator.index(e), 0)
+    except Exception:
+        return e.max(0)
+
+
+def _conv_transpose_lhs(jax_rule, g, lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, **params):
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    in_shape = [_dilated(lhs.aval.shape[d], r) for d, r in zip(lhs_spec[2:], lhs_dilation)]
+    k = [_dilated(rhs.shape[d], r) for d, r in zip(rhs_spec[2:], rhs_dilation)]
+    out = [_dilated(g.shape[d], s) for d, s in zip(out_spec[2:], window_strides)]
+    before = [kd - 1 - lo for kd, (lo, _) in zip(k, padding)]
+    after = [i + kd - 1 - o - b for i, kd, o, b in zip(in_shape, k, out, before)]
+    if _pads_are_sizes(zip(before, after)):
+        return jax_rule(g, lhs, rhs, window_strides=window_strides, padding=padding,
+                        lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+                        dimension_numbers=dimension_numbers, **params)
+    config = [(0, 0, 0)] * g.ndim
+    for d, b, a, s in zip(out_spec[2:], before, after, window_strides):
+        config[d] = (b, a, s - 1)
+    g = jax.lax.pad(g, jnp.zeros((), g.dtype), config)
+    return jax_rule(g, lhs, rhs, window_strides=(1,) * len(k),
+                    padding=[(kd - 1, 0) for kd in k], lhs_dilation=lhs_dilation,
+                    rhs_dilation=rhs_dilation,
+                    dimension_numbers=dimension_numbers, **params)
+
+
+def _conv_transpose_rhs(jax_rule, g, lhs, rhs, *, window_strides, padding, lhs_dilation,
+                        rhs_dilation, dimension_numbers, **params):
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    in_shape = [_dilated(lhs.shape[d], r) for d, r in zip(lhs_spec[2:], lhs_dilation)]
+    k = [_dilated(rhs.aval.shape[d], r) for d, r in zip(rhs_spec[2:], rhs_dilation)]
+    out = [_dilated(g.shape[d], s) for d, s in zip(out_spec[2:], window_strides)]
+    lows = [lo for lo, _ in padding]
+    highs = [o - i + kd - 1 - lo for o, i, kd, lo in zip(out, in_shape, k, lows)]
+    if _pads_are_sizes(zip(lows, highs)):
+        return jax_rule(g, lhs, rhs, window_strides=window_strides, padding=padding,
+                        lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+                        dimension_numbers=dimension_numbers, **params)
+    config = [(0, 0, 0)] * lhs.ndim
+    for d, lo, hi, r in zip(lhs_spec[2:], lows, highs, lhs_dilation):
+        config[d] = (lo, hi, r - 1)
+    lhs = jax.lax.pad(lhs, jnp.zeros((), lhs.dtype), config)
+    return jax_rule(g, lhs, rhs, window_strides=window_strides, padding=[(0, 0)] * len(k),
+                    lhs_dilation=(1,) * len(k), rhs_dilation=rhs_dilation,
+                    dimension_numbers=dimension_numbers, **params)
+
+
+def _symbolic_conv_transposes():
+    """Put ``_conv_transpose_lhs``/``_rhs`` in front of JAX's transposes of a
+    convolution, once per process, at eagertape's first trace of symbolic sizes (as
+    ``_bound_jax_decisions``): they change nothing where JAX's padding is numbers."""
+    conv, ad = _jax_private.convolution, _jax_private.ad
+    if getattr(conv, "eagertape_symbolic_transposes", False):
+        return
+    ad.defbilinear(conv.conv_general_dilated_p,
+                   functools.partial(_conv_transpose_lhs, conv._conv_general_dilated_transpose_lhs),
+                   functools.partial(_conv_transpose_rhs, conv._conv_general_dilated_transpose_rhs))
+    conv.eagertape_symbolic_transposes = True
 
 
 class _Slot:

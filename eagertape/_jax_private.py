@@ -58,6 +58,19 @@ shape_poly     ``jax._src.export           the one entry of JAX's decision proce
                                            twice or more, on which JAX's procedure
                                            takes time exponential in the nesting
                                            (``_function._bounded_decision``)
+convolution,   ``jax._src.lax.convolution  the transposes of a convolution
+ad             ._conv_general_dilated_      (``conv_general_dilated_p``) and where
+               transpose_lhs/_rhs``,       JAX registers them: a gradient through a
+               ``jax._src.interpreters.ad  strided or valid convolution of a
+               .defbilinear``              symbolic size asks JAX's rules for a
+                                           padding that is a symbolic size, which a
+                                           convolution cannot take; eagertape puts
+                                           in front of them, at its first trace of
+                                           ``None`` sizes, rules that pad the
+                                           operand instead (``lax.pad`` takes a
+                                           symbolic padding) and call JAX's with
+                                           constant padding
+                                           (``_function._symbolic_conv_transposes``)
 ============== =========================== ========================================
 """
 import importlib
@@ -91,6 +104,10 @@ cache_key = _private("jax._src", "cache_key", attrs=("get",))
 eval_context = _private("jax._src.core", "eval_context")
 shape_poly = _private("jax._src.export", "shape_poly",
                       attrs=("_bounds_decision", "_DimExpr", "_DimFactor"))
+convolution = _private("jax._src.lax", "convolution",
+                       attrs=("conv_general_dilated_p", "_conv_general_dilated_transpose_lhs",
+                              "_conv_general_dilated_transpose_rhs"))
+ad = _private("jax._src.interpreters", "ad", attrs=("defbilinear",))
 
 
 def tracing():
