@@ -24,7 +24,8 @@ from ..extend import call as _call, stop_gradient
 from ..extend import convert_operand as _convert_operand, constant
 from ..extend import as_dtype as _as_dtype, TensorLike as _TensorLike
 from ._util import Unique, UniqueWithCounts  # noqa: F401  (tf.unique's results)
-from ._util import constant_value as _constant_value, concrete as _concrete, same_dtype as _same, tensor as _t
+from ._util import concrete as _concrete, same_dtype as _same, tensor as _t
+from ._util import constant_value as _constant_value
 from .dtypes import float32
 from .errors import UnimplementedError
 from .sparse import SparseTensor as _SparseTensor
