@@ -19,8 +19,8 @@
 #   360-degree render's 120 poses are 12; added: fit's history, the inference's depth maps and the
 #   last rendered batch are shown;
 # - determinism: POS_ENCODE_DIMS 16 is 8: the encoding's sin(2**15 x) multiplies a last-bit
-#   difference in a ray's x by 32768, and the rays' arithmetic (a quotient, products and sums
-#   of float32s) is not bit for bit TF's (one cause: XLA computes x / c as x * (1 / c),
+#   difference in a ray's x by 32768, and the rays' arithmetic (products and sums of float32s
+#   in XLA's order) is not bit for bit TF's (its quotient is, since eagertape divides as TF:
 #   tests/test_tf_divide_rounding.py); with 2**7 the depth maps and colours compare within 1e-3
 #
 
