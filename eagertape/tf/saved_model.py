@@ -500,19 +500,29 @@ def _traced_signatures(function):
     params = function._parameters()
     out, seen = [], set()
     for key, trace in list(function._traces.items()):
-        # A trace (what a call traced: its inputs, values and shapes); the table
-        # also holds markers (a variable made on a later trace), which have none.
-        if not hasattr(trace, "inputs") or id(trace) in seen or not isinstance(
-                key[0], jax.tree_util.PyTreeDef):
-            continue
-        seen.add(id(trace))
-        leaves = [v for _, v in trace.inputs]
-        for i, value in trace.values.items():
-            shape = trace.shapes.get(i) or value.shape
-            leaves[i] = TensorSpec([d if isinstance(d, int) else None for d in shape],
-                                   np.dtype(value.dtype))
+        if key and key[0] == "inline":
+            # A call inside another function's trace, which ran the Python function
+            # inline (TF traces a concrete function there, and saves it): its key's
+            # shapes and dtypes, and its Python values.
+            leaves = _inline_leaves(key[2:])
+            if leaves is None:
+                continue
+            treedef = key[1]
+        else:
+            # A trace (what a call traced: its inputs, values and shapes); the table
+            # also holds markers (a variable made on a later trace), which have none.
+            if not hasattr(trace, "inputs") or id(trace) in seen or not isinstance(
+                    key[0], jax.tree_util.PyTreeDef):
+                continue
+            seen.add(id(trace))
+            leaves = [v for _, v in trace.inputs]
+            for i, value in trace.values.items():
+                shape = trace.shapes.get(i) or value.shape
+                leaves[i] = TensorSpec([d if isinstance(d, int) else None for d in shape],
+                                       np.dtype(value.dtype))
+            treedef = key[0]
         try:
-            args, kwargs = jax.tree_util.tree_unflatten(key[0], leaves)
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, leaves)
         except ValueError:
             # A RaggedTensor argument (its rows were this trace's: a trace for one
             # row structure, which the SavedModel's functions do not take): left
@@ -525,8 +535,27 @@ def _traced_signatures(function):
                 args, kwargs = bound.args, bound.kwargs
             except TypeError:
                 pass
-        out.append((tuple(args), dict(kwargs)))
+        if not any(_same_signature((tuple(args), dict(kwargs)), o) for o in out):
+            out.append((tuple(args), dict(kwargs)))
     return out
+
+
+def _inline_leaves(entries):
+    """The arguments of an inline call's key (eagertape/_function.py's
+    ``_count_inline``): a TensorSpec for a Tensor's ``(shape, dtype)``, a Python
+    number, string or None as it was; None where another value was passed."""
+    from ._spec import TensorSpec
+    leaves = []
+    for e in entries:
+        if isinstance(e, tuple) and len(e) == 2 and isinstance(e[1], np.dtype):
+            leaves.append(TensorSpec(list(e[0]), e[1]))
+        elif isinstance(e, (bool, int, float)):
+            leaves.append(e)
+        elif isinstance(e, tuple) and len(e) == 2 and e[0] is str:
+            leaves.append(e[1])
+        else:
+            return None
+    return leaves
 
 
 def _leaf_spec(x):
@@ -1527,6 +1556,26 @@ class _Overloaded:
             found = match(entries, tuple(converted(a) for a in args),
                           {k: converted(v) for k, v in kwargs.items()}, _describe_argument,
                           _split_argument)
+        for entry in entries if found is None else ():
+            # TF converts a Python value with each signature's dtype as the hint
+            # (loaded(5) of a float32 TensorSpec).
+            names = entry["all_params"]
+            trees = dict(zip(names, (_saved_model_tf._with_specs(t, entry["inputs"])
+                                     for t in entry["arguments"])))
+
+            def hinted(x, tree):
+                spec = (tree or {}).get("_spec")
+                if spec is not None and isinstance(x, (int, float, bool, list, tuple)):
+                    try:
+                        return _extend.convert_to_tensor(x, dtype=spec["dtype"])
+                    except (TypeError, ValueError):
+                        pass
+                return converted(x)
+            found = match([entry], tuple(hinted(a, trees.get(n)) for n, a in zip(names, args)),
+                          {k: hinted(v, trees.get(k)) for k, v in kwargs.items()},
+                          _describe_argument, _split_argument)
+            if found is not None:
+                break
         if found is None:
             raise _saved_model_tf.no_overload_error(entries, args, kwargs, _show_spec)
         entry, tensors, rows = found
