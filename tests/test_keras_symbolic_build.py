@@ -75,3 +75,58 @@ def test_a_sublayer_variable_made_from_values_is_kept_by_the_symbolic_build():
     emit("builds", float(len(builds)))
     emit("build_config", float(model.get_build_config() is None))
     """)
+
+
+# A model whose call meets Keras's RandomCrop (a keras.io ShiftViT's augmentation,
+# census kio_shiftvit): in the symbolic build Keras runs it in training, cropping at a
+# random start, a tensor. TF's scratch graph slices at it (size unknown, then resized
+# to the crop's); JAX's eval_shape refuses a traced slice start ("Slice entries must be
+# static integers"), which left the model to its eager call: sublayers built on the
+# uncropped shape, their initial values drawn in another order, and no build config
+# (model.export: "The model provided has never called").
+_CROPPING_MODEL = """
+draws = []
+def init(shape, dtype=None):      # a generator the program owns (the census's NumPy)
+    draws.append(list(shape))
+    return tf.constant(np.random.RandomState(len(draws)).randn(*shape).astype("float32"))
+class Seen(tf.keras.layers.Layer):
+    def build(self, input_shape):
+        self.size = tuple(input_shape[1:3])
+        self.w = self.add_weight(shape=(input_shape[-1], 2), initializer=init)
+    def call(self, x):
+        return tf.matmul(x[:, :self.size[0], :self.size[1]], self.w)
+class Cropping(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.aug = tf.keras.Sequential([tf.keras.layers.RandomCrop(4, 4),
+                                        tf.keras.layers.Rescaling(0.5)])
+        self.seen = Seen()
+        self.dense = tf.keras.layers.Dense(3, kernel_initializer=init)
+    def call(self, x):
+        return self.dense(tf.reduce_mean(self.seen(self.aug(x)), axis=[1, 2]))
+tf.keras.utils.set_random_seed(0)
+x = tf.constant(np.arange(2 * 6 * 6 * 3, dtype=np.float32).reshape(2, 6, 6, 3) / 100)
+"""
+
+
+def test_a_call_slicing_at_a_traced_start_is_built_symbolically_as_in_tf():
+    _same_as_tf(_CROPPING_MODEL + """
+model = Cropping()
+y = model(x, training=False)
+emit("y", y)
+emit("size", model.seen.size)
+emit("build_config", model.get_build_config()["input_shape"])
+emit("seen_w", model.seen.w)
+emit("dense_kernel", model.dense.kernel)
+emit("draws", draws)
+""")
+
+
+def test_a_functional_call_slicing_at_a_traced_start_has_tfs_output_shape():
+    # (a None batch size: the shapes are found at two sizes, a size that differs None)
+    _same_as_tf(_CROPPING_MODEL + """
+model = Cropping()
+out = model(tf.keras.Input((6, 6, 3)))
+emit("shape", [-1 if d is None else d for d in out.shape])
+emit("size", model.seen.size)
+""")

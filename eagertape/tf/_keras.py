@@ -427,6 +427,7 @@ KERAS_PRIVATE = {
     "JAXTrainer": "keras.src.backend.jax.trainer:JAXTrainer",
     "in_stateless_scope": "keras.src.backend.common.stateless_scope:in_stateless_scope",
     "in_symbolic_scope": "keras.src.backend.common.symbolic_scope:in_symbolic_scope",
+    "SymbolicScope": "keras.src.backend.common.symbolic_scope:SymbolicScope",
     "global_state": "keras.src.backend.common.global_state",
     "tracking": "keras.src.utils.tracking",
     "ALL_OBJECTS_DICT": "keras.src.activations:ALL_OBJECTS_DICT",
@@ -1670,6 +1671,19 @@ def _make_compute_output_spec(compute_output_spec):
         try:
             return compute_output_spec(unwrapped, *args, **kwargs)
         except Exception as e:
+            if _needs_values(e):
+                # JAX refused a traced value where it needs a static one, which TF's
+                # scratch graph takes as a tensor (a slice at a traced start:
+                # RandomCrop's training crop). The shapes are found by running the
+                # call on zeros, in Keras's scopes, as the trace would have run it.
+                try:
+                    specs = [_spec_by_running(unwrapped, *a, **k) for a, k in
+                             (_with_sizes((args, kwargs), n) for n in
+                              (_SIZES if _has_none((args, kwargs)) else (None,)))]
+                except Exception:
+                    raise e from None
+                return jax.tree_util.tree_map(_same_or_none, *specs,
+                                              is_leaf=_is_keras_tensor)
             if _SYMBOLIC_DIM not in str(e) or not _has_none((args, kwargs)):
                 raise
             # JAX's symbolic size met one it cannot prove equal (t[:tf.shape(x)[0]]
@@ -1688,6 +1702,40 @@ def _make_compute_output_spec(compute_output_spec):
 
 
 _SYMBOLIC_DIM = "dynamic_dimension"     # the name Keras's JAX backend gives None sizes
+
+
+def _needs_values(e):
+    """Whether ``e`` is JAX's refusal of a traced value where TF's graph takes a
+    tensor: a slice's bound, a shape (not a Python bool, int or array made of a
+    tensor, which TF's graph refuses too)."""
+    if isinstance(e, (jax.errors.TracerBoolConversionError,
+                      jax.errors.NonConcreteBooleanIndexError)):
+        return False
+    if isinstance(e, jax.errors.ConcretizationTypeError):
+        return True
+    return isinstance(e, IndexError) and "must be static" in str(e)
+
+
+def _spec_by_running(fn, *args, **kwargs):
+    """Keras's compute_output_spec of ``fn`` found by running it on zeros of the
+    KerasTensors' shapes (none of them None, nor sparse) in Keras's stateless and
+    symbolic scopes: what it writes to Variables is dropped, and deferred weights
+    are read as in a trace."""
+    def zeros(x):
+        if not _is_keras_tensor(x):
+            return x
+        if x.sparse or None in x.shape:
+            raise ValueError("a sparse or unsized input")
+        return jax.numpy.zeros(x.shape, x.dtype)
+
+    def spec(x):
+        if isinstance(x, (jax.Array, np.ndarray)):
+            return _keras.KerasTensor(tuple(x.shape), dtype=np.dtype(x.dtype).name)
+        return x
+    args, kwargs = jax.tree_util.tree_map(zeros, (args, kwargs), is_leaf=_is_keras_tensor)
+    with _keras.StatelessScope(), _private("SymbolicScope")():
+        out = fn(*args, **kwargs)
+    return jax.tree_util.tree_map(spec, out)
 _SIZES = (2, 3)                         # (Keras's symbolic size is >= 2)
 
 
