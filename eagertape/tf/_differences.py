@@ -56,10 +56,11 @@ DIFFERENCES = (
      "saved-model-load", "loads the SavedModels eagertape wrote; one TensorFlow wrote "
      "holds TF graphs, which eagertape cannot run"),
     (("tf.Graph", "tf.compat.v1.Graph", "tf.compat.v1.placeholder", "tf.compat.v1.Session",
-      "tf.compat.v1.get_variable", "tf.compat.v1.train.Saver"),
+      "tf.compat.v1.get_variable", "tf.compat.v1.train.Saver", "tf.compat.v1.saved_model.*"),
      "tf1-graph", "a TF 1 graph is a graph of JAX calls: placeholders need their full shape, "
      "independent ops run in the order made, a tf.Variable made in it is eager, and no "
-     "GraphDef, MetaGraph or TF 1 SavedModel is written or read"),
+     "GraphDef or MetaGraph is written or read; a TF 1 SavedModel is eagertape's TF 2 "
+     "SavedModel of the signatures' Session.run, its variables baked in on a TF 1 load"),
     (("tf.lite.*", "tf.compat.v1.lite.*"),
      "tflite", "converted by TensorFlow's own converter (TensorFlow must be installed) "
      "from a jax2tf SavedModel: TF's values, but other ops and tensor indices in the file"),

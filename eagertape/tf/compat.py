@@ -14,8 +14,9 @@ programs that import it (TF's migration guides among them).
 - TF 1's graph mode as TF's migration guides use it (``Graph().as_default()``,
   ``placeholder``, ``get_variable``/``variable_scope``, ``Session.run`` with
   ``feed_dict``, the initializers, collections, ``train.Saver``,
-  ``train.init_from_checkpoint``) is ``_v1_graph``'s; the rest of it
-  (``disable_eager_execution``, MetaGraphs, TF 1 SavedModels, hooks, queues, the
+  ``train.init_from_checkpoint``) is ``_v1_graph``'s, its SavedModels
+  (``saved_model.Builder``, ``simple_save``, ``load``) ``_v1_saved_model``'s; the
+  rest of it (``disable_eager_execution``, MetaGraphs, hooks, queues, the
   Estimator) is left out: looking it up raises an AttributeError that names TF 2's
   way (TF's migration guide's mapping); the import of ``tf.compat.v1`` itself works.
 
