@@ -580,8 +580,16 @@ def _run_now(kind, objs, vals, constant_output):
             _x64_flag.set_local(saved)
 
 
+# The most items of a concrete integer array whose arithmetic a trace computes at
+# once: sizes and shapes, and index tensors captured by the traced function (a
+# graph's edges, whose reduce_max + 1 and bincount are a segment count and repeat
+# counts: TF computes them when its graph runs; JAX needs them when tracing).
+_CONCRETE_INTS = 1 << 16
+
+
 def _shape_arithmetic(vals, stand_ins):
-    """Whether every value is a concrete small integer array or int (shape-like).
+    """Whether every value is a concrete integer array (up to ``_CONCRETE_INTS``
+    items) or int (shape-like, or indices the traced function captured).
     A Variable's stand-in is concrete too, but it is an input of the traced call
     (``step % 2`` must follow the Variable at each call, not its value at the
     trace): ``stand_ins`` holds their ids."""
@@ -589,7 +597,7 @@ def _shape_arithmetic(vals, stand_ins):
     for v in vals:
         if type(v) is int:
             continue
-        if isinstance(v, jax.core.Tracer) or not hasattr(v, "dtype") or v.size > 8 \
+        if isinstance(v, jax.core.Tracer) or not hasattr(v, "dtype") or v.size > _CONCRETE_INTS \
                 or not jax.numpy.issubdtype(v.dtype, jax.numpy.integer) or id(v) in stand_ins:
             return False
         seen = True

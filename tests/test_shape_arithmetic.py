@@ -47,3 +47,25 @@ def test_a_slice_bound_from_tf_shape_in_keras_fit():
     pytest.importorskip("keras")
     from test_keras import _same_as_tf
     _same_as_tf(_FIT)
+
+
+def _sizes_from_captured_indices(tf):
+    # keras-io's graph attention layer (examples/graph/gat_node_classification.py): a
+    # graph's edges, an integer tensor of more than a few items captured by the traced
+    # function, give a segment count (reduce_max + 1) and repeat counts (bincount)
+    # that TF computes when the graph runs; they are known when tracing.
+    edges = tf.constant([[0, 1], [0, 2], [1, 0], [2, 3], [2, 1], [3, 3], [3, 0], [3, 2],
+                         [4, 1], [4, 4], [4, 0]], tf.int64)
+
+    @tf.function
+    def f(x):
+        ids = edges[:, 0]
+        s = tf.math.unsorted_segment_sum(tf.gather(x, edges[:, 1]), ids,
+                                         num_segments=tf.reduce_max(ids) + 1)
+        return s, tf.repeat(s, tf.math.bincount(tf.cast(ids, "int32")))
+
+    return f(tf.constant([1.0, 2.0, 3.0, 4.0, 5.0]))
+
+
+def test_sizes_computed_from_a_captured_integer_tensor_in_a_tf_function():
+    tf_oracle.check(_sizes_from_captured_indices)

@@ -573,12 +573,16 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype="int32", n
         n = min(n, int(maxlength))
     flat = _np.reshape(a, (-1,))
     if weights is None:
-        w = _np.ones(flat.shape, dtype=_as_dtype(dtype))
-    else:
-        w = _np.reshape(_t(weights), (-1,))
+        # Integer ops on the array alone (values from n on counted in a segment left
+        # out), so a known array's counts are known in a trace too (a size there:
+        # tf.repeat's repeats), as TF computes them when its graph runs.
+        counts = unsorted_segment_sum(_np.ones_like(flat), _np.minimum(flat, n), n + 1)
+        return counts[:n].astype(_as_dtype(dtype))
     keep = flat < n
+    ids = _np.where(keep, flat, _np.zeros_like(flat))
+    w = _np.reshape(_t(weights), (-1,))
     w = stop_gradient(_np.where(keep, w, _np.zeros_like(w)))   # TF: no gradient (DenseBincount)
-    return unsorted_segment_sum(w, _np.where(keep, flat, _np.zeros_like(flat)), n)
+    return unsorted_segment_sum(w, ids, n)
 
 
 def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype="int32",
