@@ -979,3 +979,47 @@ def test_the_join_is_one_table_checked_first_and_undone_by_unjoin():
     """, "eagertape")
     assert got == {"unjoined": [True, True], "joined": [True, "Tensor"], "rows": [True, True],
                    "moved": [True, True]}
+
+
+def test_a_tf_style_predict_step_and_fits_list_of_inputs_as_tfs():
+    # keras-io's graph examples: a TF-style predict_step(self, data)
+    # (examples/graph/gat_node_classification.py) ran as Keras's JAX step, which
+    # passes (state, data) (TypeError before); fit's list of inputs reaches TF's
+    # train_step as a tuple (TF's Keras makes a tf.data pipeline of it, lists made
+    # tuples), which examples/graph/wgan-graphs.py's step tests (a list before).
+    _same_as_tf("""
+keras = tf.keras
+seen = []
+
+class M(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d = keras.layers.Dense(2, kernel_initializer="ones")
+
+    def call(self, inputs):
+        a, b = inputs
+        return self.d(a) + b
+
+    def train_step(self, data):
+        seen.append(10 + isinstance(data, tuple) + 2 * isinstance(data[0], tuple))
+        if isinstance(data[0], tuple):
+            data = data[0]
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(self(data) ** 2)
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return {"loss": loss}
+
+    def predict_step(self, data):
+        seen.append(20 + isinstance(data, tuple) + 2 * isinstance(data, list))
+        return tf.nn.softmax(self.d(data))
+
+m = M()
+m.compile(optimizer=keras.optimizers.SGD(0.1))
+a = np.array([[1.0, 2.0], [3.0, -4.0], [0.5, 1.0], [2.0, 0.0]], np.float32)
+b = np.array([[0.5, -1.0], [1.0, 2.0], [0.0, 0.0], [-1.0, 1.0]], np.float32)
+emit("loss", m.fit([a, b], epochs=2, batch_size=2, shuffle=False, verbose=0).history["loss"])
+emit("weights", [v.numpy() for v in m.trainable_variables])
+emit("predicted", m.predict(a, batch_size=2, verbose=0))
+emit("seen", sorted(set(seen)))
+""")

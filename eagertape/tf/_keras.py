@@ -362,6 +362,8 @@ def _rows():
          lambda original: _make_make_function(original, "train_step")),
         ("keras.src.backend.jax.trainer:JAXTrainer", "make_test_function",
          lambda original: _make_make_function(original, "test_step")),
+        ("keras.src.backend.jax.trainer:JAXTrainer", "make_predict_function",
+         lambda original: _make_make_function(original, "predict_step")),
         ("keras.src.callbacks.tensorboard:TensorBoard", "__init__", _make_tensorboard_init),
         ("keras.src.models.model:Model", "export", _make_export),
         # TF's trainer builds the compile metrics at its first step, after fit's reset
@@ -2313,6 +2315,9 @@ def _tf_style_function(model, name):
         for variables, values in zip(_state_variables(model, name), state):
             for v, value in zip(variables, values):
                 v._value = value      # fit took them out of the variables
+        # TF's Keras makes a tf.data pipeline of fit's data, its lists tuples
+        # (fit([a, b]) gives the step ((a, b),)).
+        data = _keras.tree.lists_to_tuples(data)
         out = step(jax.tree_util.tree_map(tensor, data, is_leaf=is_tensor_like))
         out = _values_of(out)
         return out, tuple([v.value for v in vs] for vs in _state_variables(model, name))
