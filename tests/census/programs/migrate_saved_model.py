@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/migrate/saved_model.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: saved_model
-# expected: kept: TF 1 SavedModels and MetaGraphs are left out (cell 8's tf1.saved_model.Builder, then cell 11's simple_save, cell 25's tf1.saved_model.load, cells 33-37's Saver.export_meta_graph, import_meta_graph and tf1.wrap_function): eagertape's TF 1 graphs (tf/_v1_graph.py) are graphs of JAX calls, not TF GraphDefs; cell 8's graph, placeholder and Session.run run
+# expected: gap: cell 33's tf.Variable made in a TF 1 graph is an eager Variable in eagertape (tf1.Variable and tf1.get_variable make the graph's), which has no `initializer`: sess.run(v.initializer) raises AttributeError; after it, kept: cells 33-37's Saver.export_meta_graph, import_meta_graph and tf1.wrap_function (TF 1 MetaGraphs: eagertape's TF 1 graphs, tf/_v1_graph.py, are graphs of JAX calls, not TF GraphDefs); cells 8-29 (TF 1 SavedModels: Builder, simple_save, tf1.saved_model.load and tf.saved_model.load of them) run
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show;

@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/guide/migrate/tflite.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: kept: TF 1 SavedModels and GraphDefs are left out (cell 9's tf1.saved_model.simple_save and graph.as_graph_def() of the generated frozen graph; cells 12 and 22's tf1.lite.TFLiteConverter of TF 1 graphs (from_saved_model with input_arrays, from_frozen_graph) and cell 24's import_graph_def): eagertape's TF 1 graphs (tf/_v1_graph.py) are graphs of JAX calls, not TF GraphDefs; eagertape stops at cell 9's simple_save (AttributeError naming TF 2's way), so cell 14's TF 2 converter of the TF 1 SavedModel is not reached
+# expected: kept: TF 1 GraphDefs are left out (cell 9's graph.as_graph_def() of the generated frozen graph raises NotImplementedError; cells 12 and 22's tf1.lite.TFLiteConverter of TF 1 graphs (from_saved_model with input_arrays, from_frozen_graph) and cell 24's import_graph_def): eagertape's TF 1 graphs (tf/_v1_graph.py) are graphs of JAX calls, not TF GraphDefs; cell 9's tf1.saved_model.simple_save runs (a TF 1 SavedModel in eagertape's format), so cell 14's TF 2 converter of it is not reached
 # changes (everything else is the source's code cells, in order):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
 #   census prelude's print/show;
