@@ -77,13 +77,14 @@ def test_a_sublayer_variable_made_from_values_is_kept_by_the_symbolic_build():
     """)
 
 
-# A model whose call meets Keras's RandomCrop (a keras.io ShiftViT's augmentation,
-# census kio_shiftvit): in the symbolic build Keras runs it in training, cropping at a
-# random start, a tensor. TF's scratch graph slices at it (size unknown, then resized
-# to the crop's); JAX's eval_shape refuses a traced slice start ("Slice entries must be
-# static integers"), which left the model to its eager call: sublayers built on the
-# uncropped shape, their initial values drawn in another order, and no build config
-# (model.export: "The model provided has never called").
+# Keras's RandomCrop (a keras.io ShiftViT's augmentation, census kio_shiftvit) crops in
+# training by slicing at a random start, a tensor when traced: in the symbolic build of
+# a model whose call meets it (Keras runs it in training there), in a tf.function, in
+# an export's serve. TF's graph slices at it; JAX's slicing refused a traced start
+# ("Slice entries must be static integers"): the symbolic build failed, which left the
+# model to its eager call (sublayers built on the uncropped shape, their initial
+# values drawn in another order, no build config: model.export's "The model provided
+# has never called"), and a traced crop raised.
 _CROPPING_MODEL = """
 draws = []
 def init(shape, dtype=None):      # a generator the program owns (the census's NumPy)
@@ -129,4 +130,17 @@ model = Cropping()
 out = model(tf.keras.Input((6, 6, 3)))
 emit("shape", [-1 if d is None else d for d in out.shape])
 emit("size", model.seen.size)
+""")
+
+
+def test_random_crop_in_training_crops_a_window_in_a_tf_function():
+    # (its start is drawn by each library's generator: the window's place is not
+    # compared, only that it is one)
+    _same_as_tf("""
+crop = tf.keras.layers.RandomCrop(4, 3)
+x = np.arange(2 * 6 * 5 * 2, dtype=np.float32).reshape(2, 6, 5, 2)
+y = tf.function(lambda t: crop(t, training=True))(tf.constant(x)).numpy()
+emit("shape", y.shape)
+emit("windows", [float(any(np.array_equal(y, x[:, i:i + 4, j:j + 3])
+                           for i in range(3) for j in range(3)))])
 """)

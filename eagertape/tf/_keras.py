@@ -366,6 +366,10 @@ def _rows():
          lambda original: _make_make_function(original, "predict_step")),
         ("keras.src.callbacks.tensorboard:TensorBoard", "__init__", _make_tensorboard_init),
         ("keras.src.models.model:Model", "export", _make_export),
+        # Keras's RandomCrop slices at its random start, traced in a tf.function,
+        # fit's step or an export's serve (_make_random_crop).
+        ("keras.src.layers.preprocessing.image_preprocessing.random_crop:RandomCrop",
+         "transform_images", _make_random_crop),
         # TF's trainer builds the compile metrics at its first step, after fit's reset
         # (_make_compile_metrics_build): metrics passed to compile keep their state then.
         (T, "__init__", _make_trainer_init),
@@ -429,7 +433,6 @@ KERAS_PRIVATE = {
     "JAXTrainer": "keras.src.backend.jax.trainer:JAXTrainer",
     "in_stateless_scope": "keras.src.backend.common.stateless_scope:in_stateless_scope",
     "in_symbolic_scope": "keras.src.backend.common.symbolic_scope:in_symbolic_scope",
-    "SymbolicScope": "keras.src.backend.common.symbolic_scope:SymbolicScope",
     "global_state": "keras.src.backend.common.global_state",
     "tracking": "keras.src.utils.tracking",
     "ALL_OBJECTS_DICT": "keras.src.activations:ALL_OBJECTS_DICT",
@@ -1627,6 +1630,30 @@ def _make_export(export):
     return export_
 
 
+def _make_random_crop(transform_images):
+    # Keras's RandomCrop crops in training by slicing at its random start
+    # (images[:, h:h + height, w:w + width]); traced (a tf.function, fit's step, an
+    # export's serve) the start is a tracer, which JAX's slicing refuses ("Slice
+    # entries must be static integers") where TF's strided slice takes it: there the
+    # crop is a dynamic_slice of the crop's size.
+    def transform_images_(self, images, transformation, training=True):
+        starts = transformation if isinstance(transformation, (tuple, list)) else ()
+        if not (training and len(starts) == 2
+                and any(isinstance(t, jax.core.Tracer) for t in starts)):
+            return transform_images(self, images, transformation, training=training)
+        images = self.backend.cast(images, self.compute_dtype)
+        rank = len(images.shape)
+        h_axis, w_axis = (rank - 3, rank - 2) if self.data_format == "channels_last" \
+            else (rank - 2, rank - 1)
+        begin = [jax.numpy.int32(0)] * rank
+        begin[h_axis], begin[w_axis] = (jax.numpy.asarray(t, "int32") for t in starts)
+        sizes = list(images.shape)
+        sizes[h_axis], sizes[w_axis] = self.height, self.width
+        return jax.lax.dynamic_slice(images, begin, sizes)
+    transform_images_.__doc__ = transform_images.__doc__
+    return transform_images_
+
+
 # Inside Keras's compute_output_spec (TF: a scratch FuncGraph): [depth, refuses]. Its
 # outermost entry decides whether a tf.Variable made in a build there from a tensor
 # computed there is refused, as TF's ResourceVariable refuses a graph tensor when
@@ -1673,19 +1700,6 @@ def _make_compute_output_spec(compute_output_spec):
         try:
             return compute_output_spec(unwrapped, *args, **kwargs)
         except Exception as e:
-            if _needs_values(e):
-                # JAX refused a traced value where it needs a static one, which TF's
-                # scratch graph takes as a tensor (a slice at a traced start:
-                # RandomCrop's training crop). The shapes are found by running the
-                # call on zeros, in Keras's scopes, as the trace would have run it.
-                try:
-                    specs = [_spec_by_running(unwrapped, *a, **k) for a, k in
-                             (_with_sizes((args, kwargs), n) for n in
-                              (_SIZES if _has_none((args, kwargs)) else (None,)))]
-                except Exception:
-                    raise e from None
-                return jax.tree_util.tree_map(_same_or_none, *specs,
-                                              is_leaf=_is_keras_tensor)
             if _SYMBOLIC_DIM not in str(e) or not _has_none((args, kwargs)):
                 raise
             # JAX's symbolic size met one it cannot prove equal (t[:tf.shape(x)[0]]
@@ -1706,38 +1720,6 @@ def _make_compute_output_spec(compute_output_spec):
 _SYMBOLIC_DIM = "dynamic_dimension"     # the name Keras's JAX backend gives None sizes
 
 
-def _needs_values(e):
-    """Whether ``e`` is JAX's refusal of a traced value where TF's graph takes a
-    tensor: a slice's bound, a shape (not a Python bool, int or array made of a
-    tensor, which TF's graph refuses too)."""
-    if isinstance(e, (jax.errors.TracerBoolConversionError,
-                      jax.errors.NonConcreteBooleanIndexError)):
-        return False
-    if isinstance(e, jax.errors.ConcretizationTypeError):
-        return True
-    return isinstance(e, IndexError) and "must be static" in str(e)
-
-
-def _spec_by_running(fn, *args, **kwargs):
-    """Keras's compute_output_spec of ``fn`` found by running it on zeros of the
-    KerasTensors' shapes (none of them None, nor sparse) in Keras's stateless and
-    symbolic scopes: what it writes to Variables is dropped, and deferred weights
-    are read as in a trace."""
-    def zeros(x):
-        if not _is_keras_tensor(x):
-            return x
-        if x.sparse or None in x.shape:
-            raise ValueError("a sparse or unsized input")
-        return jax.numpy.zeros(x.shape, x.dtype)
-
-    def spec(x):
-        if isinstance(x, (jax.Array, np.ndarray)):
-            return _keras.KerasTensor(tuple(x.shape), dtype=np.dtype(x.dtype).name)
-        return x
-    args, kwargs = jax.tree_util.tree_map(zeros, (args, kwargs), is_leaf=_is_keras_tensor)
-    with _keras.StatelessScope(), _private("SymbolicScope")():
-        out = fn(*args, **kwargs)
-    return jax.tree_util.tree_map(spec, out)
 _SIZES = (2, 3)                         # (Keras's symbolic size is >= 2)
 
 
