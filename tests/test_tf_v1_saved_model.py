@@ -51,6 +51,7 @@ for path in ("builder", "simple"):
             s = meta.signature_def["serving_default"]
             rec(sorted(meta.signature_def), s.inputs["x"].name, s.outputs["y"].name)
             rec(sess.run(s.outputs["y"].name, feed_dict={s.inputs["x"].name: [1.0, 2.0, 3.0]}))
+            rec([v.name for v in tf1.global_variables()], sess.run(tf1.global_variables()))
             rec(err(lambda: tf1.saved_model.load(sess, ["train"], path)))
     loaded = tf.saved_model.load(path)
     f = loaded.signatures["serving_default"]
@@ -74,6 +75,7 @@ with tf.Graph().as_default() as g:
         rec(s.inputs["a"].name, sorted(s.outputs))
         names = [s.outputs[k].name for k in sorted(s.outputs)]
         rec(sess.run(names, {s.inputs["a"].name: [1.0, 3.0]}))
+        rec([v.name for v in tf1.global_variables()], sess.run(tf1.global_variables()))
 ''',
 }
 

@@ -60,7 +60,7 @@ DIFFERENCES = (
      "tf1-graph", "a TF 1 graph is a graph of JAX calls: placeholders need their full shape, "
      "independent ops run in the order made, a tf.Variable made in it is eager, and no "
      "GraphDef or MetaGraph is written or read; a TF 1 SavedModel is eagertape's TF 2 "
-     "SavedModel of the signatures' Session.run, its variables baked in on a TF 1 load"),
+     "SavedModel of the signatures' Session.run (one MetaGraph, no init ops or assets)"),
     (("tf.lite.*", "tf.compat.v1.lite.*"),
      "tflite", "converted by TensorFlow's own converter (TensorFlow must be installed) "
      "from a jax2tf SavedModel: TF's values, but other ops and tensor indices in the file"),

@@ -17,12 +17,15 @@ placeholders named as the signature's inputs and the signature's call, whose
 outputs carry the outputs' names, so ``sess.run(output_name, {input_name: x})``
 runs it; a SavedModel of TF 2 code (``tf.saved_model.save``) loads too, with the
 names TF gives its signatures (``serving_default_x:0``, ``StatefulPartitionedCall:0``).
-Differences from TF: a loaded graph's variables are the SavedModel's values baked
-into the call (not graph variables a Saver or an assignment reaches), and one
-MetaGraph a SavedModel (``Builder.add_meta_graph`` raises).
+A TF 1 SavedModel's variables become the graph's (``global_variables()``), holding
+the saved values in the session (a TF 2 SavedModel's do not, as in TF).
+Differences from TF: one MetaGraph a SavedModel (``Builder.add_meta_graph``
+raises); ``legacy_init_op``, ``main_op`` and assets are neither run nor saved; a
+signature's input keys must be Python identifiers (its function's arguments).
 """
 import os
 
+import jax
 import numpy as np
 
 from .. import extend
@@ -331,9 +334,13 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     g = sess.graph
     prefix = f"{import_scope}/" if import_scope else ""
     signature_def = {}
+    graph_vars = {}       # the SavedModel's Variables as the graph's, by id
     with g.as_default():
         for key in sorted(loaded.signatures):
             fn = loaded.signatures[key]
+            if v1:      # (a TF 2 SavedModel's variables stay out of the graph's
+                        # collections, as in TF: its signature's call captures them)
+                _graph_reads(fn, graph_vars, sess, prefix)
             names = v1.get("signatures", {}).get(key)
             _, in_specs = fn.structured_input_signature
             out_specs = fn.structured_outputs
@@ -361,6 +368,28 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
             signature_def[key] = SignatureDef(
                 inputs, outputs, names["method_name"] if names else PREDICT_METHOD_NAME)
     return MetaGraphDef(signature_def, saved_tags)
+
+
+def _graph_reads(signature, graph_vars, sess, prefix):
+    """The signature's function reads the graph's variables: one made (its name
+    and restored value in ``sess``) for each SavedModel Variable it reads, as TF's
+    load restores the MetaGraph's variables into the session."""
+    from . import _v1_graph
+    function = getattr(signature, "_function", None)
+    reads = getattr(function, "_reads", None)
+    if reads is None or getattr(function, "_writes", None):
+        return         # (a function that assigns: its reads stay the SavedModel's)
+    made = []
+    for v in reads:
+        gv = graph_vars.get(id(v))
+        if gv is None:
+            value = np.asarray(v.numpy())
+            name = prefix + (v.name[:-2] if v.name.endswith(":0") else v.name)
+            gv = graph_vars[id(v)] = _v1_graph.make_graph_variable(
+                value, name=name, trainable=v.trainable)
+            sess._values[gv._key] = jax.numpy.asarray(value)
+        made.append(gv)
+    function._reads = made
 
 
 class _Namespace:
