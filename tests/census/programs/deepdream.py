@@ -2,7 +2,7 @@
 # source: tensorflow/docs site/en/tutorials/generative/deepdream.ipynb
 # commit: 7c3650212740204359d4ceae481abc79345541be
 # families: 
-# expected: gap: tf.roll by a shift the traced function computes: cell 34's random_roll draws shift = tf.random.uniform([2], -maxroll, maxroll, tf.int32) inside TiledGradients' tf.function and rolls the image by it; eagertape's tf.roll needs a static shift (TypeError 'argument `shift` must be known when a tf.function is traced') in eager and fused mode, where TF rolls by a dynamic shift; cells before it (the None-size trace, the octave loop) give TF's values, and past it the per-size traces print 'Tracing' more often than TF's once (docs/differences.md, input-signature)
+# expected: gap: a tf.range of traced bounds, sliced: TiledGradients' tf.function (cell 31) makes xs = tf.range(0, img_size[1], tile_size)[:-1] of its tensor arguments img_size and tile_size; eagertape's tf.range of traced bounds is only a for loop's iterable (tf/_autograph.py's _TracedRange, a length JAX's static shapes cannot hold), so the slice raises TypeError ''_TracedRange' object is not subscriptable' (then len(xs), a tf.cond that replaces xs by tf.constant([0]), and for loops over xs and ys would need it too), in eager and fused mode, where TF makes a tensor of dynamic length; cells before it give TF's values (cell 34's tf.roll by a drawn shift and the gradient of InceptionV3's strided valid convolutions of None sizes, traced once, are no longer causes)
 # changes (everything else is the source's code cells, in order):
 # - printed values are recorded by the census prelude's print; cell 10 defines a show(img) of its own
 #   (display.display of a PIL image, which the prelude's IPython.display recorder would not record):
