@@ -413,8 +413,20 @@ def _rows():
              for name in ("relu", "relu6", "leaky_relu")]
     # TF's Keras crossentropy where Keras's JAX backend's formula gives other values
     # (tf/_keras_numerics.py): sparse_categorical_crossentropy of non-probabilities.
+    # And TF's crossentropy of a softmax or sigmoid output: from the logits the
+    # activation kept (TF's `_keras_logits`; tf/_keras_numerics.py).
+    rows += [("keras.src.backend.jax.nn", name, _keras_numerics.make_activation)
+             for name in ("softmax", "sigmoid")]
     rows += [("keras.src.backend.jax.nn", "sparse_categorical_crossentropy",
-              _keras_numerics.make_sparse_categorical_crossentropy)]
+              lambda original: _keras_numerics.make_from_logits(
+                  _keras_numerics.make_sparse_categorical_crossentropy(original), "Softmax")),
+             ("keras.src.backend.jax.nn", "categorical_crossentropy",
+              lambda original: _keras_numerics.make_from_logits(original, "Softmax")),
+             ("keras.src.backend.jax.nn", "binary_crossentropy",
+              lambda original: _keras_numerics.make_from_logits(original, "Sigmoid")),
+             # (fit's metrics read the predictions out of its differentiated loss)
+             ("keras.src.backend.jax.trainer:JAXTrainer", "compute_loss_and_updates",
+              _keras_numerics.make_compute_loss_and_updates)]
     rows += [(KV, f"__{name}__", _make_operator) for name in _OPERATORS]
     rows += _metric_rows()
     rows += _schedule_rows()
@@ -603,6 +615,60 @@ def _leaf(x):
     return is_tensor_like(x) or hasattr(type(x), "_eagertape_variable")
 
 
+# -- the logits of a softmax or sigmoid output, across recorded ops -------------
+# TF's Keras keeps the input of a softmax or sigmoid on its output tensor
+# (``_keras_logits``), and its crossentropies compute from it (tf/_keras_numerics.py
+# keeps it for Keras's arrays). A Keras call that is a recorded op takes the logits
+# kept on its Tensor arguments as inputs too, and gives those of its outputs as
+# outputs, kept on the output Tensors: the loss's gradient reaches the weights
+# through the logits, as in TF.
+def _logits_call(fn, args, kwargs=None, **kw):
+    """``call(fn, args, kwargs, **kw)``, the logits kept on the Tensors among the
+    arguments kept on their values inside, and those kept on the outputs' values
+    kept on the output Tensors."""
+    given = {}
+    for i, x in enumerate(jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)):
+        if isinstance(x, extend.Tensor):
+            logits = _keras_numerics.logits_of(x)
+            if logits is None:      # a Keras array's, wrapped as it is (_tensors_of)
+                logits = _keras_numerics.logits_of(x._v)
+            if logits is not None:
+                given[i] = logits
+    out, made = call(_keeping_logits(fn), (given, args, kwargs or {}), **kw)
+    if made:
+        leaves = jax.tree_util.tree_leaves(out, is_leaf=is_tensor_like)
+        for j, logits in made.items():
+            _keras_numerics.keep_logits(leaves[j], logits)
+    return out
+
+
+def _keeping_logits(fn):
+    """``fn`` as the op function of ``_logits_call`` (made once per ``fn``: the op's
+    kind is the function's identity)."""
+    hit = getattr(fn, "_eagertape_keeping_logits", None)
+    if hit is not None:
+        return hit
+
+    def keeping(given, args, kwargs):
+        if given:
+            leaves = jax.tree_util.tree_leaves((args, kwargs))
+            for i, logits in given.items():
+                _keras_numerics.keep_logits(leaves[i], logits)
+        out = fn(*args, **kwargs)
+        made = {}
+        for j, y in enumerate(jax.tree_util.tree_leaves(out)):
+            logits = _keras_numerics.logits_of(y)
+            if logits is not None:
+                made[j] = logits
+        return out, made
+
+    keeping.__name__ = getattr(fn, "__name__", "keras_call")
+    if getattr(fn, "own_errors", False):
+        keeping.own_errors = True
+    fn._eagertape_keeping_logits = keeping
+    return keeping
+
+
 # -- layer calls: one recorded op, or op by op as TF runs them ----------------
 _pure_classes = {}
 
@@ -692,8 +758,8 @@ def _make_layer_call(layer_call):
                                                non_trainable, args, kwargs)
         else:
             fn = _layer_fn(keras, self, layer_call)
-            out, new, losses = call(fn, (trainable, non_trainable, args, kwargs),
-                                    name=fn.__name__)
+            out, new, losses = _logits_call(fn, (trainable, non_trainable, args, kwargs),
+                                            name=fn.__name__)
         reads = self.__dict__.get("_eagertape_constant_reads")
         if reads and extend.recording():
             raise NotImplementedError(
@@ -755,7 +821,7 @@ def _call_with_rows(keras, layer, layer_call, emb, trainable, non_trainable, arg
     trainable[k] = trainable[k]._value      # not read here: the rows carry its gradient
     fn = _op_of(layer, "_eagertape_rows_call",
                 lambda: _make_rows_fn(keras, layer, layer_call, emb))
-    return call(fn, (trainable, non_trainable, rows, args, kwargs), name=fn.__name__)
+    return _logits_call(fn, (trainable, non_trainable, rows, args, kwargs), name=fn.__name__)
 
 
 def _make_rows_fn(keras, layer, layer_call, emb):
@@ -957,7 +1023,7 @@ def _make_operation_call(original):
         if isinstance(self, _private("Layer")) or not _records(args, kwargs):
             return original(self, *args, **kwargs)
         fn = _op_of(self, "_eagertape_op", lambda: _quiet_fn(functools.partial(original, self)))
-        return call(fn, args, kwargs, jit=False)
+        return _logits_call(fn, args, kwargs, jit=False)
     return __call__
 
 
@@ -1038,8 +1104,8 @@ def _make_loss_call(loss_call):
         if _keras_runs((y_true, y_pred, sample_weight), {}):
             return loss_call(self, y_true, y_pred, sample_weight)
         fn = _loss_fn(self, loss_call)
-        return call(fn, (_as_input(y_true), _as_input(y_pred), _as_input(sample_weight)),
-                    name=fn.__name__)
+        return _logits_call(fn, (_as_input(y_true), _as_input(y_pred),
+                                 _as_input(sample_weight)), name=fn.__name__)
     return loss__call__
 
 
@@ -1064,7 +1130,8 @@ def _make_train_step(train_step):
     unpack = _private("data_adapter_utils").unpack_x_y_sample_weight
 
     def train_step_(self, state, data):
-        return _gather.train_step(self, state, data, train_step, unpack, _sparse_rows())
+        with _keras_numerics.carrying_logits_out():
+            return _gather.train_step(self, state, data, train_step, unpack, _sparse_rows())
     train_step_.__doc__ = train_step.__doc__
     return train_step_
 
@@ -1435,7 +1502,7 @@ def _giving_tensors(fn):
     @functools.wraps(fn)
     def public(*args, **kwargs):
         if _records(args, kwargs):
-            return call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
+            return _logits_call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
         if fn.__name__ == "convert_to_tensor" and _is_text_value(
                 args[0] if args else kwargs.get("x")):
             # keras.ops.convert_to_tensor(["a"]): TF's Keras gives a tf.string
@@ -1497,7 +1564,7 @@ def _recorded(fn):
     def recorded(*args, **kwargs):
         if not _records(args, kwargs):
             return fn(*args, **kwargs)
-        return call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
+        return _logits_call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
     recorded._eagertape_op = True
     return recorded
 
@@ -1808,9 +1875,10 @@ def _make_compute_loss(compute_loss):
             return compute_loss(self, x, y, y_pred, sample_weight, training=training)
         fn = _op_of(self, "_eagertape_compute_loss",
                     lambda: _make_compute_loss_fn(_keras, self, compute_loss))
-        return call(fn, ([_standin(v) for v in self.trainable_variables],
-                         [v.value for v in self.non_trainable_variables], _call_losses(self),
-                         *(_as_input(a) for a in args), bool(training)), name=fn.__name__)
+        return _logits_call(fn, ([_standin(v) for v in self.trainable_variables],
+                                 [v.value for v in self.non_trainable_variables],
+                                 _call_losses(self), *(_as_input(a) for a in args),
+                                 bool(training)), name=fn.__name__)
     compute_loss_.__doc__ = compute_loss.__doc__
     return compute_loss_
 
