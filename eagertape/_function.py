@@ -30,6 +30,7 @@ from ._dtypes import DType
 from ._errors import InvalidArgumentError
 from ._state import EAGER, local, switched, x64
 from ._tensor import Tensor, _TensorLike, _wrap, is_tensor_like
+from ._variables import _STORED
 
 _ARRAYS = (jax.Array, np.ndarray, np.generic)
 # tf.config.run_functions_eagerly: every function runs as plain Python (debugging).
@@ -116,6 +117,103 @@ class _Capture:
         self.current[id(v)] = value
         with jax.ensure_compile_time_eval():
             return jnp.zeros(value.shape, value.dtype)
+
+
+class _Threaded(_Capture):
+    """The capture of a JAX-traced function another library compiles (Keras's fit,
+    evaluate and predict steps, see ``variables_threaded``): the Variables
+    ``known`` read their traced ``values``; one not known yet is read at its
+    value now (a constant of this trace) and noted in ``found``."""
+
+    def __init__(self, known, values):
+        super().__init__(creating=None)
+        self.found = []
+        for v, val in zip(known, values):
+            self.reads[id(v)] = (v, val)
+            self.current[id(v)] = val
+
+    # A Variable whose storage is the library's own (a Keras weight, read inside
+    # Keras's stateless scope as the scope's traced value) is the library's to
+    # thread: it is read as it is, and a write outside that scope stays in the
+    # trace (Keras's trainer assigns its weights only inside it).
+    def read(self, v):
+        k = id(v)
+        if k not in self.current:
+            if type(v)._val is not _STORED:
+                return v._val
+            self.found.append(v)
+        return super().read(v)
+
+    def write(self, v, new):
+        if isinstance(new, _TensorLike):
+            new = new._value
+        if id(v) not in self.current and type(v)._val is _STORED:
+            self.found.append(v)
+        # An assignment inside the step's gradient (Keras's value_and_grad in its
+        # jitted step) writes a value of that inner trace: the step returns the
+        # value itself (TF assigns no gradient).
+        super().write(v, _jax_private.primal_of(new))
+
+
+def variables_threaded(fun, jit=jax.jit):
+    """``jit(fun)`` taking the Variables ``fun`` reads and writes as inputs and
+    outputs, as ``eagertape.function`` does its own: each call reads their values
+    now and writes back what the trace assigned. A Variable a trace finds that the
+    call did not pass is read at its value then (right for that call) and written
+    back; the next call passes it, which traces ``fun`` once more.
+
+    For a library that compiles a pure function of its own state with ``jax.jit``
+    (Keras's trainer): a tf.Variable a layer reads or assigns in ``call`` would
+    otherwise be a constant of the first trace, or leak the trace's value.
+    ``jit(f)`` must call ``f`` with the keyword argument it is given.
+
+    >>> import jax.numpy as jnp
+    >>> import eagertape as et
+    >>> from eagertape import extend
+    >>> scale, calls = et.Variable(2.0), et.Variable(0.0)
+    >>> def step(x):
+    ...     calls.assign_add(1.0)
+    ...     return (scale * x).jax()
+    >>> run = extend.variables_threaded(step)
+    >>> float(run(jnp.float32(3.0)))
+    6.0
+    >>> _ = scale.assign(10.0)
+    >>> float(run(jnp.float32(3.0))), float(calls)
+    (30.0, 2.0)
+    """
+    known = []
+
+    def traced(*args, _eagertape_variables, **kwargs):
+        n = len(_eagertape_variables)
+        cap = _Threaded(known[:n], _eagertape_variables)
+        with switched(capture=cap, executor=EAGER):
+            cap.jax_trace = _jax_private.trace_ctx.trace
+            out = fun(*args, **kwargs)
+        seen = {id(v) for v in known}
+        for v in cap.found:
+            if id(v) not in seen:
+                seen.add(id(v))
+                known.append(v)
+        # Written values, in the order of ``known`` as it is now: the next call's.
+        written = [cap.current[id(v)] if id(v) in cap.written else None for v in known]
+        return out, written
+
+    compiled = jit(traced)
+
+    @functools.wraps(fun)
+    def run(*args, **kwargs):
+        values = [v._val for v in known]
+        if values:
+            # An array the library passes too (a Variable made from one of its
+            # weights' values) is copied: it may be donated there.
+            passed = {id(a) for a in jax.tree_util.tree_leaves((args, kwargs))}
+            values = [jnp.array(a, copy=True) if id(a) in passed else a for a in values]
+        out, written = compiled(*args, _eagertape_variables=values, **kwargs)
+        for v, new in zip(known, written):
+            if new is not None:
+                v._val = new
+        return out
+    return run
 
 
 _SINGLETON = ("tf.function only supports singleton tf.Variables created on the first call. "

@@ -71,6 +71,13 @@ ad             ._conv_general_dilated_      (``conv_general_dilated_p``) and whe
                                            symbolic padding) and call JAX's with
                                            constant padding
                                            (``_function._symbolic_conv_transposes``)
+primal_of      ``JVPTracer.primal``,       a value of an autodiff trace nested in
+               ``LinearizeTracer.primal``  eagertape's own (Keras's value_and_grad
+                                           inside its jitted step) as a value of
+                                           the outer trace: what a tf.Variable
+                                           holds after an assignment there (TF
+                                           assigns no gradient;
+                                           ``_function._Threaded``)
 ============== =========================== ========================================
 """
 import importlib
@@ -108,6 +115,25 @@ convolution = _private("jax._src.lax", "convolution",
                        attrs=("conv_general_dilated_p", "_conv_general_dilated_transpose_lhs",
                               "_conv_general_dilated_transpose_rhs"))
 ad = _private("jax._src.interpreters", "ad", attrs=("defbilinear",))
+
+
+def primal_of(x):
+    """``x`` without its autodiff traces: the primal of a JVP or linearize tracer,
+    unwrapped until it is no such tracer (``x`` itself if it is none).
+
+    >>> import jax
+    >>> from eagertape._jax_private import primal_of
+    >>> kept = []
+    >>> _ = jax.jit(lambda x: jax.grad(lambda y: kept.append(primal_of(y * 2)) or y)(x))(1.0)
+    >>> type(kept[0]).__name__
+    'DynamicJaxprTracer'
+    """
+    while isinstance(x, jax.core.Tracer):
+        p = getattr(x, "primal", None)
+        if p is None:
+            break
+        x = p
+    return x
 
 
 def tracing():

@@ -55,6 +55,8 @@ The names, by what they are for:
   iterator's next element as a traced function takes it (an input of each call);
 - exporting: ``pure_trace`` (a ``tf.function`` as a pure JAX function of its
   Variables' values, for ``jax.export``);
+- another library's compiled functions: ``variables_threaded(fun, jit)`` (Keras's
+  jitted steps, taking the Variables they read and write as inputs and outputs);
 - fused mode: ``run_pending`` (before a JAX function that donates its arguments);
 - settings and 64-bit types: ``config``, ``x64``, ``x64_modules``,
   ``operator_promotion`` (the per-process type-promotion hook of the operators);
@@ -86,7 +88,7 @@ from ._host_errors import original as host_error_original
 from ._host_errors import raising as host_raising
 from ._function import _SINGLETON as VARIABLE_ON_LATER_TRACE
 from ._function import _ARRAY as TRACED_ARRAY
-from ._function import _Capture, next_element, pure_trace
+from ._function import _Capture, next_element, pure_trace, variables_threaded
 from ._function import Function, HostSpec
 from ._fused import run_pending as _run_pending
 from ._operators import _convert_operand as convert_operand
@@ -123,6 +125,7 @@ __all__ = [
     "watching_reads", "function_trace", "scratch_trace", "VARIABLE_ON_LATER_TRACE",
     "next_element",
     "current_name_scope", "in_name_scope", "in_trace_context", "pure_trace",
+    "variables_threaded",
     "run_pending", "config", "x64", "x64_modules", "operator_promotion",
     "OpError", "InvalidArgumentError", "CacheTable", "host_raising", "host_error_original",
     "Function", "HostSpec", "TRACED_ARRAY", "failed_call_retry",

@@ -2024,13 +2024,18 @@ def _make_step_jit(jit):
     # code is traced with them off and the step is lowered and run with them on;
     # its NumPy inputs are made arrays first, with them off, as Keras's jit makes
     # them (int64 labels are int32).
+    # The tf.Variables a program's layers read or assign in ``call`` are the
+    # step's inputs and outputs (``extend.variables_threaded``), as in TF's
+    # traced train_function: read at each step (a callback's assign is seen),
+    # written back after it (a counter counts).
     @functools.wraps(jit)
     def jit_(fun, *args, **kwargs):
         @functools.wraps(fun)
         def traced(*a, **k):
             with jax.enable_x64(False):
                 return fun(*a, **k)
-        run = extend.x64(jit(traced, *args, **kwargs))
+        run = extend.x64(extend.variables_threaded(
+            traced, lambda f: jit(f, *args, **kwargs)))
 
         @functools.wraps(fun)
         def step(*a, **k):

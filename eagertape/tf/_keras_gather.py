@@ -33,6 +33,7 @@ import threading
 import jax
 import jax.numpy as jnp
 
+from ..extend import function_trace as _function_trace
 from ._keras_sparse import applying
 
 _local = threading.local()
@@ -116,8 +117,16 @@ def train_step(model, state, data, original, unpack, Rows):
     def probe(values, copies):
         first.copies = copies
         return loss(values)
-    with _tracing(first):
-        jaxpr = jax.make_jaxpr(probe)(trainable, list(trainable)).jaxpr
+    # A probe, thrown away: what the step's layers assign to tf.Variables in it
+    # is forgotten (the step's own trace assigns it).
+    cap = _function_trace()
+    saved = None if cap is None else cap.snapshot()
+    try:
+        with _tracing(first):
+            jaxpr = jax.make_jaxpr(probe)(trainable, list(trainable)).jaxpr
+    finally:
+        if cap is not None:
+            cap.restore(saved)
     read = {id(v) for eqn in jaxpr.eqns for v in eqn.invars}
     read |= {id(v) for v in jaxpr.outvars}
     own = jaxpr.invars[:len(trainable)]     # each weight's own argument
