@@ -2,7 +2,7 @@
 # source: keras-team/keras-io examples/vision/shiftvit.py
 # commit: 079db3b54c585a303cdd43f02fc201cfb4cced38
 # families: io, saved_model
-# expected: gap: fit's history is not TF's from its first epoch (accuracy 0.1875, TF 0.21875; loss 0.4747, TF 0.4606; the cause not isolated yet: a small model with the same compiled_loss/compiled_metrics TF-style steps gives TF's history through eagertape), and cell 14's model.export raises Keras's 'The model provided has never called': through eagertape the subclassed model's first call (cell 13, model(sample_ds, training=False)) leaves model._build_shapes_dict None, from which Keras infers the export signature (TF's Keras records the call's input shape; a Dense-only subclassed model keeps it through eagertape); next, keras.layers.TFSMLayer (cell 15) is Keras's TensorFlow backend's only
+# expected: gap: cell 15's keras.layers.TFSMLayer raises Keras's NotImplementedError ('The TFSMLayer is only currently supported with the TensorFlow backend': eagertape's Keras is Keras on JAX); what comes before it is TF's (fit's history, evaluate, and model.export since e0485f1: Keras's RandomCrop crops at a traced start)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
