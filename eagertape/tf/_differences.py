@@ -83,6 +83,9 @@ DIFFERENCES = (
       "tf.keras.layers.Bidirectional"),
      "keras-wrappers", "a program's layer inside the wrapper is one recorded op: a "
      "tf.Variable it reads must be made with add_weight to be differentiated"),
+    (("tf.keras.callbacks.Callback", "tf.keras.layers.Layer"),
+     "keras-step-variables", "a tf.Variable a layer reads or assigns in fit's step is the "
+     "compiled step's input and output; a step meeting one first is traced once more"),
     (("tf.while_loop",),
      "while-loop", "on a traced condition, differentiated, it needs maximum_iterations "
      "(reverse mode cannot differentiate an unbounded lax.while_loop)"),
