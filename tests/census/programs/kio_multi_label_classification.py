@@ -2,7 +2,6 @@
 # source: keras-team/keras-io examples/nlp/multi_label_classification.py
 # commit: 151f148a618866ed8bde9b752f29ad9cc594df11
 # families: strings, ragged
-# expected: kept: a Keras crossentropy of a saturated sigmoid output (docs/differences.md, keras-softmax-logits): the shallow MLP's binary_crossentropy on TF-IDF bigram inputs (values up to about 10) saturates its sigmoid outputs, and TF's Keras computes the loss from the logits the activation kept (_keras_logits), eagertape from the clipped probabilities: cell 18's first epoch loss is 4.3183 (TF 4.3898), and the training after it differs, in eager and fused mode; every value before it (the deduplication, the stratified split, the StringLookup vocabulary and its multi-hot of ragged terms, the dataset preview) is TF's, and the TF-IDF vectorizer's outputs are TF's (checked on a batch)
 # changes (everything else is the source's code, its prose blocks left out; each
 #   block of code between two prose blocks is a cell):
 # - printed values and each cell's last value (shown by Jupyter) are recorded by the
