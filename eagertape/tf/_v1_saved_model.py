@@ -397,6 +397,13 @@ class _Namespace:
         self.__dict__.update(names)
 
 
+
+# Imported on first use, after the facade scoped its modules: scoped now (tf/_x64.py).
+from . import _x64  # noqa: E402
+
+_x64.scope([__name__])
+
+# (after the scoping: the namespaces hold the scoped functions)
 loader = _Namespace(load=load)
 signature_def_utils = _Namespace(predict_signature_def=predict_signature_def,
                                  build_signature_def=build_signature_def)
