@@ -622,10 +622,11 @@ def _leaf(x):
 # kept on its Tensor arguments as inputs too, and gives those of its outputs as
 # outputs, kept on the output Tensors: the loss's gradient reaches the weights
 # through the logits, as in TF.
-def _logits_call(fn, args, kwargs=None, **kw):
+def _logits_call(fn, args, kwargs=None, makes=True, **kw):
     """``call(fn, args, kwargs, **kw)``, the logits kept on the Tensors among the
     arguments kept on their values inside, and those kept on the outputs' values
-    kept on the output Tensors."""
+    kept on the output Tensors. ``makes=False``: ``fn`` keeps none on its outputs
+    (a plain ``call``, its quicker kind, where no argument has logits either)."""
     given = {}
     for i, x in enumerate(jax.tree_util.tree_leaves((args, kwargs), is_leaf=is_tensor_like)):
         if isinstance(x, extend.Tensor):
@@ -634,12 +635,18 @@ def _logits_call(fn, args, kwargs=None, **kw):
                 logits = _keras_numerics.logits_of(x._v)
             if logits is not None:
                 given[i] = logits
+    if not given and not makes:
+        return call(fn, args, kwargs, **kw)
     out, made = call(_keeping_logits(fn), (given, args, kwargs or {}), **kw)
     if made:
         leaves = jax.tree_util.tree_leaves(out, is_leaf=is_tensor_like)
         for j, logits in made.items():
             _keras_numerics.keep_logits(leaves[j], logits)
     return out
+
+
+# The functions of keras.ops and keras.activations whose output keeps its logits.
+_MAKING_LOGITS = frozenset({"softmax", "sigmoid"})
 
 
 def _keeping_logits(fn):
@@ -1502,7 +1509,8 @@ def _giving_tensors(fn):
     @functools.wraps(fn)
     def public(*args, **kwargs):
         if _records(args, kwargs):
-            return _logits_call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
+            return _logits_call(quiet, tuple(_as_input(a) for a in args), kwargs,
+                                makes=fn.__name__ in _MAKING_LOGITS, jit=False)
         if fn.__name__ == "convert_to_tensor" and _is_text_value(
                 args[0] if args else kwargs.get("x")):
             # keras.ops.convert_to_tensor(["a"]): TF's Keras gives a tf.string
@@ -1564,7 +1572,8 @@ def _recorded(fn):
     def recorded(*args, **kwargs):
         if not _records(args, kwargs):
             return fn(*args, **kwargs)
-        return _logits_call(quiet, tuple(_as_input(a) for a in args), kwargs, jit=False)
+        return _logits_call(quiet, tuple(_as_input(a) for a in args), kwargs,
+                            makes=fn.__name__ in _MAKING_LOGITS, jit=False)
     recorded._eagertape_op = True
     return recorded
 
