@@ -126,7 +126,7 @@ class Graph:
         # constants inside the traces the graph starts, and a trace of symbolic
         # sizes, an exported function's VJP, cannot fold them.) Entered only under
         # a trace: the context costs as much as the rest of a small graph's run.
-        if type(_jax_private.trace_ctx.trace) is _jax_private.EvalTrace:
+        if not _jax_private.tracing():
             with self.lock:
                 self._run()
         else:

@@ -557,6 +557,7 @@ def _run_now(kind, objs, vals, constant_output):
         if _graph.made:             # a value made in fused mode, used at once
             vals = _fused.resolve(vals)
         c = local.state.capture
+        # (``_jax_private.tracing()``, inlined: every eager call asks)
         if (c is not None or type(_trace_ctx.trace) is not _EvalTrace) \
                 and _shape_arithmetic(vals, () if c is None else c.stand_ins):
             # Tracing (a tf.function, Keras's compiled step or symbolic build, any

@@ -11,7 +11,7 @@
 # - data: the MNIST download is 256 + 128 generated images in its format (_mnist_like);
 # - sizes: BAG_COUNT 1000 is 64, VAL_BAG_COUNT 300 is 32; the shared Dense(128)/Dense(64) are
 #   Dense(32)/Dense(16), the MILAttentionLayer's weight_params_dim 256 is 16; epochs: 20 are 2;
-# - the ModelCheckpoint's file "/tmp/best_model_weights.h5" is "best_model_weights.weights.h5"
+# - the ModelCheckpoint's file (a .h5 file in the temporary folder in the source) is "best_model_weights.weights.h5"
 #   in the run's folder (TF 2.21's Keras 3 refuses a weights file not named .weights.h5);
 # - determinism: fit's shuffling is off (shuffle=False); added: the averaged predictions' and
 #   attention weights' first rows are shown (the plots' titles show the weights)
