@@ -174,27 +174,42 @@ def _op_of(obj, attr, make):
     return fn
 
 
-def _layer_fn(keras, layer, original):
-    return _op_of(layer, "_eagertape_call", lambda: _make_layer_fn(keras, layer, original))
+def _weights_op(layer, attr, make, tv, ntv):
+    """The op function of a Keras layer for one split of its weights into trainable
+    ``tv`` and non-trainable ``ntv`` (as the call found them), ``make(tv, ntv)``, made
+    once per split and kept on the layer. It maps the values it is given to those
+    weights: a call that runs later (fused mode's pending graph, a tape's replay)
+    after the program changed ``layer.trainable`` (transfer learning's fine-tuning,
+    between two fits) maps them as at the call."""
+    key = (attr, tuple(map(id, tv)), tuple(map(id, ntv)))
+    fns = layer.__dict__.setdefault("_eagertape_ops", {})
+    fn = fns.get(key)
+    if fn is None:
+        fn = fns[key] = make(list(tv), list(ntv))
+    return fn
 
 
-def _make_layer_fn(keras, layer, original):
+def _layer_fn(keras, layer, original, tv, ntv):
+    return _weights_op(layer, "call", lambda t, n: _make_layer_fn(keras, layer, original, t, n),
+                       tv, ntv)
+
+
+def _make_layer_fn(keras, layer, original, tv, ntv):
     StatelessScope = keras.StatelessScope
 
     def fn(trainable, non_trainable, args, kwargs):
-        mapping = list(zip(layer.trainable_variables, trainable)) + list(
-            zip(layer.non_trainable_variables, non_trainable))
+        mapping = list(zip(tv, trainable)) + list(zip(ntv, non_trainable))
         read = []
         with _quiet(), extend.watching_reads(read), \
                 StatelessScope(state_mapping=mapping, collect_losses=True) as scope:
-            given = [scope.get_current_value(v) for v in layer.non_trainable_variables]
+            given = [scope.get_current_value(v) for v in ntv]
             out = original(layer, *args, **kwargs)
             # None where the call assigned nothing (an inference call's
             # BatchNormalization): TF's Keras writes no Variable there, and
             # an assignment of the unchanged value would be a write inside a
             # traced tf.while_loop, which eagertape refuses.
             new = [None if value is old else value for value, old in zip(
-                [scope.get_current_value(v) for v in layer.non_trainable_variables], given)]
+                [scope.get_current_value(v) for v in ntv], given)]
             losses = list(scope.losses)
         # A tf.Variable read inside the op (by a program's layer that a Keras
         # wrapper, an RNN over a custom cell, runs) is a constant of it: noted,
@@ -757,14 +772,15 @@ def _make_layer_call(layer_call):
             stages = _stages(keras, self)
             if stages is not None:
                 return _staged_call(keras, stages, args[0], kwargs)
-        trainable = [_standin(v) for v in self.trainable_variables]
-        non_trainable = [v.value for v in self.non_trainable_variables]
+        tv, ntv = self.trainable_variables, self.non_trainable_variables
+        trainable = [_standin(v) for v in tv]
+        non_trainable = [v.value for v in ntv]
         emb = _input_embedding(self, args)
         if emb is not None:
-            out, new, losses = _call_with_rows(keras, self, layer_call, emb, trainable,
+            out, new, losses = _call_with_rows(keras, self, layer_call, emb, tv, ntv, trainable,
                                                non_trainable, args, kwargs)
         else:
-            fn = _layer_fn(keras, self, layer_call)
+            fn = _layer_fn(keras, self, layer_call, tv, ntv)
             out, new, losses = _logits_call(fn, (trainable, non_trainable, args, kwargs),
                                             name=fn.__name__)
         reads = self.__dict__.get("_eagertape_constant_reads")
@@ -815,24 +831,25 @@ def _input_embedding(layer, args):
     return emb
 
 
-def _call_with_rows(keras, layer, layer_call, emb, trainable, non_trainable, args, kwargs):
+def _call_with_rows(keras, layer, layer_call, emb, tv, ntv, trainable, non_trainable, args,
+                    kwargs):
     from ._array import _take_rows
     from ._indexed_slices import gather_rows
     ids = args[0] if is_tensor_like(args[0]) else extend.constant(np.asarray(args[0]))
     if ids.dtype.name not in ("int32", "int64"):
         ids = ids.astype("int32")
     table = emb._embeddings
-    k = [i for i, v in enumerate(layer.trainable_variables) if v is table][0]
+    k = [i for i, v in enumerate(tv) if v is table][0]
     rows = gather_rows(trainable[k].read_value(), ids, _take_rows)
     trainable = list(trainable)
     trainable[k] = trainable[k]._value      # not read here: the rows carry its gradient
-    fn = _op_of(layer, "_eagertape_rows_call",
-                lambda: _make_rows_fn(keras, layer, layer_call, emb))
+    fn = _weights_op(layer, "rows_call",
+                     lambda t, n: _make_rows_fn(keras, layer, layer_call, emb, t, n), tv, ntv)
     return _logits_call(fn, (trainable, non_trainable, rows, args, kwargs), name=fn.__name__)
 
 
-def _make_rows_fn(keras, layer, layer_call, emb):
-    inner = _make_layer_fn(keras, layer, layer_call)
+def _make_rows_fn(keras, layer, layer_call, emb, tv, ntv):
+    inner = _make_layer_fn(keras, layer, layer_call, tv, ntv)
     ops = keras.ops
 
     def fn(trainable, non_trainable, rows, args, kwargs):
@@ -1083,9 +1100,11 @@ def _make_losses(losses_prop):
             return losses_prop.fget(self)
         out = _call_losses(self)
         if any(getattr(v, "regularizer", None) is not None for v in self.trainable_weights):
-            fn = _regularization_fn(_keras, self)
-            out += call(fn, ([_standin(v) for v in self.trainable_variables],
-                             [v.value for v in self.non_trainable_variables]), name=fn.__name__)
+            tv, ntv = self.trainable_variables, self.non_trainable_variables
+            fn = _weights_op(self, "regularization",
+                             lambda t, n: _make_regularization_fn(_keras, self, t, n), tv, ntv)
+            out += call(fn, ([_standin(v) for v in tv], [v.value for v in ntv]),
+                        name=fn.__name__)
         return out
     return property(losses, doc=losses_prop.__doc__)
 
@@ -2164,14 +2183,9 @@ def _loss_fn(loss, loss_call):
     return fn
 
 
-def _regularization_fn(keras, layer):
-    return _op_of(layer, "_eagertape_regularization", lambda: _make_regularization_fn(keras, layer))
-
-
-def _make_regularization_fn(keras, layer):
+def _make_regularization_fn(keras, layer, tv, ntv):
     def fn(trainable, non_trainable):
-        mapping = list(zip(layer.trainable_variables, trainable)) + list(
-            zip(layer.non_trainable_variables, non_trainable))
+        mapping = list(zip(tv, trainable)) + list(zip(ntv, non_trainable))
         with _quiet(), keras.StatelessScope(state_mapping=mapping):
             # Of every weight under the layer (trainable_weights is recursive).
             return layer._get_regularization_losses()
